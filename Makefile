@@ -1,0 +1,27 @@
+# Two commands do everything on a fresh machine with only Python:
+#   make demo   -- set up .venv, render a map and play a short random game
+#   make test   -- set up .venv and run the test suite (what CI runs)
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test test-slow bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -e ".[dev]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m caledonia_env demo
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+test-slow: $(STAMP)
+	$(PY) -m pytest -m slow
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache
