@@ -1,0 +1,41 @@
+"""Ruleset data: the game's numbers as data files, their loader and validation.
+
+See docs/ruleset.md. ``load_ruleset()`` returns the bundled default ``Ruleset``.
+"""
+
+from caledonia_env.data.ruleset import (
+    BASIC_GOODS,
+    BUILDINGS,
+    CLAN_START_FIELDS,
+    CLANS,
+    CONTRACT_COLUMNS,
+    DEFAULT_RULESET_DIR,
+    GOODS,
+    IMPORT_GOODS,
+    MEATS,
+    PORT_KIND_PARAMS,
+    PORT_KINDS,
+    PORT_PARAMS,
+    PORTS,
+    PROCESSED_GOODS,
+    SCORING_KINDS,
+    SCORING_TILES,
+    SOURCES,
+    STARTING_TILES,
+    TABLES,
+    TERRAINS,
+    TRACKED_IMPORTS,
+    UNITS,
+    WORKERS,
+    Ruleset,
+    RulesetError,
+    load_ruleset,
+)
+
+__all__ = [
+    "load_ruleset", "Ruleset", "RulesetError", "DEFAULT_RULESET_DIR",
+    "SOURCES", "GOODS", "BASIC_GOODS", "PROCESSED_GOODS", "IMPORT_GOODS", "TRACKED_IMPORTS",
+    "MEATS", "UNITS", "BUILDINGS", "WORKERS", "TERRAINS", "CLANS", "PORTS", "SCORING_TILES",
+    "STARTING_TILES", "SCORING_KINDS", "PORT_KINDS", "PORT_PARAMS", "PORT_KIND_PARAMS",
+    "CLAN_START_FIELDS", "CONTRACT_COLUMNS", "TABLES",
+]

@@ -1,0 +1,583 @@
+"""Ruleset data: default values (DATA.md / RULES.md), provenance, overrides, validation."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from caledonia_env.data import (
+    CLAN_START_FIELDS, CLANS, CONTRACT_COLUMNS, DEFAULT_RULESET_DIR, GOODS, IMPORT_GOODS,
+    PORT_KINDS, PORT_PARAMS, PORTS, SCORING_KINDS, SCORING_TILES, SOURCES, STARTING_TILES,
+    TABLES, TERRAINS, UNITS, Ruleset, RulesetError, load_ruleset,
+)
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "ruleset.md"
+
+
+@pytest.fixture(scope="module")
+def rs() -> Ruleset:
+    return load_ruleset()
+
+
+def U(name):
+    return UNITS.index(name)
+
+
+def G(name):
+    return GOODS.index(name)
+
+
+# ---------------------------------------------------------------------------
+# Default values
+# ---------------------------------------------------------------------------
+def test_default_is_cached_and_immutable(rs):
+    assert load_ruleset() is rs
+    assert load_ruleset(rs) is rs
+    with pytest.raises(ValueError):
+        rs.units.cost[0] = 99  # read-only arrays
+    with pytest.raises(AttributeError):
+        rs.units = None
+    assert rs.units.cost.dtype == np.int32 and rs.units.terrain.dtype == bool
+
+
+def test_name_orders():
+    assert GOODS == ("wool", "grain", "milk", "bread", "cheese", "whisky")
+    assert UNITS == ("sheep", "cow", "field", "cheese_dairy", "bakery", "distillery",
+                     "lumberjack", "miner")
+    assert IMPORT_GOODS == ("cotton", "tobacco", "sugar_cane", "hops")
+    assert len(CLANS) == 9 and CLANS[-1] == "brewer"
+    assert PORTS[0] == "P1" and SCORING_TILES[-1] == "T9" and STARTING_TILES[-1] == "S9"
+
+
+def test_units_player_board(rs):
+    """R-1.5, R-3.3, R-6.1, R-6.2, R-6.3 and DATA.md player board."""
+    u = rs.units
+    assert list(u.count) == [4] * 8
+    assert list(u.cost) == [4, 6, 6, 8, 8, 10, 6, 10]
+    assert u.cost[U("bakery")] == 8 and u.cost[U("distillery")] == 10
+    assert (u.income_base[U("lumberjack")], u.income_upgraded[U("lumberjack")]) == (4, 6)
+    assert (u.income_base[U("miner")], u.income_upgraded[U("miner")]) == (6, 8)
+    assert u.output[U("field")] == 2 and u.output[U("sheep")] == 1
+    assert [GOODS[i] if i >= 0 else None for i in u.good] == [
+        "wool", "milk", "grain", "cheese", "bread", "whisky", None, None]
+    assert u.input[U("cheese_dairy")] == G("milk") and u.input[U("distillery")] == G("grain")
+    assert u.input[U("sheep")] == -1
+    assert u.meat[U("cow")] == 0 and u.meat[U("sheep")] == 1 and u.meat[U("field")] == -1
+    assert u.terrain.shape == (8, 3)
+    assert u.terrain[U("lumberjack")].tolist() == [False, True, False]
+    assert u.terrain[U("miner")][TERRAINS.index("mountain")]
+    assert u.terrain[:6, TERRAINS.index("pasture")].all()
+
+
+def test_economy(rs):
+    """R-3.3.1, R-3.4, R-3.5, R-3.6, R-3.7.2."""
+    e = rs.economy
+    assert (e.merchants_total, e.hire_cost, e.hire_bonus_cost) == (7, 4, 0)
+    assert (e.shipping_cost, e.shipping_max_level, e.shipping_bonus_cost) == (4, 6, 0)
+    assert (e.technology_cost, e.technology_bonus_cost) == (10, 5)
+    assert e.neighborhood_discount.tolist() == [2, 2, 2, 3, 3, 3]
+    assert e.neighborhood_limit.tolist() == [0, 0, 4, 3, 3]  # by player count; solo: none
+
+
+def test_market_matches_data_md(rs):
+    m = rs.market
+    assert m.min.tolist() == [2, 2, 3, 5, 6, 7]
+    assert m.max.tolist() == [9, 9, 10, 14, 15, 17]
+    assert m.start_prices(4).tolist() == [4, 4, 5, 8, 9, 10]
+    assert m.start_prices(2).tolist() == [4, 4, 5, 8, 9, 10]
+    assert m.start.shape == (5, 6)
+    assert (m.min[G("whisky")], m.start[3, G("whisky")], m.max[G("whisky")]) == (7, 10, 17)
+    assert m.solo_avg_min.tolist() == [4, 4, 5, 8, 9, 10]
+    assert m.solo_avg_max.tolist() == [6, 6, 7, 10, 11, 12]
+
+
+def test_export_board(rs):
+    """R-1.4, R-3.2, R-3.8, R-3.7.1, R-3.3.2."""
+    x = rs.export_board
+    assert x.contract_cost.tolist() == [-5, 0, 5, 10, 15]  # round 1 gains £5, round 5 costs £15
+    assert x.slots.tolist() == [0, 6, 6, 5, 6]
+    assert x.pass_bonus[4].tolist() == [16, 12, 8, 4]
+    assert x.pass_bonus[3].tolist() == [16, 12, 8, 0]
+    assert x.pass_bonus[2].tolist() == [16, 12, 0, 0]
+    assert x.pass_bonus[1, 0] == 16  # solo: every pass
+    assert x.import_track_length == 30 and x.import_money_per_mark == 1
+    assert np.flatnonzero(x.import_marked).tolist() == list(range(3, 31, 3))
+    assert (x.structure_buildings, x.structure_draw, x.structure_keep) == (4, 3, 1)
+
+
+def test_contracts(rs):
+    c = rs.contracts
+    assert len(c) == 50 and c.table.shape == (50, 13) and c.columns == CONTRACT_COLUMNS
+    assert sorted(c.ids.tolist()) == list(range(1, 51))
+    first = dict(zip(CONTRACT_COLUMNS, c.table[0].tolist()))
+    assert first == {"need_wool": 4, "need_bread": 0, "need_cheese": 0, "need_whisky": 0,
+                     "need_beef": 0, "need_mutton": 0, "gain_cotton": 2, "gain_tobacco": 0,
+                     "gain_sugar_cane": 0, "gain_hops": 1, "gain_money": 0,
+                     "gain_free_hex": 1, "gain_upgrade": 0}
+    assert c.need_goods[0].tolist() == [4, 0, 0, 0, 0, 0]
+    assert c.gain_imports[0].tolist() == [2, 0, 0, 1]
+    assert c.need_meat[2].tolist() == [2, 0]          # contract 3: 2 beef
+    assert c.gain_money[2] == 10 and c.gain_upgrade[9] == 2
+    assert not c.need_goods[:, [G("grain"), G("milk")]].any()
+    assert (c.need_goods.sum(1) + c.need_meat.sum(1) > 0).all()
+    # column sums pin the bundled copy of DATA.md's contracts.csv
+    assert c.table.sum(0).tolist() == [40, 35, 33, 34, 18, 18, 53, 49, 45, 109, 174, 13, 12]
+    assert np.array_equal(c.column("gain_hops"), c.gain_imports[:, 3])
+
+
+def test_starting_tiles(rs):
+    s = rs.starting_tiles
+    assert s.money.tolist() == [70, 64, 62, 60, 60, 58, 58, 56, 55]
+    assert s.goods[0].tolist() == [0] * 6
+    assert s.goods[2].tolist() == [1, 2, 0, 0, 0, 0]        # S3: 2 grain, 1 wool
+    assert s.goods[8].tolist() == [1, 1, 0, 0, 0, 1]        # S9: whisky, wool, grain
+
+
+def test_scoring_tiles(rs):
+    """R-6.4 tiles T1-T9."""
+    t = rs.scoring_tiles
+    assert [SCORING_KINDS[k] for k in t.kind] == list(SCORING_KINDS)
+    assert t.glory.tolist() == [1, 3, 1, 2, 3, 1, 2, 1, 2]
+    assert t.per.tolist() == [1, 2, 1, 1, 2, 1, 1, 1, 1]
+    assert t.optional.tolist() == [False] * 8 + [True]
+    assert t.unit_glory[2].tolist() == [1, 1, 2, 1, 1, 1, 0, 0]
+    assert t.unit_glory[0].sum() == 0
+    assert t.min_land_cost[8] == 5
+
+
+def test_ports(rs):
+    """R-5 P1-P9."""
+    p = rs.ports
+
+    def param(port, name):
+        return int(p.params[PORTS.index(port), PORT_PARAMS.index(name)])
+
+    assert [PORT_KINDS[k] for k in p.kind] == list(PORT_KINDS)
+    assert param("P1", "animals") == 1 and param("P2", "money") == 10
+    assert (param("P3", "discard"), param("P3", "gain")) == (1, 3)
+    assert param("P4", "steps") == 3
+    assert (param("P5", "discard"), param("P5", "gain")) == (1, 2)
+    assert param("P6", "units") == 2
+    assert (param("P7", "upgrades"), param("P7", "glory")) == (1, 3)
+    assert param("P8", "money") == 5 and param("P9", "cost") == 3
+    assert p.optional.tolist() == [False] * 8 + [True]
+    assert param("P2", "gain") == 0
+
+
+def test_final_scoring(rs):
+    """R-7."""
+    f = rs.final_scoring
+    assert (f.vp_per_basic_good, f.vp_per_processed_good, f.money_per_vp, f.vp_per_hops) == (
+        1, 2, 10, 1)
+    assert f.import_vp_by_rank.tolist() == [3, 4, 5]
+    assert [IMPORT_GOODS[i] for i in f.import_rarity_order] == ["cotton", "tobacco", "sugar_cane"]
+    assert f.static_import_vp == 4
+    assert f.export_majority_vp[4].tolist() == [12, 6, 0, 0]
+    assert f.export_majority_vp[3].tolist() == [12, 6, 0, 0]
+    assert f.export_majority_vp[2].tolist() == [8, 0, 0, 0]
+    assert f.settlement_vp[4].tolist() == [18, 12, 6, 0]
+    assert f.settlement_vp[2].tolist() == [12, 0, 0, 0]
+    assert f.tie_rule == "split_floor" and f.winner_tiebreak == "money"
+
+
+def test_clans(rs):
+    """R-8.1 to R-8.9."""
+    c = rs.clans
+    C = CLANS.index
+    col = CLAN_START_FIELDS.index
+    assert c.start[C("buchanan"), col("export_boxes")] == 2
+    assert c.start[C("campbell"), col("export_boxes")] == 1
+    assert c.start[C("fergusson"), col("workers_to_place")] == 3
+    assert (c.start_shipping(C("fergusson"), 2), c.start_shipping(C("fergusson"), 4)) == (2, 3)
+    assert (c.start_shipping(C("macdonald"), 1), c.start_shipping(C("macdonald"), 3)) == (1, 0)
+    assert (c.start_shipping(C("stewart"), 2), c.start_shipping(C("stewart"), 4)) == (1, 1)
+    assert c.start[C("stewart"), col("merchants_in_supply")] == 5
+    assert c.start[C("campbell")].tolist() == rs.setup.player_start.tolist() == [2, 1, 2, 0, 0]
+    p = c.params
+    assert p["buchanan"]["structure_draw"] == 6 and p["buchanan"]["structure_keep"] == 2
+    assert p["campbell"]["building_discount"] == (3, 4, 4, 5)
+    assert p["cunningham"]["milk_money"] == 8
+    assert p["macdonald"]["worker_cost"] == 6 and p["macdonald"]["worker_income"] == 4
+    assert p["macdonald"]["technology_allowed"] is False
+    assert p["mackenzie"]["whisky_money"] == 3 and p["mackenzie"]["cellar_money"] == (7, 15)
+    assert (p["robertson"]["delta_discount_1_2"], p["robertson"]["delta_discount_3_4"]) == (2, 3)
+    assert p["stewart"]["market_money"] == 1
+    assert p["brewer"]["beer_money"] == 9 and p["brewer"]["beer_max_per_contract"] == 3
+    assert c.optional.tolist() == [False] * 8 + [True]
+
+
+def test_setup(rs):
+    """R-1.7, R-1.9, R-2, R-9.4."""
+    s = rs.setup
+    assert s.rounds == 5 and (s.min_players, s.max_players) == (1, 4)
+    assert s.no_clans_seat_money.tolist() == [0, 2, 4, 6]
+    assert s.auction_max_bid == 30 and s.extra_clans_drawn == 1 and s.ports_in_play == 4
+
+
+def test_solo(rs):
+    """R-9.2."""
+    s = rs.solo
+    assert (s.pass_money, s.start_contracts, s.blocked_land_cost) == (16, 5, 1)
+    assert s.track_imports is False and s.import_vp == 4
+    assert s.market_phase_rounds == (2, 3, 4, 5) and s.goods_changed_per_round == 3
+    assert [GOODS[i] for i in s.goods_die] == list(GOODS)
+    assert s.price_die.tolist() == [-3, -2, -1, 1, 2, 3]
+    assert s.removal_slot[0] == 4  # -3 -> bottom left of the 3x2 grid
+    assert sorted(s.removal_slot.tolist()) == list(range(6))
+    assert [s.export_points(n) for n in (9, 7, 6, 5, 4)] == [12, 12, 8, 4, 0]
+    assert [s.settlement_points(n) for n in (14, 13, 11, 10, 8, 7)] == [18, 12, 12, 6, 6, 0]
+    assert [s.rating(v) for v in (0, 115, 116, 145, 146, 161, 300)] == [
+        "beginner", "beginner", "novice", "average", "expert", "genius", "genius"]
+
+
+# ---------------------------------------------------------------------------
+# Provenance
+# ---------------------------------------------------------------------------
+def test_every_table_has_a_valid_source(rs):
+    assert set(rs.sources) == set(TABLES)
+    assert all(s in SOURCES for s in rs.sources.values())
+    assert rs.sources["contracts"] == "community"
+    assert rs.sources["market"] == "estimate" and rs.sources["units"] == "rulebook"
+    for f in DEFAULT_RULESET_DIR.glob("*.json"):
+        assert json.loads(f.read_text())["source"] in SOURCES, f.name
+
+
+def test_estimates_list_data_md_estimates(rs):
+    est = {(t, p): v for t, p, v in rs.estimates()}
+    for key, value in {
+        ("units", "sheep.cost"): 4, ("units", "cow.cost"): 6, ("units", "field.cost"): 6,
+        ("units", "cheese_dairy.cost"): 8, ("economy", "shipping.max_level"): 6,
+        ("market", "whisky.start_3_4"): 10, ("market", "wool.min"): 2,
+        ("market", "cheese.solo_avg_max"): 11,
+        ("export_board", "contract_cost_by_round[1]"): 0,
+        ("export_board", "contract_cost_by_round[3]"): 10,
+        ("export_board", "pass_bonus_by_players.4"): [16, 12, 8, 4],
+        ("export_board", "slots_by_players.3"): 5,
+        ("export_board", "import_track.marked_spaces"): list(range(3, 31, 3)),
+        ("starting_tiles", "S1.money"): 70, ("starting_tiles", "S9.goods.whisky"): 1,
+        ("solo", "removal_slot"): [4, 2, 0, 1, 3, 5],
+    }.items():
+        assert est.get(key) == value, key
+    for key in [("units", "bakery.cost"), ("units", "distillery.cost"), ("units", "miner.cost"),
+                ("units", "sheep.count"), ("export_board", "contract_cost_by_round[0]"),
+                ("export_board", "contract_cost_by_round[4]"), ("solo", "pass_money")]:
+        assert key not in est, key
+    assert not [e for e in rs.estimates() if e[0] in ("clans", "ports", "scoring_tiles",
+                                                       "final_scoring", "setup")]
+
+
+def test_docs_list_every_estimate(rs):
+    text = DOCS.read_text()
+    est = text[text.index("## Estimates"):]
+    missing = [(t, p) for t, p, _ in rs.estimates() if f"`{t}`" not in est or f"`{p}`" not in est]
+    assert not missing
+
+
+# ---------------------------------------------------------------------------
+# Serialisation
+# ---------------------------------------------------------------------------
+def test_to_dict_and_fingerprint(rs):
+    d = rs.to_dict()
+    assert set(d) == set(TABLES)
+    json.dumps(d)  # plain JSON
+    assert d["contracts"][0]["need_wool"] == 4
+    assert re.fullmatch(r"[0-9a-f]{64}", rs.fingerprint())
+    again = load_ruleset(d)
+    assert again is not rs and again == rs and again.fingerprint() == rs.fingerprint()
+    d["market"]["whisky"]["start_3_4"] = 11
+    assert load_ruleset(d).fingerprint() != rs.fingerprint()
+    d2 = rs.to_dict()
+    d2["market"]["whisky"]["start_3_4"] = 99  # to_dict returns a copy
+    assert rs.market.start[3, G("whisky")] == 10
+
+
+# ---------------------------------------------------------------------------
+# Overrides
+# ---------------------------------------------------------------------------
+def _default(name: str) -> dict:
+    return json.loads((DEFAULT_RULESET_DIR / name).read_text())
+
+
+def test_directory_override_replaces_only_given_files(tmp_path, rs):
+    market = _default("market.json")
+    market["whisky"]["start_3_4"] = 11
+    market["whisky"]["sources"] = {"start_3_4": "rulebook"}
+    (tmp_path / "market.json").write_text(json.dumps(market))
+    (tmp_path / "README.md").write_text("other files are ignored")
+    got = load_ruleset(tmp_path)
+    assert got.market.start[4, G("whisky")] == 11 and got.market.start[2, G("whisky")] == 10
+    assert got.units.cost.tolist() == rs.units.cost.tolist()
+    assert got != rs
+    est = {(t, p) for t, p, _ in got.estimates()}
+    assert ("market", "whisky.start_3_4") not in est and ("market", "whisky.start_1_2") in est
+    assert load_ruleset(str(tmp_path)) == got
+
+
+def test_directory_override_contracts(tmp_path):
+    lines = (DEFAULT_RULESET_DIR / "contracts.csv").read_text().splitlines()
+    (tmp_path / "contracts.csv").write_text("\n".join(lines[:11]) + "\n")
+    got = load_ruleset(tmp_path)
+    assert len(got.contracts) == 10 and got.contracts.ids.tolist() == list(range(1, 11))
+
+
+def test_directory_unknown_file_is_an_error(tmp_path):
+    (tmp_path / "markets.json").write_text("{}")
+    with pytest.raises(RulesetError, match="unknown ruleset file 'markets.json'"):
+        load_ruleset(tmp_path)
+
+
+def test_single_file_override_merges(tmp_path, rs):
+    over = tmp_path / "override.json"
+    over.write_text(json.dumps({
+        "units": {"sheep": {"cost": 5, "sources": {"cost": "rulebook"}}},
+        "export_board": {"contract_cost_by_round": [-5, 1, 5, 10, 15]},
+        "solo": {"pass_money": 15},
+    }))
+    got = load_ruleset(over)
+    assert got.units.cost[U("sheep")] == 5 and got.units.cost[U("cow")] == 6
+    assert got.export_board.contract_cost.tolist() == [-5, 1, 5, 10, 15]
+    assert got.export_board.pass_bonus[1, 0] == 15
+    est = {(t, p) for t, p, _ in got.estimates()}
+    assert ("units", "sheep.cost") not in est and ("units", "cow.cost") in est
+    assert got.market.start.tolist() == rs.market.start.tolist()
+
+
+def test_single_file_override_whole_table_and_contracts(tmp_path):
+    market = _default("market.json")
+    market["source"] = "rulebook"
+    for g in GOODS:
+        market[g]["start_1_2"] = market[g]["min"]
+    rows = load_ruleset().to_dict()["contracts"][:8]
+    got = load_ruleset({"market": market, "contracts": rows})
+    assert got.market.start[1].tolist() == got.market.min.tolist()
+    assert got.sources["market"] == "rulebook" and len(got.contracts) == 8
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"markets": {}}, "unknown table 'markets'"),
+    ({"units": 3}, "table 'units': expected an object"),
+    ([1, 2], "expected an object"),
+])
+def test_single_file_override_errors(tmp_path, bad, message):
+    over = tmp_path / "o.json"
+    over.write_text(json.dumps(bad))
+    with pytest.raises(RulesetError, match=re.escape(message)):
+        load_ruleset(over)
+
+
+def test_bad_override_paths(tmp_path):
+    with pytest.raises(RulesetError, match="no such ruleset"):
+        load_ruleset(tmp_path / "nope")
+    (tmp_path / "x.txt").write_text("")
+    with pytest.raises(RulesetError, match="directory or a .json file"):
+        load_ruleset(tmp_path / "x.txt")
+    (tmp_path / "broken.json").write_text('{"units": {\n  "sheep": \n}')
+    with pytest.raises(RulesetError, match=r"broken\.json.*malformed JSON at line 3"):
+        load_ruleset(tmp_path / "broken.json")
+
+
+# ---------------------------------------------------------------------------
+# Broken data files: each error names the file, the table and the field
+# ---------------------------------------------------------------------------
+def _set(*keys_value):
+    *keys, value = keys_value
+
+    def mutate(d):
+        for k in keys[:-1]:
+            d = d[k]
+        d[keys[-1]] = value
+    return mutate
+
+
+def _delete(*keys):
+    def mutate(d):
+        for k in keys[:-1]:
+            d = d[k]
+        del d[keys[-1]]
+    return mutate
+
+
+BROKEN = [
+    # (file, mutation, substrings the message must contain)
+    ("market.json", _set("whisky", "start_3_4", "ten"),
+     ["good 'whisky', field 'start_3_4': expected an integer, got \"ten\""]),
+    ("market.json", _set("wool", "start_1_2", 20),
+     ["good 'wool', field 'start_1_2'", "outside the price track 2..9"]),
+    ("market.json", _set("milk", "min", 11), ["good 'milk', field 'min'", "min 11 > max 10"]),
+    ("market.json", _set("bread", "solo_avg_min", 12), ["good 'bread'", "solo_avg_min 12 >"]),
+    ("market.json", _set("source", "guess"), ["field 'source'", "unknown source \"guess\""]),
+    ("market.json", _delete("source"), ["table 'market'", "missing field 'source'"]),
+    ("market.json", _delete("wool", "max"), ["good 'wool'", "missing field 'max'"]),
+    ("market.json", _set("whiskey", {}), ["unknown good 'whiskey'"]),
+    ("market.json", _delete("cheese"), ["missing good 'cheese'"]),
+    ("units.json", _set("bakery", "cost", True),
+     ["unit 'bakery', field 'cost'", "booleans are not integers"]),
+    ("units.json", _set("sheep", "cost", 4.0), ["unit 'sheep', field 'cost'", "got 4.0"]),
+    ("units.json", _set("sheep", "cost", -1), ["unit 'sheep', field 'cost'", "must not be negative"]),
+    ("units.json", _set("cow", "count", -4), ["unit 'cow', field 'count'", "must not be negative"]),
+    ("units.json", _set("sheep", "cots", 4), ["unit 'sheep'", "unknown field 'cots'"]),
+    ("units.json", _set("sheep", "good", "whiskey"),
+     ["unit 'sheep', field 'good'", "unknown good \"whiskey\""]),
+    ("units.json", _set("miner", "terrain", ["mountains"]),
+     ["unit 'miner', field 'terrain', item 1", "unknown terrain \"mountains\""]),
+    ("units.json", _set("sheeps", {}), ["unknown unit 'sheeps'"]),
+    ("units.json", _set("sheep", "sources", {"costs": "estimate"}),
+     ["unit 'sheep', field 'sources', key 'costs'", "names no field"]),
+    ("units.json", _set("sheep", "sources", {"cost": "guess"}),
+     ["unit 'sheep', field 'sources', key 'cost'", "unknown source"]),
+    ("economy.json", _delete("neighborhood", "limit_by_players", "1"),
+     ["field 'neighborhood', field 'limit_by_players'", "missing players '1'"]),
+    ("economy.json", _set("technology", "cost", "10"),
+     ["field 'technology', field 'cost'", "expected an integer, got \"10\""]),
+    ("export_board.json", lambda d: (_set("contract_cost_by_round", [-5, 0, 5, 10])(d),
+                                     _delete("sources")(d)),
+     ["field 'contract_cost_by_round'", "expected 5 values", "setup.rounds"]),
+    ("export_board.json", _set("pass_bonus_by_players", "3", [16, 12]),
+     ["field 'pass_bonus_by_players', players '3'", "expected 3 values"]),
+    ("export_board.json", _set("sources", {"contract_cost_by_round": ["rulebook"]}),
+     ["field 'sources', key 'contract_cost_by_round'", "1 sources, but field"]),
+    ("export_board.json", _set("import_track", "marked_spaces", [3, 40]),
+     ["field 'import_track', field 'marked_spaces'", "within 1..length"]),
+    ("export_board.json", _set("contracts_source", "wiki"),
+     ["field 'contracts_source'", "unknown source"]),
+    ("starting_tiles.json", _set("S2", "goods", {"gold": 1}),
+     ["tile 'S2', field 'goods'", "unknown good 'gold'"]),
+    ("scoring_tiles.json", _set("T10", {}), ["unknown tile 'T10'"]),
+    ("scoring_tiles.json", _set("T1", "kind", "goods"),
+     ["tile 'T1', field 'kind'", "unknown scoring kind \"goods\""]),
+    ("scoring_tiles.json", _delete("T3", "unit_glory"), ["tile 'T3'", "missing field 'unit_glory'"]),
+    ("scoring_tiles.json", _set("T1", "per", 0), ["tile 'T1', field 'per'", "must be >= 1"]),
+    ("scoring_tiles.json", _set("T3", "unit_glory", {"fields": 2}),
+     ["tile 'T3', field 'unit_glory'", "unknown unit 'fields'"]),
+    ("ports.json", _set("P2", "gain", 1), ["port 'P2'", "unknown field 'gain'"]),
+    ("ports.json", _set("P9", "optional", "yes"),
+     ["port 'P9', field 'optional'", "expected true or false"]),
+    ("clans.json", _set("mcdonald", {}), ["unknown clan 'mcdonald'"]),
+    ("clans.json", _set("campbell", "building_discount", [3, 4]),
+     ["clan 'campbell', field 'building_discount'", "expected 4 values"]),
+    ("clans.json", _set("stewart", "merchants_in_supply", 9),
+     ["clan 'stewart', field 'merchants_in_supply'", "economy.merchants.total"]),
+    ("clans.json", _delete("cunningham", "milk_money"),
+     ["clan 'cunningham'", "missing field 'milk_money'"]),
+    ("final_scoring.json", _set("import_rarity_order", ["cotton", "coffee", "tobacco"]),
+     ["field 'import_rarity_order', item 2", "unknown import good \"coffee\""]),
+    ("final_scoring.json", _set("import_rarity_order", ["cotton", "cotton", "tobacco"]),
+     ["field 'import_rarity_order'", "duplicate item"]),
+    ("final_scoring.json", _set("settlement_vp", "2", [12, 6, 3]),
+     ["field 'settlement_vp', players '2'", "3 places for 2 players"]),
+    ("setup.json", _set("no_clans_seat_money", [0, 2, 4]),
+     ["field 'no_clans_seat_money'", "expected 4 values"]),
+    ("setup.json", _set("max_players", 5), ["field 'max_players'", "must be <= 4"]),
+    ("solo.json", _set("removal_slot", [4, 2, 0, 1, 3, 6]),
+     ["field 'removal_slot', item 6", "slot 6 does not exist"]),
+    ("solo.json", _set("price_die", [-3, -2, 0, 1, 2, 3]),
+     ["field 'price_die', item 3", "must not be 0"]),
+    ("solo.json", _set("export_vp", [{"min": 5, "vp": 4}, {"min": 7, "vp": 12}]),
+     ["field 'export_vp'", "strictly decreasing"]),
+    ("solo.json", _set("rating", [{"min": 0, "nom": "beginner"}]),
+     ["field 'rating', item 1", "unknown field 'nom'"]),
+]
+
+
+@pytest.mark.parametrize("fname, mutate, expected", BROKEN,
+                         ids=[f"{b[0]}:{b[2][-1][:30]}" for b in BROKEN])
+def test_broken_json_is_reported_precisely(tmp_path, fname, mutate, expected):
+    data = _default(fname)
+    mutate(data)
+    (tmp_path / fname).write_text(json.dumps(data, indent=1))
+    with pytest.raises(RulesetError) as info:
+        load_ruleset(tmp_path)
+    msg = str(info.value)
+    table = fname.removesuffix(".json")
+    assert msg.startswith(str(tmp_path / fname) + f": table '{table}'"), msg
+    for part in expected:
+        assert part in msg, msg
+    assert isinstance(info.value, ValueError)
+
+
+def test_brief_example_message(tmp_path):
+    data = _default("market.json")
+    data["whisky"]["start_3_4"] = "ten"
+    (tmp_path / "market.json").write_text(json.dumps(data))
+    with pytest.raises(RulesetError) as info:
+        load_ruleset(tmp_path)
+    assert str(info.value).endswith(
+        "market.json: table 'market', good 'whisky', field 'start_3_4': "
+        "expected an integer, got \"ten\"")
+
+
+def test_malformed_json_names_line(tmp_path):
+    (tmp_path / "ports.json").write_text('{\n  "source": "rulebook",\n  "P1": {,\n}')
+    with pytest.raises(RulesetError, match=r"ports\.json: table 'ports': malformed JSON at line 3"):
+        load_ruleset(tmp_path)
+
+
+def _csv_lines():
+    return (DEFAULT_RULESET_DIR / "contracts.csv").read_text().splitlines()
+
+
+def _mutate_cell(row, col, value):
+    def mutate(lines):
+        cells = lines[row].split(",")
+        cells[lines[0].split(",").index(col)] = value
+        lines[row] = ",".join(cells)
+    return mutate
+
+
+def _rename_column(old, new):
+    def mutate(lines):
+        lines[0] = lines[0].replace(old, new)
+    return mutate
+
+
+def _add_need_grain(lines):
+    lines[:] = [ln + (",need_grain" if i == 0 else ",1") for i, ln in enumerate(lines)]
+
+
+BROKEN_CSV = [
+    (_rename_column("need_wool", "need_wol"), ["header", "unknown column 'need_wol'"]),
+    (_add_need_grain, ["header, column 'need_grain'", "may not need grain or milk"]),
+    (_rename_column("need_cheese", "need_milk"), ["column 'need_milk'", "grain or milk"]),
+    (_mutate_cell(3, "need_cheese", "x"),
+     ["row 3 (line 4), column 'need_cheese': expected an integer, got \"x\""]),
+    (_mutate_cell(5, "gain_money", "-2"), ["row 5 (id 5), column 'gain_money'", "must not be negative"]),
+    (_mutate_cell(4, "id", "2"), ["row 4 (id 2), column 'id'", "duplicate contract id 2 (also row 2)"]),
+    (lambda lines: lines.append("51,0,0,0,0,0,0,1,0,0,0,0,0,0"),
+     ["row 51 (id 51)", "needs nothing"]),
+    (lambda lines: lines.__setitem__(2, "2,6,0"), ["row 2 (line 3)", "expected 14 cells, got 3"]),
+    (lambda lines: lines.__delitem__(slice(0, None)), ["the file is empty"]),
+]
+
+
+@pytest.mark.parametrize("mutate, expected", BROKEN_CSV, ids=[b[1][-1][:30] for b in BROKEN_CSV])
+def test_broken_contracts_csv(tmp_path, mutate, expected):
+    lines = _csv_lines()
+    mutate(lines)
+    (tmp_path / "contracts.csv").write_text("\n".join(lines) + "\n")
+    with pytest.raises(RulesetError) as info:
+        load_ruleset(tmp_path)
+    msg = str(info.value)
+    assert msg.startswith(str(tmp_path / "contracts.csv") + ": table 'contracts'"), msg
+    for part in expected:
+        assert part in msg, msg
+
+
+def test_contract_rows_from_json_are_checked():
+    rows = load_ruleset().to_dict()["contracts"]
+    rows[0]["need_wool"] = True
+    with pytest.raises(RulesetError, match=r"<override>: table 'contracts', row 1 \(id 1\), "
+                                           r"column 'need_wool'.*booleans"):
+        load_ruleset({"contracts": rows})
+    with pytest.raises(RulesetError, match="cannot fill 6 export slots"):
+        load_ruleset({"contracts": rows[1:4]})
+
+
+def test_bundled_directory_copy_loads_equal(tmp_path, rs):
+    for f in DEFAULT_RULESET_DIR.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    assert load_ruleset(tmp_path) == rs
