@@ -1,0 +1,116 @@
+"""The flat action space: stable ids, readable names and the reverse parse.
+
+One ``Discrete(N_ACTIONS)`` space covers every decision context (DESIGN.md).
+Ids never depend on the player count or the map (nodes are padded to
+``MAX_NODES``); names use the map's hex labels when a board is given.
+"""
+import re
+
+from .constants import (GOOD_NAMES, MAX_DRAW, MAX_MERCHANTS, MAX_NB_BUY, MAX_NODES,
+                        MAX_PROCESS, MAX_SLOTS, MAX_BOXES, MAX_START_PICKS, N_CORNERS,
+                        N_GOODS, N_UNITS, N_BUILDING_KINDS, UNIT_NAMES)
+
+PRICE_DELTAS = (-3, -2, -1, 1, 2, 3)
+
+A_PASS = 0
+A_END_TURN = 1
+A_TRADE = 2                                   # + (side * N_GOODS + good) * MAX_MERCHANTS + k - 1
+A_OBTAIN = A_TRADE + 2 * N_GOODS * MAX_MERCHANTS   # + slot
+A_PLACE = A_OBTAIN + MAX_SLOTS                # + unit * MAX_NODES + node
+A_SHIP = A_PLACE + N_UNITS * MAX_NODES
+A_TECH = A_SHIP + 1                           # + 0 lumberjack, + 1 miner
+A_HIRE = A_TECH + 2
+A_FULFILL = A_HIRE + 1                        # + box
+A_PORT = A_FULFILL + MAX_BOXES                # + corner
+A_NB_BUY = A_PORT + N_CORNERS                 # + good * MAX_NB_BUY + k - 1
+A_NB_DONE = A_NB_BUY + N_GOODS * MAX_NB_BUY
+A_KEEP = A_NB_DONE + 1                        # + index in the drawn contracts
+A_KEEP_NONE = A_KEEP + MAX_DRAW
+A_RETRIEVE = A_KEEP_NONE + 1                  # + side * N_GOODS + good
+A_DECLINE_HEX = A_RETRIEVE + 2 * N_GOODS
+A_DECLINE_UPGRADE = A_DECLINE_HEX + 1
+A_SELECT = A_DECLINE_UPGRADE + 1              # + node
+A_PICK_GOOD = A_SELECT + MAX_NODES            # + good
+A_PRICE = A_PICK_GOOD + N_GOODS               # + good * 6 + delta index
+A_PROCESS = A_PRICE + N_GOODS * len(PRICE_DELTAS)   # + kind * (MAX_PROCESS + 1) + k
+A_START_PICK = A_PROCESS + N_BUILDING_KINDS * (MAX_PROCESS + 1)  # + pick index
+N_ACTIONS = A_START_PICK + MAX_START_PICKS
+
+SIDES = ("buy", "sell")
+CORNER_NAMES = "ABCD"
+BUILDING_GOODS = ("cheese", "bread", "whisky")
+
+
+def trade_id(side, good, k):
+    return A_TRADE + (side * N_GOODS + good) * MAX_MERCHANTS + k - 1
+
+
+def place_id(unit, node):
+    return A_PLACE + unit * MAX_NODES + node
+
+
+def action_names(labels=None):
+    """Names of all ids; ``labels`` are the board's node labels (else ``n017``)."""
+    def lab(n):
+        if labels is not None and n < len(labels):
+            return labels[n]
+        return f"n{n:03d}"
+
+    names = [""] * N_ACTIONS
+    names[A_PASS] = "pass"
+    names[A_END_TURN] = "end turn"
+    for side in range(2):
+        for g in range(N_GOODS):
+            for k in range(1, MAX_MERCHANTS + 1):
+                names[trade_id(side, g, k)] = f"trade {SIDES[side]} {k} {GOOD_NAMES[g]}"
+    for s in range(MAX_SLOTS):
+        names[A_OBTAIN + s] = f"obtain contract slot {s}"
+    for u in range(N_UNITS):
+        for n in range(MAX_NODES):
+            names[place_id(u, n)] = f"expand {UNIT_NAMES[u]} @ {lab(n)}"
+    names[A_SHIP] = "shipping upgrade"
+    names[A_TECH] = "technology upgrade lumberjack"
+    names[A_TECH + 1] = "technology upgrade miner"
+    names[A_HIRE] = "hire merchant"
+    for b in range(MAX_BOXES):
+        names[A_FULFILL + b] = f"fulfill contract box {b}"
+    for c in range(N_CORNERS):
+        names[A_PORT + c] = f"port {CORNER_NAMES[c]}"
+    for g in range(N_GOODS):
+        for k in range(1, MAX_NB_BUY + 1):
+            names[A_NB_BUY + g * MAX_NB_BUY + k - 1] = f"neighborhood buy {k} {GOOD_NAMES[g]}"
+    names[A_NB_DONE] = "neighborhood done"
+    for i in range(MAX_DRAW):
+        names[A_KEEP + i] = f"keep drawn contract {i}"
+    names[A_KEEP_NONE] = "keep no contract"
+    for side in range(2):
+        for g in range(N_GOODS):
+            names[A_RETRIEVE + side * N_GOODS + g] = f"retrieve merchant {SIDES[side]} {GOOD_NAMES[g]}"
+    names[A_DECLINE_HEX] = "decline free hex"
+    names[A_DECLINE_UPGRADE] = "decline upgrade"
+    for n in range(MAX_NODES):
+        names[A_SELECT + n] = f"select @ {lab(n)}"
+    for g in range(N_GOODS):
+        names[A_PICK_GOOD + g] = f"pick {GOOD_NAMES[g]}"
+        for i, d in enumerate(PRICE_DELTAS):
+            names[A_PRICE + g * len(PRICE_DELTAS) + i] = f"price {GOOD_NAMES[g]} {d:+d}"
+    for b in range(N_BUILDING_KINDS):
+        for k in range(MAX_PROCESS + 1):
+            names[A_PROCESS + b * (MAX_PROCESS + 1) + k] = f"process {k} {BUILDING_GOODS[b]}"
+    for i in range(MAX_START_PICKS):
+        names[A_START_PICK + i] = f"starting pick {i}"
+    assert all(names), "every action id has a name"
+    assert len(set(names)) == N_ACTIONS, "action names are unique"
+    return names
+
+
+_SUFFIX = re.compile(r"\s*\(.*\)\s*$")
+
+
+def parse_name(text, index):
+    """Id of ``text`` in ``index`` (a name -> id dict); ignores a ``(...)`` suffix."""
+    key = " ".join(_SUFFIX.sub("", text).strip().lower().split())
+    if key in index:
+        return index[key]
+    raise ValueError(f"unknown action name {text!r}; examples: 'pass', 'trade buy 2 whisky', "
+                     f"'expand sheep @ A1-03', 'port B', 'process 2 cheese'")

@@ -1,0 +1,80 @@
+"""Index constants of the engine's encoding (orders of goods, units, contexts).
+
+These are *encoding* constants (which slot of an array holds what), not rule
+numbers: every printed game value comes from the ruleset data
+(:mod:`caledonia_env.data`) through :mod:`caledonia_env.engine.tables`.
+"""
+
+# Goods (R-0). Basic goods first, then processed goods; processed = basic + 3.
+WOOL, GRAIN, MILK, BREAD, CHEESE, WHISKY = range(6)
+N_GOODS = 6
+GOOD_NAMES = ("wool", "grain", "milk", "bread", "cheese", "whisky")
+
+# Import goods (R-0). Cotton/tobacco/sugar cane are tracked, hops are not.
+COTTON, TOBACCO, SUGAR, HOPS = range(4)
+N_IMPORTS = 4
+N_TRACKED = 3
+IMPORT_NAMES = ("cotton", "tobacco", "sugar_cane", "hops")
+
+# Unit types (R-0). Index order is also the player-board order.
+SHEEP, COW, FIELD, DAIRY, BAKERY, DISTILLERY, LUMBERJACK, MINER, FISHERMAN = range(9)
+N_UNITS = 9
+UNIT_NAMES = ("sheep", "cow", "field", "cheese_dairy", "bakery", "distillery",
+              "lumberjack", "miner", "fisherman")
+N_BUILDING_KINDS = 3          # dairy, bakery, distillery: units DAIRY + k
+FIRST_BUILDING = DAIRY
+PROCESS_IN = (MILK, GRAIN, GRAIN)        # dairy, bakery, distillery inputs (R-6.3)
+PROCESS_OUT = (CHEESE, BREAD, WHISKY)
+
+# Terrain bits of a map node (see caledonia_env.map).
+T_PASTURE, T_FOREST, T_MOUNTAIN, T_LOCH, T_PORT = 1, 2, 4, 8, 16
+
+# Scoring tiles T1..T9 and port tiles P1..P9 (ids 0..8).
+N_SCORING_TILES = 9
+N_PORT_TILES = 9
+P1, P2, P3, P4, P5, P6, P7, P8, P9 = range(9)
+
+# Padding sizes of the encoding (array capacities, not rules).
+MAX_PLAYERS = 4
+MAX_NODES = 160
+MAX_CONTRACTS = 64
+MAX_SLOTS = 6
+MAX_BOXES = 2
+MAX_MERCHANTS = 8            # largest k in one trade action
+MAX_NB_BUY = 4               # largest neighborhood purchase of one good
+MAX_DRAW = 6                 # structure bonus draw (Buchanan draws 6)
+MAX_START_PICKS = 5          # players + 1 starting-tile/clan pairs
+MAX_PROCESS = 4              # buildings of one kind
+N_CORNERS = 4
+N_ROUNDS_MAX = 5
+UNREACHABLE = 127
+
+# Map occupant encoding: EMPTY, or player * OCC_STRIDE + unit; NEUTRAL blocker.
+EMPTY = -1
+OCC_STRIDE = 16
+NEUTRAL = 99
+
+# Decision contexts (what the current decision is about).
+CTX_GAME_OVER = 0
+CTX_START_PICK = 1        # R-1.7 / R-1.9: choose a starting tile (clan pair)
+CTX_START_WORKER = 2      # R-1.8: place a starting worker
+CTX_MAIN = 3              # R-2.2: main action (ports allowed before it)
+CTX_AFTER_MAIN = 4        # R-5: ports after the main action, or end the turn
+CTX_NEIGHBOR = 5          # R-3.3.1: neighborhood purchases
+CTX_STRUCTURE = 6         # R-3.3.2 / P8: keep 0-1 of the drawn contracts
+CTX_SLAUGHTER = 7         # R-3.7: choose animals to slaughter (P1 usable)
+CTX_BONUS = 8             # R-3.7.2 / P7: free hexes and upgrade bonuses
+CTX_PORT_DISCARD = 9      # P3 / P5: which good to discard
+CTX_PORT_GAIN = 10        # P3 / P5: which goods to gain, one at a time
+CTX_PORT_PRICE = 11       # P4: which good and how many steps
+CTX_PORT_SWAP = 12        # P6: swap units, one at a time
+CTX_PORT_COPY = 13        # P9: which other port tile to copy
+CTX_PROCESS = 14          # R-6.3: how many of one building kind to process
+N_CONTEXTS = 15
+CONTEXT_NAMES = ("game over", "starting pick", "starting worker", "main action",
+                 "after main action", "neighborhood purchase", "structure bonus",
+                 "slaughter", "export bonus", "port discard", "port gain",
+                 "port price", "port swap", "port copy", "production")
+
+# Phases.
+PH_SETUP_PICK, PH_SETUP_WORKERS, PH_ACTIONS, PH_PRODUCTION, PH_OVER = range(5)

@@ -1,0 +1,145 @@
+"""Export contracts: pile, slots, obtain (R-3.2), fulfill (R-3.7), imports (R-3.7.1)."""
+from numba import njit
+
+from .constants import BREAD, CHEESE, MAX_CONTRACTS, MAX_SLOTS, WHISKY, WOOL
+from .layout import (C_GAIN_HEX, C_GAIN_IMPORT, C_GAIN_MONEY, C_GAIN_UPG, C_NEED, C_WIDTH,
+                     P_BOX, P_FULFILLED, P_GOODS, P_IMPORTS, P_MEAT, P_MONEY, P_N_FULFILLED,
+                     S_BONUS_HEX, S_BONUS_UPG, S_DECK, S_DECK_COUNT, S_DECK_HEAD, S_IMPORT,
+                     S_MEAT_REM, S_ROUND, S_SLOTS, T_CONTRACT_COST, T_CONTRACTS,
+                     T_IMPORT_MARKED, T_IMPORT_MARK_PAY, T_IMPORT_TRACK_LEN, T_N_SLOTS)
+
+
+@njit(cache=True, inline="always")
+def cval(T, c, col):
+    return T[T_CONTRACTS + c * C_WIDTH + col]
+
+
+@njit(cache=True)
+def need_good(T, c, g):
+    """Goods contract c needs of good g (contracts never need grain or milk)."""
+    if g == WOOL:
+        return cval(T, c, C_NEED + 0)
+    if g == BREAD:
+        return cval(T, c, C_NEED + 1)
+    if g == CHEESE:
+        return cval(T, c, C_NEED + 2)
+    if g == WHISKY:
+        return cval(T, c, C_NEED + 3)
+    return 0
+
+
+@njit(cache=True)
+def draw(s):
+    """Top contract of the face-down pile, -1 if it is empty."""
+    if s[S_DECK_COUNT] == 0:
+        return -1
+    h = s[S_DECK_HEAD]
+    c = s[S_DECK + h]
+    s[S_DECK_HEAD] = (h + 1) % MAX_CONTRACTS
+    s[S_DECK_COUNT] -= 1
+    return c
+
+
+@njit(cache=True)
+def put_under(s, c):
+    """Put contract c under the pile (R-3.3.2)."""
+    pos = (s[S_DECK_HEAD] + s[S_DECK_COUNT]) % MAX_CONTRACTS
+    s[S_DECK + pos] = c
+    s[S_DECK_COUNT] += 1
+
+
+@njit(cache=True)
+def refill_slots(s, T):
+    """Fill every empty active slot from the pile (R-1.4, R-2.1)."""
+    for i in range(T[T_N_SLOTS]):
+        if s[S_SLOTS + i] < 0:
+            s[S_SLOTS + i] = draw(s)
+    for i in range(T[T_N_SLOTS], MAX_SLOTS):
+        s[S_SLOTS + i] = -1
+
+
+@njit(cache=True, inline="always")
+def contract_cost(s, T):
+    """This round's contract cost; negative means the player gains money (R-3.2)."""
+    return T[T_CONTRACT_COST + s[S_ROUND] - 1]
+
+
+@njit(cache=True)
+def free_box(s, po, n_boxes):
+    for b in range(n_boxes):
+        if s[po + P_BOX + b] < 0:
+            return b
+    return -1
+
+
+@njit(cache=True)
+def can_afford_contract(s, T, po):
+    return s[po + P_MONEY] >= contract_cost(s, T)
+
+
+@njit(cache=True)
+def take_contract(s, T, po, c, box):
+    """Put contract c into ``box`` paying (or gaining) the round's cost."""
+    s[po + P_MONEY] -= contract_cost(s, T)
+    s[po + P_BOX + box] = c
+
+
+@njit(cache=True)
+def goods_ok(s, T, po, c):
+    for g in range(6):
+        if s[po + P_GOODS + g] < need_good(T, c, g):
+            return False
+    return True
+
+
+@njit(cache=True)
+def meat_deficit(T, c, cows, sheep):
+    """Animals the player lacks for contract c's beef and mutton."""
+    d = 0
+    beef = cval(T, c, C_NEED + 4)
+    mutton = cval(T, c, C_NEED + 5)
+    if beef > cows:
+        d += beef - cows
+    if mutton > sheep:
+        d += mutton - sheep
+    return d
+
+
+@njit(cache=True)
+def advance_import(s, T, po, i, amount):
+    """Move import token i ``amount`` steps; £ per marked space reached or passed (R-3.7.1)."""
+    old = s[S_IMPORT + i]
+    new = old + amount
+    top = T[T_IMPORT_TRACK_LEN]
+    if new > top:
+        new = top     # the token stops at the last space
+    s[S_IMPORT + i] = new
+    for pos in range(old + 1, new + 1):
+        if T[T_IMPORT_MARKED + pos]:
+            s[po + P_MONEY] += T[T_IMPORT_MARK_PAY]
+
+
+@njit(cache=True)
+def fulfill(s, T, po, box, track_imports):
+    """R-3.7: pay goods, score the contract, queue meat and export bonuses."""
+    c = s[po + P_BOX + box]
+    s[po + P_BOX + box] = -1
+    for g in range(6):
+        s[po + P_GOODS + g] -= need_good(T, c, g)
+    beef = cval(T, c, C_NEED + 4)
+    mutton = cval(T, c, C_NEED + 5)
+    s[S_MEAT_REM] += beef
+    s[S_MEAT_REM + 1] += mutton
+    s[po + P_MEAT] += beef + mutton
+    s[po + P_N_FULFILLED] += 1
+    s[po + P_FULFILLED + c // 31] |= 1 << (c % 31)
+    for i in range(4):
+        amount = cval(T, c, C_GAIN_IMPORT + i)
+        s[po + P_IMPORTS + i] += amount
+        if i < 3 and amount > 0 and track_imports:
+            advance_import(s, T, po, i, amount)
+    s[po + P_MONEY] += cval(T, c, C_GAIN_MONEY)
+    s[S_BONUS_HEX] += cval(T, c, C_GAIN_HEX)
+    s[S_BONUS_UPG] += cval(T, c, C_GAIN_UPG)
+    return c
+

@@ -1,0 +1,124 @@
+"""Money, market and upgrade effects: R-3.1 trade, R-3.3.1 purchases, R-3.4-3.6 upgrades."""
+from numba import njit
+
+from .constants import N_GOODS
+from .layout import (P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_SHIP, P_TECH, P_TRACK,
+                     S_PRICE, T_HIRE_BONUS_COST, T_HIRE_COST, T_NB_DISC, T_PRICE_MAX, T_PRICE_MIN,
+                     T_SHIP_BONUS_COST, T_SHIP_COST, T_SHIP_MAX, T_TECH_BONUS_COST, T_TECH_COST)
+
+
+@njit(cache=True)
+def move_price(s, T, g, steps):
+    """Move good g's price by ``steps``, clamped to its track (R-3.1)."""
+    v = s[S_PRICE + g] + steps
+    lo = T[T_PRICE_MIN + g]
+    hi = T[T_PRICE_MAX + g]
+    if v < lo:
+        v = lo
+    if v > hi:
+        v = hi
+    s[S_PRICE + g] = v
+
+
+@njit(cache=True)
+def can_trade(s, T, po, side, g, k):
+    """R-3.1: k merchants in supply, buy/sell exclusion, money (buy) or goods (sell)."""
+    if s[po + P_MERCH] < k:
+        return False
+    if s[po + P_MARKET + (1 - side) * N_GOODS + g] > 0:
+        return False
+    if side == 0:
+        return s[po + P_MONEY] >= k * s[S_PRICE + g]
+    return s[po + P_GOODS + g] >= k
+
+
+@njit(cache=True)
+def do_trade(s, T, po, side, g, k):
+    price = s[S_PRICE + g]
+    s[po + P_MERCH] -= k
+    s[po + P_MARKET + side * N_GOODS + g] += k
+    if side == 0:
+        s[po + P_MONEY] -= k * price
+        s[po + P_GOODS + g] += k
+        move_price(s, T, g, k)
+    else:
+        s[po + P_MONEY] += k * price
+        s[po + P_GOODS + g] -= k
+        move_price(s, T, g, -k)
+
+
+@njit(cache=True)
+def nb_price(s, T, g):
+    """Neighborhood price of one unit: price minus the discount, never below 0 (R-3.3.1)."""
+    disc = T[T_NB_DISC + g]
+    v = s[S_PRICE + g] - disc
+    return v if v > 0 else 0
+
+
+@njit(cache=True)
+def can_nb_buy(s, T, po, g, k):
+    if s[po + P_MERCH] < k:
+        return False
+    if s[po + P_MARKET + N_GOODS + g] > 0:
+        return False
+    return s[po + P_MONEY] >= k * nb_price(s, T, g)
+
+
+@njit(cache=True)
+def do_nb_buy(s, T, po, g, k):
+    s[po + P_MONEY] -= k * nb_price(s, T, g)
+    s[po + P_MERCH] -= k
+    s[po + P_MARKET + g] += k
+    s[po + P_GOODS + g] += k
+    move_price(s, T, g, k)
+
+
+@njit(cache=True, inline="always")
+def ship_cost(T, bonus):
+    return T[T_SHIP_BONUS_COST] if bonus else T[T_SHIP_COST]
+
+
+@njit(cache=True)
+def can_ship(s, T, po, bonus):
+    """R-3.4 (bonus: the export upgrade bonus price, R-3.7.2)."""
+    return s[po + P_SHIP] < T[T_SHIP_MAX] and s[po + P_MONEY] >= ship_cost(T, bonus)
+
+
+@njit(cache=True)
+def do_ship(s, T, po, bonus):
+    s[po + P_MONEY] -= ship_cost(T, bonus)
+    s[po + P_SHIP] += 1
+
+
+@njit(cache=True)
+def tech_cost(T, bonus):
+    return T[T_TECH_BONUS_COST] if bonus else T[T_TECH_COST]
+
+
+@njit(cache=True)
+def can_tech(s, T, po, t, bonus):
+    return s[po + P_TECH + t] == 0 and s[po + P_MONEY] >= tech_cost(T, bonus)
+
+
+@njit(cache=True)
+def do_tech(s, T, po, t, bonus):
+    s[po + P_MONEY] -= tech_cost(T, bonus)
+    s[po + P_TECH + t] = 1
+
+
+@njit(cache=True, inline="always")
+def hire_cost(T, bonus):
+    return T[T_HIRE_BONUS_COST] if bonus else T[T_HIRE_COST]
+
+
+@njit(cache=True)
+def can_hire(s, T, po, bonus):
+    """R-3.6 (bonus: the export upgrade bonus price, R-3.7.2)."""
+    return s[po + P_TRACK] > 0 and s[po + P_MONEY] >= hire_cost(T, bonus)
+
+
+@njit(cache=True)
+def do_hire(s, T, po, bonus):
+    s[po + P_MONEY] -= hire_cost(T, bonus)
+    s[po + P_TRACK] -= 1
+    s[po + P_MERCH] += 1

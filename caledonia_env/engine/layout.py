@@ -1,0 +1,181 @@
+"""Named offsets of the flat int32 game state and of the static tables.
+
+State: one int32 row per game (a batch is a 2-D array). Tables: one int32
+array per (ruleset, map, player count, variants), built by
+:mod:`caledonia_env.engine.tables`. All offsets are module constants so numba
+compiles them in.
+"""
+from .constants import (MAX_BOXES, MAX_CONTRACTS, MAX_DRAW, MAX_NODES, MAX_PLAYERS,
+                        MAX_SLOTS, MAX_START_PICKS, N_CORNERS, N_GOODS, N_IMPORTS,
+                        N_PORT_TILES, N_ROUNDS_MAX, N_SCORING_TILES, N_TRACKED, N_UNITS)
+
+
+class _Alloc:
+    def __init__(self):
+        self.size = 0
+
+    def __call__(self, n=1):
+        off = self.size
+        self.size += n
+        return off
+
+
+# ---------------------------------------------------------------- game state
+_s = _Alloc()
+S_NP = _s()              # number of players
+S_ROUND = _s()           # 1..5
+S_PHASE = _s()           # PH_*
+S_CTX = _s()             # CTX_* of the pending decision
+S_PLAYER = _s()          # who decides now
+S_RNG = _s()             # minstd state (R-1 draws, solo dice)
+S_TURN_POS = _s()        # index in S_ORDER of the active player
+S_ORDER = _s(MAX_PLAYERS)        # this round's turn order (player ids)
+S_NEXT_ORDER = _s(MAX_PLAYERS)   # next round's order, filled by passes (R-3.8)
+S_N_PASSED = _s()
+S_MAIN_DONE = _s()       # main action taken this turn
+S_PRICE = _s(N_GOODS)    # current market price of each good (R-3.1)
+S_SLOTS = _s(MAX_SLOTS)  # face-up contract per slot, -1 empty (R-1.4)
+S_DECK = _s(MAX_CONTRACTS)   # face-down pile, circular buffer
+S_DECK_HEAD = _s()
+S_DECK_COUNT = _s()
+S_TILES = _s(N_ROUNDS_MAX)   # scoring tile of each round, -1 none (R-1.4)
+S_PORTS = _s(N_CORNERS)      # port tile at each corner, -1 none (R-1.2)
+S_IMPORT = _s(N_TRACKED)     # import token positions (R-3.7.1)
+S_OCC = _s(MAX_NODES)        # occupant: -1, player*16+unit, or NEUTRAL
+# pending work of the current turn (resolved in a fixed priority order)
+S_NB_PENDING = _s()      # bitmask of goods offered by the neighborhood bonus
+S_STRUCT_PENDING = _s()  # a structure bonus draw is due
+S_DRAWN = _s(MAX_DRAW)   # contracts drawn for the structure bonus (-1 none)
+S_N_DRAWN = _s()
+S_KEEP_LEFT = _s()       # how many drawn contracts may still be kept
+S_MEAT_REM = _s(2)       # beef, mutton still to slaughter
+S_MEAT_PORTS = _s()      # corners whose tile may replace one animal (P1 / P9)
+S_BONUS_HEX = _s()       # free hexes still to place (R-3.7.2)
+S_BONUS_UPG = _s()       # upgrade bonuses still to take
+S_PORT_KIND = _s()       # port effect in progress (P3/P4/P5/P6/P9) or -1
+S_PORT_LEFT = _s()       # picks left in that effect
+S_PORT_STAGE = _s()      # P3/P5: 0 discard pending, 1 gaining
+S_SWAP_OUT = _s()        # P6: bitmask of outgoing unit types
+S_SWAP_IN = _s()         # P6: bitmask of incoming unit types
+S_SWAP_NODE = _s()       # P6: node already swapped, -1
+S_P4_GOOD = _s()         # P4: the good this turn's trade must be, -1
+S_PROC_SEAT = _s()       # production: seat (in next order) now processing
+S_PROC_KIND = _s()       # production: building kind now deciding
+S_SETUP_PTR = _s()       # setup: how many picks / placements are done
+S_PICKS = _s(MAX_START_PICKS)    # starting tiles on offer, -1 taken
+S_PICK_CLANS = _s(MAX_START_PICKS)
+S_DONE = _s()            # 1 when the game is over
+S_HEADER_END = _s(0)
+
+# per-player block
+_p = _Alloc()
+P_MONEY = _p()
+P_GOODS = _p(N_GOODS)
+P_MERCH = _p()           # merchants in personal supply
+P_TRACK = _p()           # merchants still on the merchant track
+P_MARKET = _p(2 * N_GOODS)   # own merchants on buy (0..5) / sell (6..11) spaces
+P_BOARD = _p(N_UNITS)    # units left on the player board
+P_SHIP = _p()            # shipping level
+P_TECH = _p(2)           # lumberjack, miner technology upgraded
+P_GLORY = _p()
+P_BOX = _p(MAX_BOXES)    # contract in each export box, -1 empty
+P_N_FULFILLED = _p()
+P_IMPORTS = _p(N_IMPORTS)    # cotton, tobacco, sugar cane, hops on fulfilled contracts
+P_MEAT = _p()            # meat units on fulfilled contracts (T7)
+P_FULFILLED = _p(2)      # bitset of fulfilled contract ids
+P_PORTS_USED = _p()      # bitmask of corners used (R-5)
+P_CLAN = _p()            # clan id, -1 no clan
+P_START_TILE = _p()
+P_PASSED = _p()
+P_SCORE = _p(8)          # final: glory, goods, money, hops, imports, exports, settlements, total
+P_SIZE = _p(0)
+
+S_PLAYERS = S_HEADER_END
+STATE_SIZE = S_PLAYERS + MAX_PLAYERS * P_SIZE
+
+SCORE_FIELDS = ("glory", "goods", "money", "hops", "imports", "exports", "settlements", "total")
+
+# ------------------------------------------------------------ static tables
+_t = _Alloc()
+T_NP = _t()
+T_N_HEX = _t()
+T_N_NODES = _t()
+T_ROUNDS = _t()
+T_SOLO = _t()
+T_NEIGHBOR_BONUS = _t()      # 0 disables R-3.3.1 (solo)
+T_STATIC_IMPORTS = _t()
+T_SCORING_TILES_ON = _t()
+T_PORTS_ON = _t()
+T_N_SLOTS = _t()
+T_NB_DISC = _t(N_GOODS)      # neighborhood discount per good
+T_NB_LIMIT = _t()
+T_MERCH_SUPPLY = _t()
+T_MERCH_TRACK = _t()
+T_HIRE_COST = _t()
+T_HIRE_BONUS_COST = _t()
+T_SHIP_MAX = _t()
+T_SHIP_COST = _t()
+T_SHIP_BONUS_COST = _t()
+T_TECH_COST = _t()
+T_TECH_BONUS_COST = _t()
+T_UNIT_COUNT = _t(N_UNITS)
+T_UNIT_COST = _t(N_UNITS)
+T_UNIT_TERRAIN = _t(N_UNITS)
+T_UNIT_GOOD = _t(N_UNITS)     # good produced, -1 none
+T_UNIT_YIELD = _t(N_UNITS)
+T_WORKER_INCOME = _t(4)       # lumberjack base, upgraded, miner base, upgraded
+T_PRICE_MIN = _t(N_GOODS)
+T_PRICE_MAX = _t(N_GOODS)
+T_PRICE_START = _t(N_GOODS)
+T_CONTRACT_COST = _t(N_ROUNDS_MAX)
+T_PASS_BONUS = _t(MAX_PLAYERS)
+MAX_TRACK = 64
+T_IMPORT_MARKED = _t(MAX_TRACK)      # 1 if that import track space is marked
+T_IMPORT_MARK_PAY = _t()
+T_IMPORT_TRACK_LEN = _t()
+T_N_CONTRACTS = _t()
+C_NEED = 0                    # wool, bread, cheese, whisky, beef, mutton
+C_GAIN_IMPORT = 6             # cotton, tobacco, sugar cane, hops
+C_GAIN_MONEY = 10
+C_GAIN_HEX = 11
+C_GAIN_UPG = 12
+C_WIDTH = 13
+T_CONTRACTS = _t(MAX_CONTRACTS * C_WIDTH)
+T_N_START_TILES = _t()
+T_START_MONEY = _t(16)
+T_START_GOODS = _t(16 * N_GOODS)
+T_SEAT_MONEY = _t(MAX_PLAYERS)
+T_TILE_POOL = _t(N_SCORING_TILES)     # 1 if the scoring tile is in the pool
+T_TILE_KIND = _t(N_SCORING_TILES)     # index into data SCORING_KINDS
+T_TILE_GLORY = _t(N_SCORING_TILES)
+T_TILE_PER = _t(N_SCORING_TILES)
+T_TILE_MIN_COST = _t(N_SCORING_TILES)
+T_TILE_UNIT_GLORY = _t(N_SCORING_TILES * N_UNITS)
+T_PORT_POOL = _t(N_PORT_TILES)
+T_PORT_PARAM = _t(N_PORT_TILES * 2)
+T_VP_BASIC = _t()
+T_VP_PROCESSED = _t()
+T_MONEY_PER_VP = _t()
+T_VP_HOPS = _t()
+T_IMPORT_VP = _t(N_TRACKED)          # most imported, second, least
+T_IMPORT_RARITY = _t(N_TRACKED)      # tie order: 0 = counts as rarest
+T_STATIC_IMPORT_VP = _t()
+T_EXPORT_VP = _t(MAX_PLAYERS)        # by place, this player count
+T_SETTLE_VP = _t(MAX_PLAYERS)
+T_EXPORT_MIN = _t()                  # fulfilled contracts needed to rank
+T_STRUCT_BUILDINGS = _t()            # the n-th building of a type triggers it
+T_STRUCT_DRAW = _t()                 # structure bonus: contracts drawn (R-3.3.2)
+T_STRUCT_KEEP = _t()                 # structure bonus: contracts that may be kept
+# map
+T_TERRAIN = _t(MAX_NODES)
+T_LAND_COST = _t(MAX_NODES)
+T_ACTIVE = _t(MAX_NODES)
+T_BORDER = _t(MAX_NODES)
+T_DELTA = _t(MAX_NODES)
+T_NEIGHBOR = _t(MAX_NODES * 6)
+T_PORT_NODE = _t(4)
+T_SHIP_REQ = _t(MAX_NODES * MAX_NODES)
+T_REACH_LIST = _t(MAX_NODES * MAX_NODES)   # per node: targets sorted by ship_req
+MAX_LEVEL = 8
+T_REACH_CNT = _t(MAX_NODES * MAX_LEVEL)    # per node, level: targets with ship_req <= level
+TABLE_SIZE = _t(0)

@@ -1,0 +1,146 @@
+"""Legality checks shared by the mask and the flow (one definition per rule)."""
+import numpy as np
+from numba import njit
+
+from .board import placeable, pofs, reach_mask
+from .constants import (DAIRY, EMPTY, FISHERMAN, MAX_NODES, N_CORNERS, N_GOODS, N_UNITS,
+                        P1, P9, PROCESS_IN)
+from .contracts import can_afford_contract
+from .economy import can_hire, can_nb_buy, can_ship, can_tech
+from .layout import (P_BOARD, P_BOX, P_GOODS, P_MARKET, P_MONEY, S_MAIN_DONE, S_NB_PENDING,
+                     S_OCC, S_PORTS, T_LAND_COST, T_N_NODES, T_NB_LIMIT, T_UNIT_COST,
+                     T_UNIT_COUNT, T_UNIT_TERRAIN)
+from .ports import corner_of, port_param, port_reachable, port_usable
+
+
+@njit(cache=True)
+def n_boxes(s, T, p):
+    """Export boxes of player p (R-3.2)."""
+    return 1
+
+
+@njit(cache=True)
+def free_box_count(s, T, p):
+    po = pofs(p)
+    k = 0
+    for b in range(n_boxes(s, T, p)):
+        if s[po + P_BOX + b] < 0:
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def boxes_all_empty(s, T, p):
+    return free_box_count(s, T, p) == n_boxes(s, T, p)
+
+
+@njit(cache=True)
+def unit_cost(s, T, p, u, node, free_land):
+    """Unit cost plus land cost (no land cost for a free hex, R-3.7.2)."""
+    c = T[T_UNIT_COST + u]
+    if not free_land:
+        c += T[T_LAND_COST + node]
+    return c
+
+
+@njit(cache=True)
+def can_place(s, T, p, u, node, reach, free_land):
+    """Expand with unit u onto node (R-3.3): reach must be precomputed for p."""
+    po = pofs(p)
+    if u == FISHERMAN or s[po + P_BOARD + u] <= 0:
+        return False
+    if s[S_OCC + node] != EMPTY or reach[node] == 0:
+        return False
+    if not placeable(T, node, T[T_UNIT_TERRAIN + u]):
+        return False
+    return s[po + P_MONEY] >= unit_cost(s, T, p, u, node, free_land)
+
+
+@njit(cache=True)
+def any_place(s, T, p, free_land):
+    reach = np.zeros(MAX_NODES, np.int8)
+    reach_mask(s, T, p, reach)
+    for node in range(T[T_N_NODES]):
+        if reach[node] and s[S_OCC + node] == EMPTY:
+            for u in range(N_UNITS):
+                if can_place(s, T, p, u, node, reach, free_land):
+                    return True
+    return False
+
+
+@njit(cache=True)
+def any_free_hex(s, T, p):
+    return any_place(s, T, p, True)
+
+
+@njit(cache=True)
+def any_retrieve(s, T, p):
+    po = pofs(p)
+    for i in range(2 * N_GOODS):
+        if s[po + P_MARKET + i] > 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def any_upgrade_bonus(s, T, p):
+    """Some upgrade bonus choice is possible (R-3.7.2)."""
+    po = pofs(p)
+    return (can_ship(s, T, po, True) or can_tech(s, T, po, 0, True)
+            or can_tech(s, T, po, 1, True) or can_hire(s, T, po, True)
+            or any_retrieve(s, T, p))
+
+
+@njit(cache=True)
+def nb_limit(s, T, p, g):
+    return T[T_NB_LIMIT]
+
+
+@njit(cache=True)
+def any_nb_buy(s, T, p):
+    po = pofs(p)
+    pend = s[S_NB_PENDING]
+    for g in range(N_GOODS):
+        if pend & (1 << g) and can_nb_buy(s, T, po, g, 1):
+            return True
+    return False
+
+
+@njit(cache=True)
+def any_after_main_port(s, T, p):
+    for c in range(N_CORNERS):
+        if port_usable(s, T, p, c, False):
+            return True
+    return False
+
+
+@njit(cache=True)
+def meat_ports(s, T, p):
+    """Corners whose tile can spare one slaughtered animal now: P1, or P9 copying P1 (R-5)."""
+    if corner_of(s, P1) < 0:
+        return 0
+    out = 0
+    for c in range(N_CORNERS):
+        tile = s[S_PORTS + c]
+        if tile == P1 and port_reachable(s, T, p, c):
+            out |= 1 << c
+        elif tile == P9 and port_reachable(s, T, p, c) and s[pofs(p) + P_MONEY] >= port_param(T, P9, 0):
+            out |= 1 << c
+    return out
+
+
+@njit(cache=True)
+def can_obtain(s, T, p):
+    return free_box_count(s, T, p) > 0 and can_afford_contract(s, T, pofs(p))
+
+
+@njit(cache=True)
+def process_max(s, T, p, kind):
+    """Most units building kind (0 dairy, 1 bakery, 2 distillery) can process (R-6.3)."""
+    po = pofs(p)
+    u = DAIRY + kind
+    deployed = T[T_UNIT_COUNT + u] - s[po + P_BOARD + u]
+    if deployed <= 0:
+        return 0
+    have = s[po + P_GOODS + PROCESS_IN[kind]]
+    return deployed if deployed < have else have

@@ -1,0 +1,59 @@
+"""Random legal playouts inside numba (benchmarks, property tests, rollouts)."""
+import numpy as np
+from numba import njit
+
+from .actions import N_ACTIONS
+from .constants import CTX_GAME_OVER
+from .layout import S_CTX, STATE_SIZE
+from .mask import legal_mask
+from .setup import new_game
+from .step import apply_action
+
+
+@njit(cache=True)
+def random_legal_action(s, T, mask):
+    """A uniformly random legal action (numba's np.random stream), -1 if none."""
+    legal_mask(s, T, mask)
+    k = 0
+    for a in range(N_ACTIONS):
+        k += mask[a]
+    if k == 0:
+        return -1
+    r = np.random.randint(k)
+    for a in range(N_ACTIONS):
+        if mask[a]:
+            if r == 0:
+                return a
+            r -= 1
+    return -1
+
+
+@njit(cache=True)
+def rollout(s, T, seed, max_steps):
+    """Play random legal actions from state ``s`` until the game ends; returns steps taken."""
+    np.random.seed(seed)
+    mask = np.zeros(N_ACTIONS, np.int8)
+    steps = 0
+    while s[S_CTX] != CTX_GAME_OVER and steps < max_steps:
+        a = random_legal_action(s, T, mask)
+        if a < 0:
+            return -1 - steps
+        apply_action(s, T, a)
+        steps += 1
+    return steps
+
+
+@njit(cache=True)
+def random_games(T, n_games, seed, final_states):
+    """Play ``n_games`` random games from fresh setups; returns the total number of steps."""
+    s = np.zeros(STATE_SIZE, np.int32)
+    total = 0
+    for g in range(n_games):
+        new_game(s, T, seed + g, -1)
+        steps = rollout(s, T, seed * 7919 + g, 100000)
+        if steps < 0:
+            return steps
+        total += steps
+        if g < final_states.shape[0]:
+            final_states[g, :] = s
+    return total

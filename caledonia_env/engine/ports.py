@@ -1,0 +1,241 @@
+"""Port bonus tiles P1-P9 (R-5): reach, applicability and effects."""
+from numba import njit
+
+from .board import can_reach, pofs
+from .constants import (FIELD, FISHERMAN, N_CORNERS, NEUTRAL, OCC_STRIDE, P1, P2, P3, P4,
+                        P5, P6, P7, P8, P9)
+from .economy import can_trade
+from .layout import (P_BOARD, P_BOX, P_GLORY, P_GOODS, P_MONEY, P_PORTS_USED, S_BONUS_UPG,
+                     S_OCC, S_P4_GOOD, S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE, S_PORTS,
+                     S_PRICE, S_STRUCT_PENDING, S_SWAP_IN, S_SWAP_NODE, S_SWAP_OUT,
+                     T_N_NODES, T_PORT_NODE, T_PORT_PARAM, T_PRICE_MAX, T_PRICE_MIN,
+                     T_TERRAIN, T_UNIT_TERRAIN)
+
+
+@njit(cache=True, inline="always")
+def port_param(T, tile, i):
+    return T[T_PORT_PARAM + tile * 2 + i]
+
+
+@njit(cache=True)
+def port_reachable(s, T, p, corner):
+    """The tile at ``corner`` is in play, unused by p and within p's reach (R-5)."""
+    if s[S_PORTS + corner] < 0:
+        return False
+    if s[pofs(p) + P_PORTS_USED] & (1 << corner):
+        return False
+    return can_reach(s, T, p, T[T_PORT_NODE + corner])
+
+
+@njit(cache=True)
+def corner_of(s, tile):
+    for c in range(N_CORNERS):
+        if s[S_PORTS + c] == tile:
+            return c
+    return -1
+
+
+# ------------------------------------------------------------------ P4 price
+@njit(cache=True)
+def price_move_ok(s, T, po, g, delta):
+    """After moving g's price by delta, a trade of g is possible (P4 [interp])."""
+    if can_trade(s, T, po, 1, g, 1):
+        return True
+    v = s[S_PRICE + g] + delta
+    lo = T[T_PRICE_MIN + g]
+    hi = T[T_PRICE_MAX + g]
+    v = lo if v < lo else (hi if v > hi else v)
+    old = s[S_PRICE + g]
+    s[S_PRICE + g] = v
+    ok = can_trade(s, T, po, 0, g, 1)
+    s[S_PRICE + g] = old
+    return ok
+
+
+@njit(cache=True)
+def p4_any(s, T, po, steps):
+    for g in range(6):
+        if price_move_ok(s, T, po, g, steps) or price_move_ok(s, T, po, g, -steps):
+            return True
+    return False
+
+
+# ------------------------------------------------------------------- P6 swap
+@njit(cache=True)
+def swap_ok(s, T, p, node, u):
+    """One P6 exchange: unit type u from the board replaces p's unit on ``node``."""
+    if node == s[S_SWAP_NODE]:
+        return False
+    o = s[S_OCC + node]
+    if o < 0 or o == NEUTRAL or o // OCC_STRIDE != p:
+        return False
+    t = o % OCC_STRIDE
+    if t == FIELD or u == FIELD or u == FISHERMAN or u == t:
+        return False
+    if s[S_SWAP_OUT] & (1 << u) or s[S_SWAP_IN] & (1 << t):
+        return False
+    if s[pofs(p) + P_BOARD + u] <= 0:
+        return False
+    return (T[T_TERRAIN + node] & T[T_UNIT_TERRAIN + u]) != 0
+
+
+@njit(cache=True)
+def do_swap(s, T, p, node, u):
+    po = pofs(p)
+    t = s[S_OCC + node] % OCC_STRIDE
+    s[po + P_BOARD + t] += 1
+    s[po + P_BOARD + u] -= 1
+    s[S_OCC + node] = p * OCC_STRIDE + u
+    s[S_SWAP_OUT] |= 1 << t
+    s[S_SWAP_IN] |= 1 << u
+    s[S_SWAP_NODE] = node
+    s[S_PORT_LEFT] -= 1
+
+
+@njit(cache=True)
+def _any_single(s, T, p):
+    for node in range(T[T_N_NODES]):
+        for u in range(FISHERMAN):
+            if swap_ok(s, T, p, node, u):
+                return True
+    return False
+
+
+@njit(cache=True)
+def swap_completes(s, T, p, node, u, left):
+    """After exchanging (node, u), the last of ``left`` (<= 2) exchanges stays possible."""
+    if left <= 1:
+        return True
+    po = pofs(p)
+    saved_occ = s[S_OCC + node]
+    t = saved_occ % OCC_STRIDE
+    saved = (s[S_SWAP_OUT], s[S_SWAP_IN], s[S_SWAP_NODE], s[S_PORT_LEFT],
+             s[po + P_BOARD + t], s[po + P_BOARD + u])
+    do_swap(s, T, p, node, u)
+    ok = _any_single(s, T, p)
+    s[S_OCC + node] = saved_occ
+    s[S_SWAP_OUT] = saved[0]
+    s[S_SWAP_IN] = saved[1]
+    s[S_SWAP_NODE] = saved[2]
+    s[S_PORT_LEFT] = saved[3]
+    s[po + P_BOARD + t] = saved[4]
+    s[po + P_BOARD + u] = saved[5]
+    return ok
+
+
+@njit(cache=True)
+def _any_swap(s, T, p, left):
+    for node in range(T[T_N_NODES]):
+        for u in range(FISHERMAN):
+            if swap_ok(s, T, p, node, u) and swap_completes(s, T, p, node, u, left):
+                return True
+    return False
+
+
+@njit(cache=True)
+def p6_any(s, T, p, swaps):
+    saved = (s[S_SWAP_OUT], s[S_SWAP_IN], s[S_SWAP_NODE])
+    s[S_SWAP_OUT] = 0
+    s[S_SWAP_IN] = 0
+    s[S_SWAP_NODE] = -1
+    ok = _any_swap(s, T, p, swaps)
+    s[S_SWAP_OUT] = saved[0]
+    s[S_SWAP_IN] = saved[1]
+    s[S_SWAP_NODE] = saved[2]
+    return ok
+
+
+# ----------------------------------------------------------- applicability
+@njit(cache=True)
+def _simple_applicable(s, T, p, tile, before_main):
+    po = pofs(p)
+    if tile == P1:
+        return False
+    if tile == P2 or tile == P7 or tile == P8:
+        return True
+    if tile == P3:
+        return s[po + P_GOODS] + s[po + P_GOODS + 1] + s[po + P_GOODS + 2] > 0
+    if tile == P5:
+        return s[po + P_GOODS + 3] + s[po + P_GOODS + 4] + s[po + P_GOODS + 5] > 0
+    if tile == P4:
+        return before_main and s[S_P4_GOOD] < 0 and p4_any(s, T, po, port_param(T, P4, 0))
+    if tile == P6:
+        return p6_any(s, T, p, port_param(T, P6, 0))
+    return False
+
+
+@njit(cache=True)
+def copy_ok(s, T, p, corner, before_main):
+    """P9 may copy the tile at ``corner`` (paid already): another tile in play, usable now."""
+    other = s[S_PORTS + corner]
+    return other >= 0 and other != P9 and _simple_applicable(s, T, p, other, before_main)
+
+
+@njit(cache=True)
+def effect_applicable(s, T, p, tile, before_main):
+    """Can p use ``tile``'s effect now? (P1 only while slaughtering; P4 before the main action)."""
+    if tile != P9:
+        return _simple_applicable(s, T, p, tile, before_main)
+    po = pofs(p)
+    cost = port_param(T, P9, 0)
+    if s[po + P_MONEY] < cost:
+        return False
+    s[po + P_MONEY] -= cost        # the copy is paid first
+    ok = False
+    for c in range(N_CORNERS):
+        if copy_ok(s, T, p, c, before_main):
+            ok = True
+            break
+    s[po + P_MONEY] += cost
+    return ok
+
+
+@njit(cache=True)
+def port_usable(s, T, p, corner, before_main):
+    """PORT(corner) is legal in the main / after-main contexts."""
+    if s[S_P4_GOOD] >= 0:
+        return False   # after P4 the main action must be the trade [interp]
+    if not port_reachable(s, T, p, corner):
+        return False
+    return effect_applicable(s, T, p, s[S_PORTS + corner], before_main)
+
+
+@njit(cache=True)
+def apply_effect(s, T, p, tile, n_boxes):
+    """Start ``tile``'s effect for p; multi-step effects set S_PORT_KIND."""
+    po = pofs(p)
+    if tile == P2:
+        s[po + P_MONEY] += port_param(T, P2, 0)
+    elif tile == P3 or tile == P5:
+        s[S_PORT_KIND] = tile
+        s[S_PORT_STAGE] = 0
+        s[S_PORT_LEFT] = port_param(T, tile, 0)
+    elif tile == P4:
+        s[S_PORT_KIND] = P4
+        s[S_PORT_LEFT] = 1
+    elif tile == P6:
+        s[S_PORT_KIND] = P6
+        s[S_PORT_LEFT] = port_param(T, P6, 0)
+        s[S_SWAP_OUT] = 0
+        s[S_SWAP_IN] = 0
+        s[S_SWAP_NODE] = -1
+    elif tile == P7:
+        s[po + P_GLORY] += port_param(T, P7, 0)
+        s[S_BONUS_UPG] += port_param(T, P7, 1)
+    elif tile == P8:
+        s[po + P_MONEY] += port_param(T, P8, 0)
+        for b in range(n_boxes):
+            if s[po + P_BOX + b] < 0:
+                s[S_STRUCT_PENDING] = 1
+                break
+    elif tile == P9:
+        s[po + P_MONEY] -= port_param(T, P9, 0)
+        s[S_PORT_KIND] = P9
+        s[S_PORT_LEFT] = 1
+
+
+@njit(cache=True)
+def use_port(s, T, p, corner, n_boxes):
+    s[pofs(p) + P_PORTS_USED] |= 1 << corner
+    apply_effect(s, T, p, s[S_PORTS + corner], n_boxes)
+

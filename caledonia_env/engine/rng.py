@@ -1,0 +1,32 @@
+"""Seeded random numbers stored in the state (minstd), so clones replay exactly."""
+from numba import njit
+
+from .layout import S_RNG
+
+_MOD = 2147483647
+
+
+@njit(cache=True)
+def seed_rng(s, seed):
+    x = (seed % (_MOD - 1)) + 1
+    s[S_RNG] = x
+    for _ in range(4):
+        rand_int(s, 2)
+
+
+@njit(cache=True)
+def rand_int(s, n):
+    """Uniform integer in [0, n)."""
+    x = (s[S_RNG] * 48271) % _MOD
+    s[S_RNG] = x
+    return ((x - 1) * n) // (_MOD - 1)
+
+
+@njit(cache=True)
+def shuffle(s, arr, start, count):
+    """Fisher-Yates shuffle of arr[start:start+count] in place."""
+    for i in range(count - 1, 0, -1):
+        j = rand_int(s, i + 1)
+        tmp = arr[start + i]
+        arr[start + i] = arr[start + j]
+        arr[start + j] = tmp

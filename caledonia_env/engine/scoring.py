@@ -1,0 +1,213 @@
+"""Round scoring tiles (R-6.4) and final scoring (R-7)."""
+import numpy as np
+from numba import njit
+
+from .board import pofs
+from .constants import (FISHERMAN, LUMBERJACK, MAX_NODES, MAX_PLAYERS, MINER, N_UNITS,
+                        NEUTRAL, OCC_STRIDE)
+from .layout import (P_GLORY, P_GOODS, P_IMPORTS, P_MEAT, P_MONEY, P_N_FULFILLED, P_SCORE,
+                     P_SHIP, P_TECH, P_TRACK, S_IMPORT, S_NP, S_OCC, T_BORDER,
+                     T_EXPORT_MIN, T_EXPORT_VP, T_IMPORT_RARITY, T_IMPORT_VP,
+                     T_LAND_COST, T_MERCH_TRACK, T_MONEY_PER_VP, T_N_NODES, T_NEIGHBOR,
+                     T_SETTLE_VP, T_SHIP_REQ, T_STATIC_IMPORT_VP, T_STATIC_IMPORTS,
+                     T_TILE_GLORY, T_TILE_KIND, T_TILE_MIN_COST, T_TILE_PER,
+                     T_TILE_UNIT_GLORY, T_VP_BASIC, T_VP_HOPS, T_VP_PROCESSED)
+
+
+# scoring tile kinds, in the order of caledonia_env.data.SCORING_KINDS
+K_BASIC, K_PROCESSED, K_UNITS, K_WORKERS, K_BORDER, K_IMPORTS, K_MEAT, K_UPGRADES, K_RICH = range(9)
+
+
+@njit(cache=True)
+def tile_count(s, T, p, tile):
+    """What scoring tile ``tile`` counts for player p right now (R-6.4)."""
+    po = pofs(p)
+    kind = T[T_TILE_KIND + tile]
+    if kind == K_BASIC:
+        return s[po + P_GOODS] + s[po + P_GOODS + 1] + s[po + P_GOODS + 2]
+    if kind == K_PROCESSED:
+        return s[po + P_GOODS + 3] + s[po + P_GOODS + 4] + s[po + P_GOODS + 5]
+    if kind == K_IMPORTS:
+        return s[po + P_IMPORTS] + s[po + P_IMPORTS + 1] + s[po + P_IMPORTS + 2]
+    if kind == K_MEAT:
+        return s[po + P_MEAT]
+    if kind == K_UPGRADES:
+        return (s[po + P_SHIP] + (T[T_MERCH_TRACK] - s[po + P_TRACK])
+                + s[po + P_TECH] + s[po + P_TECH + 1])
+    count = 0
+    for m in range(T[T_N_NODES]):
+        o = s[S_OCC + m]
+        if o < 0 or o == NEUTRAL or o // OCC_STRIDE != p:
+            continue
+        u = o % OCC_STRIDE
+        if kind == K_UNITS:
+            count += T[T_TILE_UNIT_GLORY + tile * N_UNITS + u]
+        elif kind == K_WORKERS:
+            if u == LUMBERJACK or u == MINER or u == FISHERMAN:
+                count += 1
+        elif kind == K_BORDER:
+            count += T[T_BORDER + m]
+        elif kind == K_RICH:
+            if T[T_LAND_COST + m] >= T[T_TILE_MIN_COST + tile]:
+                count += 1
+    return count
+
+
+@njit(cache=True)
+def tile_glory(s, T, p, tile):
+    """Glory = glory * (count // per) for the round's scoring tile (R-6.4)."""
+    return T[T_TILE_GLORY + tile] * (tile_count(s, T, p, tile) // T[T_TILE_PER + tile])
+
+
+@njit(cache=True)
+def split_places(values, n, place_vp, min_value, out):
+    """Rank values (desc); tied players share the VP of the places they cover,
+    rounded down (R-7). Players below ``min_value`` do not rank."""
+    for i in range(n):
+        out[i] = 0
+    place = 0
+    done = np.zeros(MAX_PLAYERS, np.bool_)
+    while True:
+        best = -1
+        for i in range(n):
+            if not done[i] and values[i] >= min_value and (best < 0 or values[i] > values[best]):
+                best = i
+        if best < 0:
+            break
+        v = values[best]
+        cnt = 0
+        total = 0
+        for i in range(n):
+            if not done[i] and values[i] == v:
+                if place + cnt < MAX_PLAYERS:
+                    total += place_vp[place + cnt]
+                cnt += 1
+        for i in range(n):
+            if not done[i] and values[i] == v:
+                out[i] = total // cnt
+                done[i] = True
+        place += cnt
+
+
+@njit(cache=True)
+def settlement_count(s, T, p):
+    """Most settlements of p mutually linked through shipping range (R-7)."""
+    n = T[T_N_NODES]
+    comp = np.full(MAX_NODES, -1, np.int32)
+    nodes = np.empty(MAX_NODES, np.int32)
+    k = 0
+    for m in range(n):
+        o = s[S_OCC + m]
+        if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
+            nodes[k] = m
+            k += 1
+    # settlements: components of neighbor adjacency among p's units
+    stack = np.empty(MAX_NODES, np.int32)
+    n_comp = 0
+    for i in range(k):
+        start = nodes[i]
+        if comp[start] >= 0:
+            continue
+        comp[start] = n_comp
+        top = 1
+        stack[0] = start
+        while top > 0:
+            top -= 1
+            v = stack[top]
+            for j in range(6):
+                w = T[T_NEIGHBOR + v * 6 + j]
+                if w < 0:
+                    break
+                o = s[S_OCC + w]
+                if comp[w] < 0 and o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
+                    comp[w] = n_comp
+                    stack[top] = w
+                    top += 1
+        n_comp += 1
+    if n_comp == 0:
+        return 0
+    # settlement graph: union settlements within shipping range
+    parent = np.arange(n_comp).astype(np.int32)
+    level = s[pofs(p) + P_SHIP]
+    for i in range(k):
+        for j in range(i + 1, k):
+            a = comp[nodes[i]]
+            b = comp[nodes[j]]
+            if a == b or T[T_SHIP_REQ + nodes[i] * MAX_NODES + nodes[j]] > level:
+                continue
+            while parent[a] != a:
+                a = parent[a]
+            while parent[b] != b:
+                b = parent[b]
+            if a != b:
+                parent[a] = b
+    sizes = np.zeros(n_comp, np.int32)
+    best = 0
+    for c in range(n_comp):
+        r = c
+        while parent[r] != r:
+            r = parent[r]
+        sizes[r] += 1
+        if sizes[r] > best:
+            best = sizes[r]
+    return best
+
+
+@njit(cache=True)
+def import_values(s, T, out):
+    """VP per cotton, tobacco, sugar cane by rarity (R-7) or static (R-9.3)."""
+    if T[T_STATIC_IMPORTS]:
+        for i in range(3):
+            out[i] = T[T_STATIC_IMPORT_VP]
+        return
+    # commonness rank: further token = more common; tie: higher rarity index = more common
+    for i in range(3):
+        more_common = 0
+        for j in range(3):
+            if j == i:
+                continue
+            pj = s[S_IMPORT + j]
+            pi = s[S_IMPORT + i]
+            if pj > pi or (pj == pi and T[T_IMPORT_RARITY + j] > T[T_IMPORT_RARITY + i]):
+                more_common += 1
+        out[i] = T[T_IMPORT_VP + more_common]
+
+
+@njit(cache=True)
+def final_scoring(s, T):
+    """Fill every player's P_SCORE breakdown (R-7)."""
+    n = s[S_NP]
+    vals = np.zeros(MAX_PLAYERS, np.int64)
+    place_vp = np.zeros(MAX_PLAYERS, np.int64)
+    share = np.zeros(MAX_PLAYERS, np.int64)
+    imp = np.zeros(3, np.int64)
+    import_values(s, T, imp)
+    for p in range(n):
+        po = pofs(p)
+        basic = s[po + P_GOODS] + s[po + P_GOODS + 1] + s[po + P_GOODS + 2]
+        proc = s[po + P_GOODS + 3] + s[po + P_GOODS + 4] + s[po + P_GOODS + 5]
+        s[po + P_SCORE + 0] = s[po + P_GLORY]
+        s[po + P_SCORE + 1] = basic * T[T_VP_BASIC] + proc * T[T_VP_PROCESSED]
+        s[po + P_SCORE + 2] = s[po + P_MONEY] // T[T_MONEY_PER_VP]
+        s[po + P_SCORE + 3] = s[po + P_IMPORTS + 3] * T[T_VP_HOPS]
+        s[po + P_SCORE + 4] = (s[po + P_IMPORTS] * imp[0] + s[po + P_IMPORTS + 1] * imp[1]
+                               + s[po + P_IMPORTS + 2] * imp[2])
+    for i in range(MAX_PLAYERS):
+        place_vp[i] = T[T_EXPORT_VP + i]
+    for p in range(n):
+        vals[p] = s[pofs(p) + P_N_FULFILLED]
+    split_places(vals, n, place_vp, max(T[T_EXPORT_MIN], 0), share)
+    for p in range(n):
+        s[pofs(p) + P_SCORE + 5] = share[p]
+    for i in range(MAX_PLAYERS):
+        place_vp[i] = T[T_SETTLE_VP + i]
+    for p in range(n):
+        vals[p] = settlement_count(s, T, p)
+    split_places(vals, n, place_vp, 1, share)
+    for p in range(n):
+        po = pofs(p)
+        s[po + P_SCORE + 6] = share[p]
+        tot = 0
+        for i in range(7):
+            tot += s[po + P_SCORE + i]
+        s[po + P_SCORE + 7] = tot

@@ -1,0 +1,248 @@
+"""Apply one action to the state (the mask says it is legal), then resolve the next decision."""
+import numpy as np
+from numba import njit
+
+from .actions import (A_DECLINE_HEX, A_DECLINE_UPGRADE, A_END_TURN, A_FULFILL, A_HIRE,
+                      A_KEEP, A_KEEP_NONE, A_NB_BUY, A_NB_DONE, A_OBTAIN, A_PASS,
+                      A_PICK_GOOD, A_PLACE, A_PORT, A_PRICE, A_PROCESS, A_RETRIEVE, A_SELECT,
+                      A_SHIP, A_START_PICK, A_TECH, A_TRADE, PRICE_DELTAS)
+from .board import count_units, neighbor_goods, pofs
+from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
+                        CTX_PORT_COPY, CTX_PORT_DISCARD, CTX_PORT_GAIN, CTX_PORT_PRICE,
+                        CTX_PORT_SWAP, CTX_PROCESS, CTX_SLAUGHTER, CTX_START_PICK,
+                        CTX_START_WORKER, CTX_STRUCTURE, DAIRY, DISTILLERY, EMPTY,
+                        MAX_DRAW, MAX_MERCHANTS, MAX_NB_BUY, MAX_NODES, MAX_PROCESS,
+                        N_GOODS, N_UNITS, OCC_STRIDE, P9, PROCESS_IN, PROCESS_OUT, SHEEP)
+from .contracts import fulfill, put_under, take_contract
+from .economy import do_hire, do_nb_buy, do_ship, do_tech, do_trade, move_price
+from .flow import end_turn, resolve
+from .layout import (P_BOARD, P_BOX, P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_PASSED,
+                     P_PORTS_USED, P_START_TILE, S_BONUS_HEX, S_BONUS_UPG, S_CTX, S_DRAWN,
+                     S_KEEP_LEFT, S_MAIN_DONE, S_MEAT_PORTS, S_MEAT_REM, S_N_DRAWN,
+                     S_N_PASSED, S_NB_PENDING, S_NEXT_ORDER, S_NP, S_OCC, S_ORDER,
+                     S_P4_GOOD, S_PICKS, S_PLAYER, S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE,
+                     S_PORTS, S_PROC_KIND, S_SETUP_PTR, S_SLOTS, S_STRUCT_PENDING,
+                     T_NEIGHBOR_BONUS, T_PASS_BONUS, T_SEAT_MONEY, T_START_GOODS,
+                     T_START_MONEY, T_STATIC_IMPORTS, T_STRUCT_BUILDINGS, T_UNIT_COUNT)
+from .options import boxes_all_empty, free_box_count, meat_ports, n_boxes, unit_cost
+from .ports import apply_effect, do_swap, port_param, use_port
+
+N_DELTAS = len(PRICE_DELTAS)
+
+
+@njit(cache=True)
+def check_structure(s, T, p, u):
+    """Fourth building of a type placed with an empty export box (R-3.3.2)."""
+    deployed = T[T_UNIT_COUNT + u] - s[pofs(p) + P_BOARD + u]
+    if u >= DAIRY and u <= DISTILLERY and deployed == T[T_STRUCT_BUILDINGS]:
+        if boxes_all_empty(s, T, p):
+            s[S_STRUCT_PENDING] = 1
+
+
+@njit(cache=True)
+def place_unit(s, T, p, u, node, free_land, bonuses):
+    """Expand (R-3.3): pay, occupy, then queue the neighborhood and structure bonuses."""
+    po = pofs(p)
+    s[po + P_MONEY] -= unit_cost(s, T, p, u, node, free_land)
+    s[po + P_BOARD + u] -= 1
+    s[S_OCC + node] = p * OCC_STRIDE + u
+    if bonuses:
+        if T[T_NEIGHBOR_BONUS]:
+            s[S_NB_PENDING] = neighbor_goods(s, T, p, node)
+        check_structure(s, T, p, u)
+
+
+@njit(cache=True)
+def do_pass(s, T, p):
+    """R-3.8: leftmost free position of next round's order and its pass bonus."""
+    pos = s[S_N_PASSED]
+    s[S_NEXT_ORDER + pos] = p
+    s[pofs(p) + P_MONEY] += T[T_PASS_BONUS + pos]
+    s[pofs(p) + P_PASSED] = 1
+    s[S_N_PASSED] = pos + 1
+
+
+@njit(cache=True)
+def do_fulfill(s, T, p, box):
+    s[S_MEAT_PORTS] = meat_ports(s, T, p)
+    fulfill(s, T, pofs(p), box, T[T_STATIC_IMPORTS] == 0)
+
+
+@njit(cache=True)
+def spare_animal(s, T, p, corner):
+    """P1 (or P9 copying it): one slaughtered animal fewer (R-5)."""
+    po = pofs(p)
+    s[po + P_PORTS_USED] |= 1 << corner
+    if s[S_PORTS + corner] == P9:
+        s[po + P_MONEY] -= port_param(T, P9, 0)
+    s[S_MEAT_PORTS] &= ~(1 << corner)
+    units = np.zeros(N_UNITS, np.int32)
+    count_units(s, T, p, units)
+    beef, mutton = s[S_MEAT_REM], s[S_MEAT_REM + 1]
+    # spare the animal the player lacks; otherwise a cow (the dearer unit) [interp]
+    if beef > 0 and (beef > units[COW] or mutton == 0 or mutton <= units[SHEEP]):
+        s[S_MEAT_REM] -= 1
+    else:
+        s[S_MEAT_REM + 1] -= 1
+
+
+@njit(cache=True)
+def finish_structure(s):
+    """Drawn contracts not kept go under the pile (R-3.3.2)."""
+    for i in range(MAX_DRAW):
+        if s[S_DRAWN + i] >= 0:
+            put_under(s, s[S_DRAWN + i])
+            s[S_DRAWN + i] = -1
+    s[S_N_DRAWN] = 0
+    s[S_KEEP_LEFT] = 0
+
+
+@njit(cache=True)
+def start_pick(s, T, p, i):
+    """Take starting pair i (R-1.7 / R-1.9): its money and goods, plus the seat money."""
+    po = pofs(p)
+    tile = s[S_PICKS + i]
+    s[S_PICKS + i] = -1
+    s[po + P_START_TILE] = tile
+    s[po + P_MONEY] += T[T_START_MONEY + tile]
+    for g in range(N_GOODS):
+        s[po + P_GOODS + g] += T[T_START_GOODS + tile * N_GOODS + g]
+    for seat in range(s[S_NP]):
+        if s[S_ORDER + seat] == p:
+            s[po + P_MONEY] += T[T_SEAT_MONEY + seat]
+    s[S_SETUP_PTR] += 1
+
+
+@njit(cache=True)
+def first_free_box(s, T, p):
+    po = pofs(p)
+    for b in range(n_boxes(s, T, p)):
+        if s[po + P_BOX + b] < 0:
+            return b
+    return -1
+
+
+@njit(cache=True)
+def apply_action(s, T, a):
+    """Apply legal action ``a`` for the deciding player and resolve what comes next."""
+    ctx = s[S_CTX]
+    p = s[S_PLAYER]
+    po = pofs(p)
+    if ctx == CTX_MAIN:
+        if a >= A_PORT and a < A_PORT + 4:
+            use_port(s, T, p, a - A_PORT, n_boxes(s, T, p))
+        else:
+            s[S_MAIN_DONE] = 1
+            if a == A_PASS:
+                do_pass(s, T, p)
+            elif a >= A_TRADE and a < A_OBTAIN:
+                r = a - A_TRADE
+                k = r % MAX_MERCHANTS + 1
+                sg = r // MAX_MERCHANTS
+                do_trade(s, T, po, sg // N_GOODS, sg % N_GOODS, k)
+                s[S_P4_GOOD] = -1
+            elif a >= A_OBTAIN and a < A_PLACE:
+                slot = a - A_OBTAIN
+                take_contract(s, T, po, s[S_SLOTS + slot], first_free_box(s, T, p))
+                s[S_SLOTS + slot] = -1
+            elif a >= A_PLACE and a < A_SHIP:
+                r = a - A_PLACE
+                place_unit(s, T, p, r // MAX_NODES, r % MAX_NODES, False, True)
+            elif a == A_SHIP:
+                do_ship(s, T, po, False)
+            elif a == A_TECH or a == A_TECH + 1:
+                do_tech(s, T, po, a - A_TECH, False)
+            elif a == A_HIRE:
+                do_hire(s, T, po, False)
+            elif a >= A_FULFILL and a < A_PORT:
+                do_fulfill(s, T, p, a - A_FULFILL)
+    elif ctx == CTX_AFTER_MAIN:
+        if a == A_END_TURN:
+            end_turn(s, T)
+            return
+        use_port(s, T, p, a - A_PORT, n_boxes(s, T, p))
+    elif ctx == CTX_NEIGHBOR:
+        if a == A_NB_DONE:
+            s[S_NB_PENDING] = 0
+        else:
+            r = a - A_NB_BUY
+            g = r // MAX_NB_BUY
+            do_nb_buy(s, T, po, g, r % MAX_NB_BUY + 1)
+            s[S_NB_PENDING] &= ~(1 << g)
+    elif ctx == CTX_STRUCTURE:
+        if a == A_KEEP_NONE:
+            finish_structure(s)
+        else:
+            i = a - A_KEEP
+            take_contract(s, T, po, s[S_DRAWN + i], first_free_box(s, T, p))
+            s[S_DRAWN + i] = -1
+            s[S_KEEP_LEFT] -= 1
+            if s[S_KEEP_LEFT] <= 0 or free_box_count(s, T, p) == 0:
+                finish_structure(s)
+    elif ctx == CTX_SLAUGHTER:
+        if a >= A_PORT and a < A_PORT + 4:
+            spare_animal(s, T, p, a - A_PORT)
+        else:
+            node = a - A_SELECT
+            u = s[S_OCC + node] % OCC_STRIDE
+            s[S_OCC + node] = EMPTY
+            s[po + P_BOARD + u] += 1
+            s[S_MEAT_REM + (0 if u == COW else 1)] -= 1
+        if s[S_MEAT_REM] + s[S_MEAT_REM + 1] == 0:
+            s[S_MEAT_PORTS] = 0
+    elif ctx == CTX_BONUS:
+        if a == A_DECLINE_HEX:
+            s[S_BONUS_HEX] -= 1
+        elif a == A_DECLINE_UPGRADE:
+            s[S_BONUS_UPG] -= 1
+        elif a >= A_PLACE and a < A_SHIP:
+            r = a - A_PLACE
+            s[S_BONUS_HEX] -= 1
+            place_unit(s, T, p, r // MAX_NODES, r % MAX_NODES, True, True)
+        else:
+            s[S_BONUS_UPG] -= 1
+            if a == A_SHIP:
+                do_ship(s, T, po, True)
+            elif a == A_TECH or a == A_TECH + 1:
+                do_tech(s, T, po, a - A_TECH, True)
+            elif a == A_HIRE:
+                do_hire(s, T, po, True)
+            else:
+                i = a - A_RETRIEVE
+                s[po + P_MARKET + i] -= 1
+                s[po + P_MERCH] += 1
+    elif ctx == CTX_PORT_DISCARD:
+        s[po + P_GOODS + a - A_PICK_GOOD] -= 1
+        s[S_PORT_STAGE] = 1
+    elif ctx == CTX_PORT_GAIN:
+        s[po + P_GOODS + a - A_PICK_GOOD] += 1
+        s[S_PORT_LEFT] -= 1
+    elif ctx == CTX_PORT_PRICE:
+        r = a - A_PRICE
+        g = r // N_DELTAS
+        move_price(s, T, g, PRICE_DELTAS[r % N_DELTAS])
+        s[S_P4_GOOD] = g
+        s[S_PORT_LEFT] = 0
+    elif ctx == CTX_PORT_SWAP:
+        r = a - A_PLACE
+        u = r // MAX_NODES
+        do_swap(s, T, p, r % MAX_NODES, u)
+        check_structure(s, T, p, u)
+    elif ctx == CTX_PORT_COPY:
+        s[S_PORT_KIND] = -1
+        s[S_PORT_LEFT] = 0
+        apply_effect(s, T, p, s[S_PORTS + a - A_PORT], n_boxes(s, T, p))
+    elif ctx == CTX_PROCESS:
+        r = a - A_PROCESS
+        kind = r // (MAX_PROCESS + 1)
+        k = r % (MAX_PROCESS + 1)
+        s[po + P_GOODS + PROCESS_IN[kind]] -= k
+        s[po + P_GOODS + PROCESS_OUT[kind]] += k
+        s[S_PROC_KIND] = kind + 1
+    elif ctx == CTX_START_PICK:
+        start_pick(s, T, p, a - A_START_PICK)
+    elif ctx == CTX_START_WORKER:
+        r = a - A_PLACE
+        place_unit(s, T, p, r // MAX_NODES, r % MAX_NODES, False, False)
+        s[S_SETUP_PTR] += 1
+    resolve(s, T)
