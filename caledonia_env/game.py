@@ -1,0 +1,248 @@
+"""The public Python API over the numba engine (OpenSpiel-like vocabulary)."""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+import numpy as np
+
+from .config import GameConfig, MODULES
+from .data import load_ruleset
+from .engine import layout as L
+from .engine.actions import A_PORT, N_ACTIONS, action_names, parse_name
+from .engine.constants import (CONTEXT_NAMES, CTX_GAME_OVER, GOOD_NAMES, IMPORT_NAMES,
+                               N_CORNERS, UNIT_NAMES)
+from .engine.mask import legal_mask as _legal_mask
+from .engine.setup import new_game as _new_game
+from .engine.step import apply_action as _apply_action
+from .engine.tables import Variants, build_tables
+from .map import build_board
+
+JSON_VERSION = 1
+PORT_TILE_NAMES = tuple(f"P{i}" for i in range(1, 10))
+TILE_NAMES = tuple(f"T{i}" for i in range(1, 10))
+
+
+class IllegalActionError(ValueError):
+    """An action id that is not legal in the pending decision."""
+
+
+class Static:
+    """Everything fixed for a game setup: ruleset, board, engine tables, action names."""
+
+    def __init__(self, ruleset, board, num_players, variants):
+        self.ruleset = ruleset
+        self.board = board
+        self.num_players = num_players
+        self.variants = variants
+        self.tables = build_tables(ruleset, board, num_players, variants)
+        self.names = action_names(board.labels)
+        self.index = {n.lower(): i for i, n in enumerate(self.names)}
+
+
+@lru_cache(maxsize=None)
+def _ruleset(path):
+    return load_ruleset(path)
+
+
+@lru_cache(maxsize=128)
+def get_static(ruleset_path, sides, num_players, variants) -> Static:
+    return Static(_ruleset(ruleset_path), build_board(sides, num_players=num_players),
+                  num_players, variants)
+
+
+def _variants(config: GameConfig) -> Variants:
+    return Variants(ports=config.ports, scoring_tiles=config.scoring_tiles,
+                    static_imports=config.variant_static_imports,
+                    kickstarter_tiles=config.kickstarter_tiles)
+
+
+class Game:
+    """One game of Clans of Caledonia. See README for the 30-second example."""
+
+    def __init__(self, config: GameConfig | None = None, **kwargs):
+        if config is None:
+            config = GameConfig(**kwargs)
+        elif kwargs:
+            raise TypeError("pass either a GameConfig or keyword options, not both")
+        self.config = config
+        rng = np.random.default_rng(config.seed)
+        drawn = tuple(f"{m}{int(rng.integers(1, 3))}" for m in MODULES)
+        self.map = config.map or drawn
+        self.static = get_static(config.ruleset, self.map, config.num_players, _variants(config))
+        self.state = np.zeros(L.STATE_SIZE, np.int32)
+        first = -1 if config.first_player is None else config.first_player
+        _new_game(self.state, self.tables, int(rng.integers(1, 2**31 - 2)), first)
+        self.history: list[int] = []
+        self.scenario = None      # set by from_scenario: the starting position
+        self._mask = np.zeros(N_ACTIONS, np.int8)
+
+    # ------------------------------------------------------------ basics
+    @property
+    def tables(self) -> np.ndarray:
+        return self.static.tables
+
+    @property
+    def board(self):
+        return self.static.board
+
+    @property
+    def ruleset(self):
+        return self.static.ruleset
+
+    @property
+    def num_players(self) -> int:
+        return self.config.num_players
+
+    @property
+    def num_actions(self) -> int:
+        return N_ACTIONS
+
+    @property
+    def current_player(self) -> int:
+        """Whose decision it is (-1 once the game is over)."""
+        return int(self.state[L.S_PLAYER])
+
+    @property
+    def context(self) -> str:
+        """Name of the pending decision context."""
+        return CONTEXT_NAMES[int(self.state[L.S_CTX])]
+
+    @property
+    def round(self) -> int:
+        return int(self.state[L.S_ROUND])
+
+    @property
+    def is_terminal(self) -> bool:
+        return int(self.state[L.S_CTX]) == CTX_GAME_OVER
+
+    def legal_mask(self) -> np.ndarray:
+        _legal_mask(self.state, self.tables, self._mask)
+        return self._mask.astype(bool)
+
+    def legal_actions(self) -> np.ndarray:
+        _legal_mask(self.state, self.tables, self._mask)
+        return np.flatnonzero(self._mask)
+
+    def step(self, action) -> None:
+        """Apply a legal action id; raises IllegalActionError otherwise."""
+        a = int(action)
+        if self.is_terminal:
+            raise IllegalActionError("the game is over; no action is legal")
+        if not 0 <= a < N_ACTIONS:
+            raise IllegalActionError(f"action id {a} is outside 0..{N_ACTIONS - 1}")
+        _legal_mask(self.state, self.tables, self._mask)
+        if not self._mask[a]:
+            legal = np.flatnonzero(self._mask)
+            shown = ", ".join(repr(self.describe_action(x)) for x in legal[:8])
+            more = f" … ({len(legal)} legal)" if len(legal) > 8 else ""
+            raise IllegalActionError(
+                f"action {a} {self.describe_action(a)!r} is not legal for player "
+                f"{self.current_player} in context {self.context!r}; legal: {shown}{more}")
+        _apply_action(self.state, self.tables, a)
+        self.history.append(a)
+
+    def apply_sequence(self, actions) -> None:
+        for a in actions:
+            self.step(a)
+
+    # ------------------------------------------------------------ names
+    def describe_action(self, action) -> str:
+        a = int(action)
+        if not 0 <= a < N_ACTIONS:
+            raise ValueError(f"action id {a} is outside 0..{N_ACTIONS - 1}")
+        name = self.static.names[a]
+        if A_PORT <= a < A_PORT + N_CORNERS:
+            tile = int(self.state[L.S_PORTS + a - A_PORT])
+            if tile >= 0:
+                name += f" ({PORT_TILE_NAMES[tile]})"
+        return name
+
+    def parse_action(self, text: str) -> int:
+        return parse_name(text, self.static.index)
+
+    # ------------------------------------------------------------ scores
+    def _player(self, p, field, n=1):
+        off = L.S_PLAYERS + p * L.P_SIZE + field
+        return self.state[off:off + n]
+
+    def score_breakdown(self) -> list[dict]:
+        """Per player: glory, goods, money, hops, imports, exports, settlements, total (R-7)."""
+        self._need_terminal()
+        return [dict(zip(L.SCORE_FIELDS, map(int, self._player(p, L.P_SCORE, 8))))
+                for p in range(self.num_players)]
+
+    def scores(self) -> np.ndarray:
+        """Final VP per player (valid when terminal)."""
+        self._need_terminal()
+        return np.array([int(self._player(p, L.P_SCORE + 7)[0]) for p in range(self.num_players)])
+
+    def winners(self) -> list[int]:
+        """Most VP; ties broken by the money left after buying VP ([interp] R-7), then shared."""
+        vp = self.scores()
+        per_vp = self.ruleset.final_scoring.money_per_vp
+        key = [(int(vp[p]), int(self._player(p, L.P_MONEY)[0]) % per_vp) for p in range(self.num_players)]
+        best = max(key)
+        return [p for p in range(self.num_players) if key[p] == best]
+
+    def returns(self) -> np.ndarray:
+        """+1 for a sole winner, ties share; -1 for the others (zero-sum-ish terminal reward)."""
+        w = self.winners()
+        out = -np.ones(self.num_players)
+        out[w] = 1.0 if len(w) == 1 else 0.0
+        return out
+
+    def _need_terminal(self):
+        if not self.is_terminal:
+            raise RuntimeError("scores are final only when the game is over (game.is_terminal)")
+
+    # ------------------------------------------------------------ copies
+    def clone(self) -> "Game":
+        g = object.__new__(Game)
+        g.config = self.config
+        g.map = self.map
+        g.static = self.static
+        g.state = self.state.copy()
+        g.history = list(self.history)
+        g.scenario = self.scenario
+        g._mask = np.zeros(N_ACTIONS, np.int8)
+        return g
+
+    def to_json(self) -> str:
+        """Config + map + action history: replays exactly with :meth:`from_json`."""
+        record = {"version": JSON_VERSION, "config": self.config.to_dict(),
+                  "map": list(self.map), "ruleset_fingerprint": self.ruleset.fingerprint(),
+                  "actions": self.history}
+        if self.scenario is not None:
+            record["scenario"] = self.scenario
+        return json.dumps(record)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Game":
+        d = json.loads(text)
+        if d.get("version") != JSON_VERSION:
+            raise ValueError(f"unsupported game record version {d.get('version')!r}")
+        if "scenario" in d:
+            from .scenario import from_scenario
+            game = from_scenario(d["scenario"])
+        else:
+            game = cls(GameConfig.from_dict(d["config"]))
+        if list(game.map) != list(d["map"]):
+            raise ValueError("the record's map does not match its config and seed")
+        if game.ruleset.fingerprint() != d.get("ruleset_fingerprint", game.ruleset.fingerprint()):
+            raise ValueError("the record was played with another ruleset (fingerprint differs)")
+        game.apply_sequence(d["actions"])
+        return game
+
+    # ------------------------------------------------------------ text
+    def render_text(self) -> str:
+        from .render_text import render_text
+        return render_text(self)
+
+    def __repr__(self):
+        return (f"Game(players={self.num_players}, map={','.join(self.map)}, round={self.round}, "
+                f"context={self.context!r}, player={self.current_player})")
+
+
+__all__ = ["Game", "GameConfig", "IllegalActionError", "GOOD_NAMES", "UNIT_NAMES",
+           "IMPORT_NAMES", "TILE_NAMES", "PORT_TILE_NAMES"]

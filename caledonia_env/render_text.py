@@ -1,0 +1,46 @@
+"""Human-readable text of a game state (``Game.render_text``)."""
+from .engine import layout as L
+from .engine.constants import GOOD_NAMES, IMPORT_NAMES, NEUTRAL, OCC_STRIDE, UNIT_NAMES
+
+CORNERS = "ABCD"
+
+
+def render_text(game) -> str:
+    s, board, rs = game.state, game.board, game.ruleset
+    ids = [int(x) for x in rs.contracts.ids]
+    n = game.num_players
+    out = [f"Clans of Caledonia — {n} players, map {','.join(game.map)}, round {game.round}, "
+           f"{game.context}" + ("" if game.is_terminal else f", player {game.current_player} to act")]
+    tiles = [f"T{t + 1}" if t >= 0 else "-" for t in s[L.S_TILES:L.S_TILES + 5]]
+    ports = [f"{CORNERS[c]}:P{s[L.S_PORTS + c] + 1}" if s[L.S_PORTS + c] >= 0 else f"{CORNERS[c]}:-"
+             for c in range(4)]
+    out.append(f"scoring tiles {' '.join(tiles)} | ports {' '.join(ports)}")
+    out.append("market  " + "  ".join(f"{g} £{s[L.S_PRICE + i]}" for i, g in enumerate(GOOD_NAMES)))
+    slots = [f"#{ids[c]}" if c >= 0 else "-" for c in s[L.S_SLOTS:L.S_SLOTS + 6]]
+    out.append(f"contracts on offer {' '.join(slots)} | pile {s[L.S_DECK_COUNT]}")
+    out.append("imports " + "  ".join(f"{g} {s[L.S_IMPORT + i]}" for i, g in enumerate(IMPORT_NAMES[:3])))
+    order = [int(x) for x in s[L.S_ORDER:L.S_ORDER + n]]
+    out.append(f"turn order {order}")
+    for p in range(n):
+        po = L.S_PLAYERS + p * L.P_SIZE
+        goods = ", ".join(f"{s[po + L.P_GOODS + i]} {g}" for i, g in enumerate(GOOD_NAMES)
+                          if s[po + L.P_GOODS + i])
+        units = {}
+        for m in range(board.n_nodes):
+            o = int(s[L.S_OCC + m])
+            if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
+                units.setdefault(UNIT_NAMES[o % OCC_STRIDE], []).append(board.labels[m])
+        box = [f"#{ids[c]}" for c in s[po + L.P_BOX:po + L.P_BOX + 2] if c >= 0]
+        flags = " (passed)" if s[po + L.P_PASSED] else ""
+        out.append(f"player {p}{flags}: £{s[po + L.P_MONEY]}, glory {s[po + L.P_GLORY]}, "
+                   f"merchants {s[po + L.P_MERCH]} (+{s[po + L.P_TRACK]} on track), "
+                   f"shipping {s[po + L.P_SHIP]}, tech {list(s[po + L.P_TECH:po + L.P_TECH + 2])}, "
+                   f"box {box or '-'}, fulfilled {s[po + L.P_N_FULFILLED]}")
+        out.append(f"  goods: {goods or 'none'}")
+        for u, where in units.items():
+            out.append(f"  {u}: {' '.join(where)}")
+    if game.is_terminal:
+        for p, b in enumerate(game.score_breakdown()):
+            out.append(f"player {p} final: " + ", ".join(f"{k} {v}" for k, v in b.items()))
+        out.append(f"winner(s): {game.winners()}")
+    return "\n".join(out)
