@@ -1,0 +1,118 @@
+"""Engine speed: random legal games, mask computed every step (issue: engine bar).
+
+Reports steps/s and games/s for 2/3/4 players on one thread, the ratio against
+the very same code run with NUMBA_DISABLE_JIT=1 (measured in this run), the
+cold compile time (fresh numba cache) and the warm start (import + first game
+with the cache filled), and the state size.
+
+    python benchmarks/engine_speed.py            # table
+    python benchmarks/engine_speed.py --json     # one JSON object
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def _tables(players, seed=0):
+    from caledonia_env import Game, GameConfig
+    return Game(GameConfig(num_players=players, seed=seed)).tables
+
+
+def worker(players: int, games: int, seed: int) -> dict:
+    """Time ``games`` random games in this process (JIT or not, per the environment)."""
+    import numpy as np
+
+    from caledonia_env.engine.layout import STATE_SIZE
+    from caledonia_env.engine.playout import random_games
+    T = _tables(players)
+    finals = np.zeros((1, STATE_SIZE), np.int32)
+    random_games(T, 1, seed + 10_000, finals)          # warm-up (compile or cache load)
+    t0 = time.perf_counter()
+    steps = random_games(T, games, seed, finals)
+    dt = time.perf_counter() - t0
+    if steps < 0:
+        raise RuntimeError("a random game reached a state with no legal action")
+    return {"players": players, "games": games, "steps": int(steps), "seconds": dt}
+
+
+def _run_child(args: list[str], env_extra: dict) -> dict:
+    env = dict(os.environ, **env_extra)
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, __file__, *args], env=env, capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def startup(cache_dir: str) -> float:
+    """Wall time of a fresh interpreter: import + build tables + one full random game."""
+    code = ("import time;t=time.perf_counter();import numpy as np;"
+            "from caledonia_env import Game, GameConfig;"
+            "from caledonia_env.engine.playout import random_games;"
+            "from caledonia_env.engine.layout import STATE_SIZE;"
+            "T=Game(GameConfig(num_players=4)).tables;"
+            "random_games(T,1,1,np.zeros((1,STATE_SIZE),np.int32));"
+            "print(time.perf_counter()-t)")
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=2000, help="JIT games per player count")
+    parser.add_argument("--nojit-games", type=int, default=3, help="NUMBA_DISABLE_JIT games")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--players", type=int, default=4, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args.players, args.games, args.seed)))
+        return 0
+
+    from caledonia_env.engine.layout import STATE_SIZE
+    result = {"steps_per_s": {}, "games_per_s": {}, "nojit_steps_per_s": {}, "nojit_ratio": {},
+              "steps_per_game": {}}
+    for n in (2, 3, 4):
+        jit = _run_child(["--worker", "--players", str(n), "--games", str(args.games),
+                          "--seed", str(args.seed)], {})
+        nojit = _run_child(["--worker", "--players", str(n), "--games", str(args.nojit_games),
+                            "--seed", str(args.seed)], {"NUMBA_DISABLE_JIT": "1"})
+        sps = jit["steps"] / jit["seconds"]
+        nsps = nojit["steps"] / nojit["seconds"]
+        result["steps_per_s"][n] = round(sps)
+        result["games_per_s"][n] = round(jit["games"] / jit["seconds"], 1)
+        result["steps_per_game"][n] = round(jit["steps"] / jit["games"], 1)
+        result["nojit_steps_per_s"][n] = round(nsps, 1)
+        result["nojit_ratio"][n] = round(sps / nsps, 1)
+    with tempfile.TemporaryDirectory() as cache:
+        result["cold_start_s"] = round(startup(cache), 2)
+        result["warm_start_s"] = round(startup(cache), 2)
+    result["state_bytes"] = STATE_SIZE * 4
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"{'players':>8} {'steps/s':>10} {'games/s':>9} {'steps/game':>11} {'no-JIT steps/s':>15} {'ratio':>7}")
+    for n in (2, 3, 4):
+        print(f"{n:>8} {result['steps_per_s'][n]:>10,} {result['games_per_s'][n]:>9} "
+              f"{result['steps_per_game'][n]:>11} {result['nojit_steps_per_s'][n]:>15} "
+              f"{result['nojit_ratio'][n]:>6}x")
+    print(f"cold start (compile) {result['cold_start_s']} s, warm start (cached) "
+          f"{result['warm_start_s']} s, state {result['state_bytes']} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""Shared helpers: find hexes with given properties on the real map, build scenarios."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from caledonia_env import Game  # noqa: E402
+from caledonia_env.engine.constants import T_FOREST, T_LOCH, T_MOUNTAIN, T_PASTURE, T_PORT  # noqa: E402
+
+MAP = "A1,B1,C1,D1"
+
+
+class Hexes:
+    """Queries over a board to pick hexes for scenario tests (labels)."""
+
+    def __init__(self, board):
+        self.b = board
+
+    def label(self, node):
+        return self.b.labels[node]
+
+    def land(self, terrain=T_PASTURE, only=False, cost=None):
+        out = []
+        for v in range(self.b.n_hex):
+            t = int(self.b.terrain[v])
+            if t & (T_LOCH | T_PORT) or not self.b.active[v]:
+                continue
+            if (t == terrain) if only else (t & terrain):
+                if cost is None or self.b.land_cost[v] == cost:
+                    out.append(v)
+        return out
+
+    def neighbors(self, v):
+        return [int(w) for w in self.b.neighbor[v] if w >= 0]
+
+    def adjacent(self, v):
+        return [int(w) for w in self.b.adjacent[v] if w >= 0]
+
+    def pasture_pair(self):
+        """Two neighboring pasture hexes (no river between)."""
+        for v in self.land(T_PASTURE):
+            for w in self.neighbors(v):
+                if w < self.b.n_hex and self.b.terrain[w] & T_PASTURE and self.b.active[w] \
+                        and not self.b.terrain[w] & T_LOCH:
+                    return v, w
+        raise AssertionError("map has no two neighboring pastures")
+
+    def pasture_triangle(self):
+        """Three mutually neighboring pasture hexes (v, w, x): no rivers between."""
+        pastures = set(self.land(T_PASTURE))
+        for v in sorted(pastures):
+            for w in self.neighbors(v):
+                if w not in pastures:
+                    continue
+                for x in self.neighbors(w):
+                    if x in pastures and x != v and x in self.neighbors(v):
+                        return v, w, x
+        raise AssertionError("map has no three mutually neighboring pastures")
+
+    def far_from(self, nodes, terrain=T_PASTURE):
+        """A hex of ``terrain`` out of reach (ship level 6) of all ``nodes``."""
+        for v in self.land(terrain):
+            if all(self.b.ship_req[u, v] > 6 for u in nodes) and v not in nodes:
+                return v
+        raise AssertionError("no far hex")
+
+
+@pytest.fixture
+def hexes():
+    return Hexes(Game.from_scenario(base_scenario()).board)
+
+
+def base_scenario(n=2, **kw):
+    d = {"num_players": n, "map": MAP, "round": 2, "turn_order": list(range(n)),
+         "current_player": 0, "players": [{"money": 0} for _ in range(n)],
+         "ports": {"A": None, "B": None, "C": None, "D": None}}
+    d.update(kw)
+    return d
+
+
+def mask_names(game):
+    return sorted(game.describe_action(a) for a in game.legal_actions())
+
+
+@pytest.fixture
+def names():
+    return mask_names
+
+
+def np_equal(a, b):
+    return np.array_equal(a, b)
