@@ -6,7 +6,6 @@ same schema back, and the pair round-trips the state exactly.
 """
 from __future__ import annotations
 
-import numpy as np
 
 from .config import GameConfig
 from .data.ruleset import CLAN_START_FIELDS

@@ -8,7 +8,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 
 from caledonia_env import Game  # noqa: E402
-from caledonia_env.engine.constants import T_FOREST, T_LOCH, T_MOUNTAIN, T_PASTURE, T_PORT  # noqa: E402
+from caledonia_env.engine.constants import T_LOCH, T_PASTURE, T_PORT  # noqa: E402
 
 MAP = "A1,B1,C1,D1"
 

@@ -1,5 +1,4 @@
 """The rulebook's worked examples, as scenario tests (each names its rule id)."""
-import numpy as np
 
 from caledonia_env import Game
 from caledonia_env.engine import layout as L

@@ -11,7 +11,7 @@ from .board import count_units, pofs
 from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_GAME_OVER, CTX_MAIN,
                         CTX_NEIGHBOR, CTX_PORT_COPY, CTX_PORT_DISCARD, CTX_PORT_GAIN,
                         CTX_PORT_PRICE, CTX_PORT_SWAP, CTX_PROCESS, CTX_SLAUGHTER,
-                        CTX_START_PICK, CTX_START_WORKER, CTX_STRUCTURE, DAIRY, FIELD,
+                        CTX_START_PICK, CTX_START_WORKER, CTX_STRUCTURE, FIELD,
                         LUMBERJACK, MAX_DRAW, MINER, N_UNITS, P3, P4, P5, P6, P9,
                         PH_ACTIONS, PH_OVER, PH_PRODUCTION, PH_SETUP_PICK,
                         PH_SETUP_WORKERS, SHEEP)

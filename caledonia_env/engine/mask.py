@@ -1,27 +1,24 @@
 """The legal-action mask for the pending decision (exact for every context)."""
-import numpy as np
 from numba import njit
 
 from .actions import (A_DECLINE_HEX, A_DECLINE_UPGRADE, A_END_TURN, A_FULFILL, A_HIRE,
                       A_KEEP, A_KEEP_NONE, A_NB_BUY, A_NB_DONE, A_OBTAIN, A_PASS,
                       A_PICK_GOOD, A_PLACE, A_PORT, A_PRICE, A_PROCESS, A_RETRIEVE, A_SELECT,
-                      A_SHIP, A_START_PICK, A_TECH, A_TRADE, N_ACTIONS, PRICE_DELTAS)
-from .board import placeable, pofs, reach_mask
+                      A_SHIP, A_START_PICK, A_TECH, A_TRADE, PRICE_DELTAS)
+from .board import placeable, pofs
 from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
                         CTX_PORT_COPY, CTX_PORT_DISCARD, CTX_PORT_GAIN, CTX_PORT_PRICE,
                         CTX_PORT_SWAP, CTX_PROCESS, CTX_SLAUGHTER, CTX_START_PICK,
                         CTX_START_WORKER, CTX_STRUCTURE, EMPTY, FISHERMAN, LUMBERJACK,
                         MAX_DRAW, MAX_MERCHANTS, MAX_NB_BUY, MAX_NODES, MAX_PROCESS,
-                        MAX_SLOTS, MAX_START_PICKS, MINER, N_CORNERS, N_GOODS, N_UNITS,
-                        NEUTRAL, OCC_STRIDE, P3, P4, SHEEP)
+                        MAX_SLOTS, MAX_START_PICKS, MINER, N_CORNERS, N_GOODS, NEUTRAL, OCC_STRIDE, P3, P4, SHEEP)
 from .contracts import can_afford_contract, goods_ok, meat_deficit
 from .economy import can_hire, can_nb_buy, can_ship, can_tech, can_trade
 from .layout import (P_BOARD, P_BOX, P_GOODS, P_MARKET, P_MONEY, S_BONUS_HEX, S_BONUS_UPG, S_CTX,
                      S_DRAWN, S_MAIN_DONE, S_MEAT_PORTS, S_MEAT_REM, S_NB_PENDING, S_OCC,
-                     S_P4_GOOD, S_PICKS, S_PLAYER, S_PROC_KIND, S_PORT_KIND, S_PORT_LEFT, S_PORTS,
-                     S_SLOTS, T_LAND_COST, T_N_NODES, T_UNIT_COST,
+                     S_P4_GOOD, S_PICKS, S_PLAYER, S_PROC_KIND, S_PORT_KIND, S_PORT_LEFT, S_SLOTS, T_LAND_COST, T_N_NODES, T_UNIT_COST,
                      T_UNIT_TERRAIN)
-from .options import (can_obtain, can_place, free_box_count, meat_ports, n_boxes, nb_limit,
+from .options import (can_obtain, place_scan, free_box_count, meat_ports, n_boxes, nb_limit,
                       process_max)
 from .ports import copy_ok, port_param, port_usable, price_move_ok, swap_completes, swap_ok
 
@@ -42,13 +39,7 @@ def _trades(s, T, po, mask, only_good):
 
 @njit(cache=True)
 def _places(s, T, p, mask, free_land):
-    reach = np.zeros(MAX_NODES, np.int8)
-    reach_mask(s, T, p, reach)
-    for node in range(T[T_N_NODES]):
-        if reach[node] and s[S_OCC + node] == EMPTY:
-            for u in range(N_UNITS):
-                if can_place(s, T, p, u, node, reach, free_land):
-                    mask[A_PLACE + u * MAX_NODES + node] = 1
+    place_scan(s, T, p, free_land, mask, False)
 
 
 @njit(cache=True)

@@ -3,12 +3,13 @@ import numpy as np
 from numba import njit
 
 from .board import placeable, pofs, reach_mask
+from .actions import A_PLACE
 from .constants import (DAIRY, EMPTY, FISHERMAN, MAX_NODES, N_CORNERS, N_GOODS, N_UNITS,
-                        P1, P9, PROCESS_IN)
+                        P1, P9, PROCESS_IN, T_LOCH, T_PORT)
 from .contracts import can_afford_contract
 from .economy import can_hire, can_nb_buy, can_ship, can_tech
-from .layout import (P_BOARD, P_BOX, P_GOODS, P_MARKET, P_MONEY, S_MAIN_DONE, S_NB_PENDING,
-                     S_OCC, S_PORTS, T_LAND_COST, T_N_NODES, T_NB_LIMIT, T_UNIT_COST,
+from .layout import (P_BOARD, P_BOX, P_GOODS, P_MARKET, P_MONEY, S_NB_PENDING,
+                     S_OCC, S_PORTS, T_ACTIVE, T_LAND_COST, T_N_NODES, T_TERRAIN, T_NB_LIMIT, T_UNIT_COST,
                      T_UNIT_COUNT, T_UNIT_TERRAIN)
 from .ports import corner_of, port_param, port_reachable, port_usable
 
@@ -57,15 +58,43 @@ def can_place(s, T, p, u, node, reach, free_land):
 
 
 @njit(cache=True)
-def any_place(s, T, p, free_land):
+def place_scan(s, T, p, free_land, mask, first_only):
+    """Mark every legal expansion (R-3.3) in ``mask`` at A_PLACE + unit*MAX_NODES + node.
+
+    Same test as ``can_place``, with the per-unit and per-node parts hoisted out of
+    the loop (this is the mask's hot spot). Returns the number of legal placements;
+    with ``first_only`` it stops at the first one and leaves ``mask`` untouched.
+    """
+    po = pofs(p)
+    units = 0
+    for u in range(N_UNITS):
+        if u != FISHERMAN and s[po + P_BOARD + u] > 0:
+            units |= 1 << u
+    if units == 0:
+        return 0
     reach = np.zeros(MAX_NODES, np.int8)
     reach_mask(s, T, p, reach)
+    money = s[po + P_MONEY]
+    found = 0
     for node in range(T[T_N_NODES]):
-        if reach[node] and s[S_OCC + node] == EMPTY:
-            for u in range(N_UNITS):
-                if can_place(s, T, p, u, node, reach, free_land):
-                    return True
-    return False
+        if reach[node] == 0 or s[S_OCC + node] != EMPTY:
+            continue
+        terr = T[T_TERRAIN + node]
+        if terr & (T_LOCH | T_PORT) or T[T_ACTIVE + node] == 0:
+            continue
+        for u in range(N_UNITS):
+            if units & (1 << u) and terr & T[T_UNIT_TERRAIN + u] \
+                    and money >= unit_cost(s, T, p, u, node, free_land):
+                found += 1
+                if first_only:
+                    return found
+                mask[A_PLACE + u * MAX_NODES + node] = 1
+    return found
+
+
+@njit(cache=True)
+def any_place(s, T, p, free_land):
+    return place_scan(s, T, p, free_land, np.zeros(1, np.int8), True) > 0
 
 
 @njit(cache=True)

@@ -16,7 +16,8 @@ def random_legal_action(s, T, mask):
     legal_mask(s, T, mask)
     k = 0
     for a in range(N_ACTIONS):
-        k += mask[a]
+        if mask[a]:
+            k += 1
     if k == 0:
         return -1
     r = np.random.randint(k)

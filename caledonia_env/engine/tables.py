@@ -10,7 +10,7 @@ import numpy as np
 
 from ..data import ruleset as R
 from . import layout as L
-from .constants import (MAX_CONTRACTS, MAX_NODES, MAX_PLAYERS, N_GOODS, N_UNITS,
+from .constants import (MAX_CONTRACTS, MAX_NODES, MAX_PLAYERS, N_UNITS,
                         N_PORT_TILES, N_SCORING_TILES, UNIT_NAMES, UNREACHABLE,
                         T_FOREST, T_MOUNTAIN, T_PASTURE)
 
