@@ -34,7 +34,7 @@ def render_text(game) -> str:
         flags = " (passed)" if s[po + L.P_PASSED] else ""
         out.append(f"player {p}{flags}: £{s[po + L.P_MONEY]}, glory {s[po + L.P_GLORY]}, "
                    f"merchants {s[po + L.P_MERCH]} (+{s[po + L.P_TRACK]} on track), "
-                   f"shipping {s[po + L.P_SHIP]}, tech {list(s[po + L.P_TECH:po + L.P_TECH + 2])}, "
+                   f"shipping {s[po + L.P_SHIP]}, tech {_tech(s, po)}, "
                    f"box {box or '-'}, fulfilled {s[po + L.P_N_FULFILLED]}")
         out.append(f"  goods: {goods or 'none'}")
         for u, where in units.items():
@@ -44,3 +44,9 @@ def render_text(game) -> str:
             out.append(f"player {p} final: " + ", ".join(f"{k} {v}" for k, v in b.items()))
         out.append(f"winner(s): {game.winners()}")
     return "\n".join(out)
+
+
+def _tech(s, po):
+    """Upgraded technology tiles (R-3.5) as names, or 'none'."""
+    names = [n for i, n in enumerate(("lumberjack", "miner")) if s[po + L.P_TECH + i]]
+    return "+".join(names) or "none"
