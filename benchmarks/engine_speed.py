@@ -1,6 +1,7 @@
 """Engine speed: random legal games, mask computed every step (issue: engine bar).
 
-Reports steps/s and games/s for 2/3/4 players on one thread, the ratio against
+Reports steps/s and games/s for 2/3/4 players on one thread (clans drafted, R-1.7, unless
+``--clans none``), the ratio against
 the very same code run with NUMBA_DISABLE_JIT=1 (measured in this run), the
 cold compile time (fresh numba cache) and the warm start (import + first game
 with the cache filled), and the state size.
@@ -22,18 +23,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def _tables(players, seed=0):
+def _tables(players, seed=0, clans="draft"):
     from caledonia_env import Game, GameConfig
-    return Game(GameConfig(num_players=players, seed=seed)).tables
+    return Game(GameConfig(num_players=players, seed=seed,
+                           clans=None if clans == "none" else "draft",
+                           clan_auction=clans == "auction")).tables
 
 
-def worker(players: int, games: int, seed: int) -> dict:
+def worker(players: int, games: int, seed: int, clans: str = "draft") -> dict:
     """Time ``games`` random games in this process (JIT or not, per the environment)."""
     import numpy as np
 
     from caledonia_env.engine.layout import STATE_SIZE
     from caledonia_env.engine.playout import random_games
-    T = _tables(players)
+    T = _tables(players, clans=clans)
     finals = np.zeros((1, STATE_SIZE), np.int32)
     random_games(T, 1, seed + 10_000, finals)          # warm-up (compile or cache load)
     t0 = time.perf_counter()
@@ -75,21 +78,22 @@ def main() -> int:
     parser.add_argument("--nojit-games", type=int, default=3, help="NUMBA_DISABLE_JIT games")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--clans", choices=("draft", "auction", "none"), default="draft",
+                        help="how clans are assigned in the timed games (default: draft)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--players", type=int, default=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.players, args.games, args.seed)))
+        print(json.dumps(worker(args.players, args.games, args.seed, args.clans)))
         return 0
 
     from caledonia_env.engine.layout import STATE_SIZE
-    result = {"steps_per_s": {}, "games_per_s": {}, "nojit_steps_per_s": {}, "nojit_ratio": {},
-              "steps_per_game": {}}
+    result = {"clans": args.clans, "steps_per_s": {}, "games_per_s": {}, "nojit_steps_per_s": {},
+              "nojit_ratio": {}, "steps_per_game": {}}
     for n in (2, 3, 4):
-        jit = _run_child(["--worker", "--players", str(n), "--games", str(args.games),
-                          "--seed", str(args.seed)], {})
-        nojit = _run_child(["--worker", "--players", str(n), "--games", str(args.nojit_games),
-                            "--seed", str(args.seed)], {"NUMBA_DISABLE_JIT": "1"})
+        common = ["--worker", "--players", str(n), "--seed", str(args.seed), "--clans", args.clans]
+        jit = _run_child(common + ["--games", str(args.games)], {})
+        nojit = _run_child(common + ["--games", str(args.nojit_games)], {"NUMBA_DISABLE_JIT": "1"})
         sps = jit["steps"] / jit["seconds"]
         nsps = nojit["steps"] / nojit["seconds"]
         result["steps_per_s"][n] = round(sps)
@@ -104,6 +108,7 @@ def main() -> int:
     if args.json:
         print(json.dumps(result))
         return 0
+    print(f"clans: {result['clans']}")
     print(f"{'players':>8} {'steps/s':>10} {'games/s':>9} {'steps/game':>11} {'no-JIT steps/s':>15} {'ratio':>7}")
     for n in (2, 3, 4):
         print(f"{n:>8} {result['steps_per_s'][n]:>10,} {result['games_per_s'][n]:>9} "

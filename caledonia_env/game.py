@@ -9,9 +9,9 @@ import numpy as np
 from .config import GameConfig, MODULES
 from .data import load_ruleset
 from .engine import layout as L
-from .engine.actions import A_PORT, N_ACTIONS, action_names, parse_name
-from .engine.constants import (CONTEXT_NAMES, CTX_GAME_OVER, GOOD_NAMES, IMPORT_NAMES,
-                               N_CORNERS, UNIT_NAMES)
+from .engine.actions import A_PORT, A_START_PICK, N_ACTIONS, action_names, parse_name
+from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, CTX_GAME_OVER, GOOD_NAMES,
+                               IMPORT_NAMES, MAX_START_PICKS, N_CORNERS, UNIT_NAMES)
 from .engine.mask import legal_mask as _legal_mask
 from .engine.setup import new_game as _new_game
 from .engine.step import apply_action as _apply_action
@@ -54,7 +54,12 @@ def get_static(ruleset_path, sides, num_players, variants) -> Static:
 def _variants(config: GameConfig) -> Variants:
     return Variants(ports=config.ports, scoring_tiles=config.scoring_tiles,
                     static_imports=config.variant_static_imports,
-                    kickstarter_tiles=config.kickstarter_tiles)
+                    kickstarter_tiles=config.kickstarter_tiles,
+                    clan_mode=config.clan_mode,
+                    fixed_clans=config.clans if isinstance(config.clans, tuple) else (),
+                    kickstarter_clan=config.kickstarter_clan, solo=config.solo,
+                    smaller_map=config.smaller_map,
+                    covered_hexes=config.covered_hexes or ())
 
 
 class Game:
@@ -156,7 +161,17 @@ class Game:
             tile = int(self.state[L.S_PORTS + a - A_PORT])
             if tile >= 0:
                 name += f" ({PORT_TILE_NAMES[tile]})"
+        elif A_START_PICK <= a < A_START_PICK + MAX_START_PICKS:
+            tile = int(self.state[L.S_PICKS + a - A_START_PICK])
+            clan = int(self.state[L.S_PICK_CLANS + a - A_START_PICK])
+            if tile >= 0:
+                name += f" ({CLAN_NAMES[clan] + ', ' if clan >= 0 else ''}S{tile + 1})"
         return name
+
+    def clan(self, player: int):
+        """Player's clan name (R-8), or None."""
+        c = int(self._player(player, L.P_CLAN)[0])
+        return CLAN_NAMES[c] if c >= 0 else None
 
     def parse_action(self, text: str) -> int:
         return parse_name(text, self.static.index)
@@ -167,15 +182,21 @@ class Game:
         return self.state[off:off + n]
 
     def score_breakdown(self) -> list[dict]:
-        """Per player: glory, goods, money, hops, imports, exports, settlements, total (R-7)."""
+        """Per player: glory, goods, money, hops, imports, exports, settlements, auction
+        (VP bid, R-9.4, <= 0), total (R-7); solo adds the ``rating`` band (R-9.2)."""
         self._need_terminal()
-        return [dict(zip(L.SCORE_FIELDS, map(int, self._player(p, L.P_SCORE, 8))))
-                for p in range(self.num_players)]
+        out = [dict(zip(L.SCORE_FIELDS, map(int, self._player(p, L.P_SCORE, L.N_SCORE))))
+               for p in range(self.num_players)]
+        if self.config.solo:
+            for b in out:
+                b["rating"] = self.ruleset.solo.rating(b["total"])
+        return out
 
     def scores(self) -> np.ndarray:
         """Final VP per player (valid when terminal)."""
         self._need_terminal()
-        return np.array([int(self._player(p, L.P_SCORE + 7)[0]) for p in range(self.num_players)])
+        return np.array([int(self._player(p, L.P_SCORE + L.SCORE_TOTAL)[0])
+                         for p in range(self.num_players)])
 
     def winners(self) -> list[int]:
         """Most VP; ties broken by the money left after buying VP ([interp] R-7), then shared."""

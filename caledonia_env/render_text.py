@@ -32,6 +32,8 @@ def render_text(game) -> str:
                 units.setdefault(UNIT_NAMES[o % OCC_STRIDE], []).append(board.labels[m])
         box = [f"#{ids[c]}" for c in s[po + L.P_BOX:po + L.P_BOX + 2] if c >= 0]
         flags = " (passed)" if s[po + L.P_PASSED] else ""
+        clan = game.clan(p)
+        flags = (f" [{clan}]" if clan else "") + flags
         out.append(f"player {p}{flags}: £{s[po + L.P_MONEY]}, glory {s[po + L.P_GLORY]}, "
                    f"merchants {s[po + L.P_MERCH]} (+{s[po + L.P_TRACK]} on track), "
                    f"shipping {s[po + L.P_SHIP]}, tech {_tech(s, po)}, "

@@ -2,7 +2,7 @@
 import numpy as np
 
 from caledonia_env.engine import layout as L
-from caledonia_env.engine.constants import NEUTRAL, OCC_STRIDE
+from caledonia_env.engine.constants import NEUTRAL, OCC_STRIDE, UNIT_NAMES
 
 
 def check_invariants(game):
@@ -27,7 +27,13 @@ def check_invariants(game):
                 on_map[o % OCC_STRIDE] += 1
         board = s[po + L.P_BOARD:po + L.P_BOARD + len(counts)]
         assert (board >= 0).all(), f"player {p} board negative"
-        assert (board + on_map == counts).all(), f"player {p} units not conserved: {board} + {on_map}"
+        total = board + on_map
+        if game.clan(p) == "macdonald":   # one pool of workers, fishermen included
+            lj, mi, fi = (UNIT_NAMES.index(u) for u in ("lumberjack", "miner", "fisherman"))
+            assert total[[lj, mi, fi]].sum() == counts[lj] + counts[mi], \
+                f"player {p} workers not conserved: {board} + {on_map}"
+            total[[lj, mi, fi]] = counts[lj], counts[mi], counts[fi]
+        assert (total == counts).all(), f"player {p} units not conserved: {board} + {on_map}"
         assert 0 <= s[po + L.P_SHIP] <= rs.economy.shipping_max_level
     for g in range(6):
         assert rs.market.min[g] <= s[L.S_PRICE + g] <= rs.market.max[g], "price off its track"

@@ -102,3 +102,91 @@ def test_many_random_games_in_numba_never_dead_end(players):
     from caledonia_env.engine import layout as L
     assert (finals[:, L.S_DONE] == 1).all()
     assert (finals[:, L.S_ROUND] == 5).all()
+
+
+# ------------------------------------------------------- clans, solo, variants
+CLANS = ("buchanan", "campbell", "cunningham", "fergusson", "macdonald", "mackenzie",
+         "robertson", "stewart", "brewer")
+
+
+def _clan_config(players, seed, rotation):
+    clans = tuple(CLANS[(p + rotation) % len(CLANS)] for p in range(players))
+    return GameConfig(num_players=players, solo=players == 1, seed=seed, clans=clans)
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_R_8_every_clan_in_every_seat_random_numba_games(players):
+    """R-8: clans rotated over the seats (each clan in each seat), 8 random games per
+    rotation inside numba: never an empty mask, every game ends after round 5, money,
+    goods and merchants never negative."""
+    from caledonia_env.engine import layout as L
+    for rotation in range(len(CLANS)):
+        tables = Game(_clan_config(players, rotation, rotation)).tables
+        finals = np.zeros((8, STATE_SIZE), np.int32)
+        steps = random_games(tables, 8, 1000 * players + rotation, finals)
+        assert steps > 0, f"dead end with clans rotation {rotation}"
+        assert (finals[:, L.S_DONE] == 1).all() and (finals[:, L.S_ROUND] == 5).all()
+        for p in range(players):
+            po = L.S_PLAYERS + p * L.P_SIZE
+            clan = CLANS[(p + rotation) % len(CLANS)]
+            assert (finals[:, po + L.P_CLAN] == CLANS.index(clan)).all()
+            assert (finals[:, po + L.P_MONEY] >= 0).all()
+            assert (finals[:, po + L.P_GOODS:po + L.P_GOODS + 6] >= 0).all()
+            assert (finals[:, po + L.P_MERCH] >= 0).all()
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+@SETTINGS
+@given(seed=st.integers(0, 2**20), rotation=st.integers(0, 8))
+def test_R_8_clan_games_invariants_every_step(players, seed, rotation):
+    game = Game(_clan_config(players, seed, rotation))
+    rounds = play_random(game, seed)
+    assert game.is_terminal and rounds == {1, 2, 3, 4, 5}
+    for b in game.score_breakdown():
+        assert sum(v for k, v in b.items() if k not in ("total", "rating")) == b["total"]
+
+
+@pytest.mark.parametrize("mode", ["draft", "auction"])
+@SETTINGS
+@given(seed=st.integers(0, 2**20), players=st.integers(1, 4))
+def test_R_1_7_R_9_4_draft_and_auction_games_replay(mode, seed, players):
+    cfg = GameConfig(num_players=players, solo=players == 1, seed=seed, clans="draft",
+                     clan_auction=mode == "auction", kickstarter_clan=seed % 2 == 1)
+    game = Game(cfg)
+    play_random(game, seed)
+    assert len({game.clan(p) for p in range(players)}) == players
+    replay = Game.from_json(game.to_json())
+    assert np.array_equal(replay.state, game.state)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**20), players=st.integers(1, 4), data=st.data())
+def test_random_illegal_action_raises_with_clans(seed, players, data):
+    game = Game(_clan_config(players, seed, seed % len(CLANS)))
+    rng = np.random.default_rng(seed)
+    for _ in range(data.draw(st.integers(0, 200))):
+        if game.is_terminal:
+            return
+        game.step(int(rng.choice(game.legal_actions())))
+    if game.is_terminal:
+        return
+    illegal = np.flatnonzero(~game.legal_mask())
+    a = int(data.draw(st.sampled_from(list(illegal))))
+    before = game.state.copy()
+    with pytest.raises(IllegalActionError, match="not legal"):
+        game.step(a)
+    assert np.array_equal(before, game.state)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_R_8_many_clan_games_in_numba(players):
+    """Heavier run: 50 random games per clan rotation and player count, draft and auction."""
+    from caledonia_env.engine import layout as L
+    configs = [_clan_config(players, r, r) for r in range(len(CLANS))]
+    configs += [GameConfig(num_players=players, solo=players == 1, seed=s, clans="draft",
+                           clan_auction=s == 1, kickstarter_clan=True) for s in range(2)]
+    for i, cfg in enumerate(configs):
+        finals = np.zeros((50, STATE_SIZE), np.int32)
+        assert random_games(Game(cfg).tables, 50, 77 * i + players, finals) > 0
+        assert (finals[:, L.S_DONE] == 1).all()

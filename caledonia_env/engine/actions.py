@@ -6,9 +6,10 @@ Ids never depend on the player count or the map (nodes are padded to
 """
 import re
 
-from .constants import (GOOD_NAMES, MAX_DRAW, MAX_MERCHANTS, MAX_NB_BUY, MAX_NODES,
-                        MAX_PROCESS, MAX_SLOTS, MAX_BOXES, MAX_START_PICKS, N_CORNERS,
-                        N_GOODS, N_UNITS, N_BUILDING_KINDS, UNIT_NAMES)
+from .constants import (GOOD_NAMES, MAX_BID, MAX_BREW, MAX_BUTTER, MAX_DRAW, MAX_MERCHANTS,
+                        MAX_NB_BUY, MAX_NODES, MAX_PROCESS, MAX_SLOTS, MAX_BOXES,
+                        MAX_START_PICKS, N_CORNERS, N_GOODS, N_UNITS, N_BUILDING_KINDS,
+                        UNIT_NAMES)
 
 PRICE_DELTAS = (-3, -2, -1, 1, 2, 3)
 
@@ -34,7 +35,19 @@ A_PICK_GOOD = A_SELECT + MAX_NODES            # + good
 A_PRICE = A_PICK_GOOD + N_GOODS               # + good * 6 + delta index
 A_PROCESS = A_PRICE + N_GOODS * len(PRICE_DELTAS)   # + kind * (MAX_PROCESS + 1) + k
 A_START_PICK = A_PROCESS + N_BUILDING_KINDS * (MAX_PROCESS + 1)  # + pick index
-N_ACTIONS = A_START_PICK + MAX_START_PICKS
+# clans, solo and variants (appended so the ids above stay stable)
+A_OBTAIN_DONE = A_START_PICK + MAX_START_PICKS    # R-8.1: no second contract
+A_FULFILL_BOTH = A_OBTAIN_DONE + 1                # R-8.1: fulfill both boxes in one action
+A_ROW = A_FULFILL_BOTH + 1                        # + node of the fisherman that rows (R-8.5)
+A_CELLAR_IN = A_ROW + MAX_NODES                   # R-8.6: put a fresh whisky into the cellar
+A_CELLAR_SKIP = A_CELLAR_IN + 1
+A_CELLAR_OUT = A_CELLAR_SKIP + 1                  # + 0 left space, + 1 right space
+A_BUTTER = A_CELLAR_OUT + 2                       # + k - 1, k = 1..MAX_BUTTER milk (R-8.3)
+A_BUTTER_DONE = A_BUTTER + MAX_BUTTER
+A_BREW = A_BUTTER_DONE + 1                        # + k, k = 0..MAX_BREW beer (R-8.9)
+A_BID = A_BREW + MAX_BREW + 1                     # + k, k = 0..MAX_BID VP (R-9.4)
+A_BID_DECLINE = A_BID + MAX_BID + 1
+N_ACTIONS = A_BID_DECLINE + 1
 
 SIDES = ("buy", "sell")
 CORNER_NAMES = "ABCD"
@@ -99,6 +112,22 @@ def action_names(labels=None):
             names[A_PROCESS + b * (MAX_PROCESS + 1) + k] = f"process {k} {BUILDING_GOODS[b]}"
     for i in range(MAX_START_PICKS):
         names[A_START_PICK + i] = f"starting pick {i}"
+    names[A_OBTAIN_DONE] = "no second contract"
+    names[A_FULFILL_BOTH] = "fulfill both contracts"
+    for n in range(MAX_NODES):
+        names[A_ROW + n] = f"row fisherman @ {lab(n)}"
+    names[A_CELLAR_IN] = "cellar in whisky"
+    names[A_CELLAR_SKIP] = "cellar skip"
+    names[A_CELLAR_OUT] = "cellar out left"
+    names[A_CELLAR_OUT + 1] = "cellar out right"
+    for k in range(1, MAX_BUTTER + 1):
+        names[A_BUTTER + k - 1] = f"butter {k} milk"
+    names[A_BUTTER_DONE] = "butter done"
+    for k in range(MAX_BREW + 1):
+        names[A_BREW + k] = f"brew {k} beer"
+    for k in range(MAX_BID + 1):
+        names[A_BID + k] = f"bid {k}"
+    names[A_BID_DECLINE] = "decline bid"
     assert all(names), "every action id has a name"
     assert len(set(names)) == N_ACTIONS, "action names are unique"
     return names

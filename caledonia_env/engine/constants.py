@@ -70,11 +70,32 @@ CTX_PORT_PRICE = 11       # P4: which good and how many steps
 CTX_PORT_SWAP = 12        # P6: swap units, one at a time
 CTX_PORT_COPY = 13        # P9: which other port tile to copy
 CTX_PROCESS = 14          # how many of one building kind to process
-N_CONTEXTS = 15
+CTX_SECOND_CONTRACT = 15  # Buchanan: a second contract in the same Obtain action
+CTX_ROW = 16              # MacDonald: where the selected fisherman rows to
+CTX_CELLAR = 17           # MacKenzie: put a fresh whisky into the cellar
+CTX_BUTTER = 18           # Cunningham: milk turned into butter money
+CTX_BREW = 19             # brewer: beer brewed for a contract's hops
+CTX_AUCTION = 20          # clan auction: bid or decline
+N_CONTEXTS = 21
 CONTEXT_NAMES = ("game over", "starting pick", "starting worker", "main action",
                  "after main action", "neighborhood purchase", "structure bonus",
                  "slaughter", "export bonus", "port discard", "port gain",
-                 "port price", "port swap", "port copy", "production")
+                 "port price", "port swap", "port copy", "production",
+                 "second contract", "fisherman rowing", "cellar", "butter", "brewing",
+                 "clan auction")
+
+# Clans, in the order of caledonia_env.data.CLANS; row N_CLANS of the
+# per-clan tables holds the no-clan values.
+BUCHANAN, CAMPBELL, CUNNINGHAM, FERGUSSON, MACDONALD, MACKENZIE, ROBERTSON, STEWART, BREWER = range(9)
+N_CLANS = 9
+NO_CLAN = N_CLANS
+CLAN_NAMES = ("buchanan", "campbell", "cunningham", "fergusson", "macdonald", "mackenzie",
+              "robertson", "stewart", "brewer")
+CLAN_NONE, CLAN_DRAFT, CLAN_AUCTION, CLAN_FIXED = range(4)   # how clans are assigned
+MAX_BUTTER = 12              # largest milk batch in one butter choice (the choice repeats)
+MAX_BREW = 3                 # largest beer batch of one contract (ids; the ruleset caps it)
+MAX_BID = 30                 # largest auction bid id (the ruleset caps it)
+MAX_COVER = 8                # covered hexes of the smaller-map variant
 
 # Phases.
 PH_SETUP_PICK, PH_SETUP_WORKERS, PH_ACTIONS, PH_PRODUCTION, PH_OVER = range(5)

@@ -1,11 +1,13 @@
 """Export contracts: pile, slots, obtain (R-3.2), fulfill (R-3.7), imports (R-3.7.1)."""
 from numba import njit
 
+from .clans import cpar
 from .constants import BREAD, CHEESE, MAX_CONTRACTS, MAX_SLOTS, WHISKY, WOOL
 from .layout import (C_GAIN_HEX, C_GAIN_IMPORT, C_GAIN_MONEY, C_GAIN_UPG, C_NEED, C_WIDTH,
                      P_BOX, P_FULFILLED, P_GOODS, P_IMPORTS, P_MEAT, P_MONEY, P_N_FULFILLED,
                      S_BONUS_HEX, S_BONUS_UPG, S_DECK, S_DECK_COUNT, S_DECK_HEAD, S_IMPORT,
-                     S_MEAT_REM, S_ROUND, S_SLOTS, T_CONTRACT_COST, T_CONTRACTS,
+                     S_MEAT_REM, S_ROUND, S_SLOTS, S_TURN_CONTRACTS, T_CLAN_PAY_ONCE,
+                     T_CONTRACT_COST, T_CONTRACTS,
                      T_IMPORT_MARKED, T_IMPORT_MARK_PAY, T_IMPORT_TRACK_LEN, T_N_SLOTS)
 
 
@@ -35,6 +37,7 @@ def draw(s):
         return -1
     h = s[S_DECK_HEAD]
     c = s[S_DECK + h]
+    s[S_DECK + h] = -1          # the buffer holds only the pile (exact scenario round trips)
     s[S_DECK_HEAD] = (h + 1) % MAX_CONTRACTS
     s[S_DECK_COUNT] -= 1
     return c
@@ -49,13 +52,19 @@ def put_under(s, c):
 
 
 @njit(cache=True)
-def refill_slots(s, T):
-    """Fill every empty active slot from the pile (R-1.4, R-2.1)."""
-    for i in range(T[T_N_SLOTS]):
+def fill_slots(s, T, k):
+    """Fill the empty slots among the first ``k`` from the pile; the others stay empty."""
+    for i in range(k):
         if s[S_SLOTS + i] < 0:
             s[S_SLOTS + i] = draw(s)
-    for i in range(T[T_N_SLOTS], MAX_SLOTS):
+    for i in range(k, MAX_SLOTS):
         s[S_SLOTS + i] = -1
+
+
+@njit(cache=True)
+def refill_slots(s, T):
+    """Fill every empty active slot from the pile (R-1.4, R-2.1)."""
+    fill_slots(s, T, T[T_N_SLOTS])
 
 
 @njit(cache=True, inline="always")
@@ -73,15 +82,25 @@ def free_box(s, po, n_boxes):
 
 
 @njit(cache=True)
+def player_contract_cost(s, T, po):
+    """The round's cost, or nothing for a further contract in the same turn when the clan
+    pays once per turn (R-8.1 Buchanan; in round 1 the £5 is gained once)."""
+    if s[S_TURN_CONTRACTS] > 0 and cpar(s, T, po, T_CLAN_PAY_ONCE):
+        return 0
+    return contract_cost(s, T)
+
+
+@njit(cache=True)
 def can_afford_contract(s, T, po):
-    return s[po + P_MONEY] >= contract_cost(s, T)
+    return s[po + P_MONEY] >= player_contract_cost(s, T, po)
 
 
 @njit(cache=True)
 def take_contract(s, T, po, c, box):
-    """Put contract c into ``box`` paying (or gaining) the round's cost."""
-    s[po + P_MONEY] -= contract_cost(s, T)
+    """Put contract c into ``box`` paying (or gaining) the player's cost (R-3.2)."""
+    s[po + P_MONEY] -= player_contract_cost(s, T, po)
     s[po + P_BOX + box] = c
+    s[S_TURN_CONTRACTS] += 1
 
 
 @njit(cache=True)
@@ -98,6 +117,19 @@ def meat_deficit(T, c, cows, sheep):
     d = 0
     beef = cval(T, c, C_NEED + 4)
     mutton = cval(T, c, C_NEED + 5)
+    if beef > cows:
+        d += beef - cows
+    if mutton > sheep:
+        d += mutton - sheep
+    return d
+
+
+@njit(cache=True)
+def meat_deficit2(T, c, c2, cows, sheep):
+    """Animals the player lacks for the beef and mutton of contracts c and c2 together."""
+    d = 0
+    beef = cval(T, c, C_NEED + 4) + cval(T, c2, C_NEED + 4)
+    mutton = cval(T, c, C_NEED + 5) + cval(T, c2, C_NEED + 5)
     if beef > cows:
         d += beef - cows
     if mutton > sheep:

@@ -1,9 +1,10 @@
 """Money, market and upgrade effects: R-3.1 trade, R-3.3.1 purchases, R-3.4-3.6 upgrades."""
 from numba import njit
 
+from .clans import cpar
 from .constants import N_GOODS
 from .layout import (P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_SHIP, P_TECH, P_TRACK,
-                     S_PRICE, T_HIRE_BONUS_COST, T_HIRE_COST, T_NB_DISC, T_PRICE_MAX, T_PRICE_MIN,
+                     S_PRICE, T_CLAN_MARKET_MONEY, T_CLAN_TECH_OK, T_HIRE_BONUS_COST, T_HIRE_COST, T_NB_DISC, T_PRICE_MAX, T_PRICE_MIN,
                      T_SHIP_BONUS_COST, T_SHIP_COST, T_SHIP_MAX, T_TECH_BONUS_COST, T_TECH_COST)
 
 
@@ -22,19 +23,21 @@ def move_price(s, T, g, steps):
 
 @njit(cache=True)
 def can_trade(s, T, po, side, g, k):
-    """R-3.1: k merchants in supply, buy/sell exclusion, money (buy) or goods (sell)."""
+    """R-3.1: k merchants in supply, buy/sell exclusion, money (buy) or goods (sell).
+    Stewart's market money arrives before paying (R-8.8)."""
     if s[po + P_MERCH] < k:
         return False
     if s[po + P_MARKET + (1 - side) * N_GOODS + g] > 0:
         return False
     if side == 0:
-        return s[po + P_MONEY] >= k * s[S_PRICE + g]
+        return s[po + P_MONEY] + cpar(s, T, po, T_CLAN_MARKET_MONEY) >= k * s[S_PRICE + g]
     return s[po + P_GOODS + g] >= k
 
 
 @njit(cache=True)
 def do_trade(s, T, po, side, g, k):
     price = s[S_PRICE + g]
+    s[po + P_MONEY] += cpar(s, T, po, T_CLAN_MARKET_MONEY)   # R-8.8, before paying
     s[po + P_MERCH] -= k
     s[po + P_MARKET + side * N_GOODS + g] += k
     if side == 0:
@@ -61,11 +64,12 @@ def can_nb_buy(s, T, po, g, k):
         return False
     if s[po + P_MARKET + N_GOODS + g] > 0:
         return False
-    return s[po + P_MONEY] >= k * nb_price(s, T, g)
+    return s[po + P_MONEY] + cpar(s, T, po, T_CLAN_MARKET_MONEY) >= k * nb_price(s, T, g)
 
 
 @njit(cache=True)
 def do_nb_buy(s, T, po, g, k):
+    s[po + P_MONEY] += cpar(s, T, po, T_CLAN_MARKET_MONEY)   # R-8.8, per good type
     s[po + P_MONEY] -= k * nb_price(s, T, g)
     s[po + P_MERCH] -= k
     s[po + P_MARKET + g] += k
@@ -97,7 +101,9 @@ def tech_cost(T, bonus):
 
 @njit(cache=True)
 def can_tech(s, T, po, t, bonus):
-    return s[po + P_TECH + t] == 0 and s[po + P_MONEY] >= tech_cost(T, bonus)
+    """R-3.5; never for a clan without technology (R-8.5 MacDonald)."""
+    return (s[po + P_TECH + t] == 0 and cpar(s, T, po, T_CLAN_TECH_OK) != 0
+            and s[po + P_MONEY] >= tech_cost(T, bonus))
 
 
 @njit(cache=True)

@@ -1,4 +1,4 @@
-"""Turn and round flow: what the next decision is (R-1.7, R-1.8, R-2, R-3.8, R-6).
+"""Turn and round flow: what the next decision is (R-1.7, R-1.8, R-2, R-3.8, R-6, R-8, R-9).
 
 ``resolve`` looks at the pending work of the turn in a fixed priority order
 and sets S_CTX / S_PLAYER; when nothing is pending, the turn, phase or round
@@ -8,46 +8,186 @@ import numpy as np
 from numba import njit
 
 from .board import count_units, pofs
-from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_GAME_OVER, CTX_MAIN,
-                        CTX_NEIGHBOR, CTX_PORT_COPY, CTX_PORT_DISCARD, CTX_PORT_GAIN,
-                        CTX_PORT_PRICE, CTX_PORT_SWAP, CTX_PROCESS, CTX_SLAUGHTER,
-                        CTX_START_PICK, CTX_START_WORKER, CTX_STRUCTURE, FIELD,
-                        LUMBERJACK, MAX_DRAW, MINER, N_UNITS, P3, P4, P5, P6, P9,
-                        PH_ACTIONS, PH_OVER, PH_PRODUCTION, PH_SETUP_PICK,
-                        PH_SETUP_WORKERS, SHEEP)
+from .clans import apply_clan, brew_max, butter_max, cellar_age, cellar_out, crow
+from .constants import (CLAN_AUCTION, CLAN_DRAFT, N_GOODS, COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS, CTX_BREW,
+                        CTX_BUTTER, CTX_CELLAR, CTX_GAME_OVER, CTX_MAIN, CTX_NEIGHBOR,
+                        CTX_PORT_COPY, CTX_PORT_DISCARD, CTX_PORT_GAIN, CTX_PORT_PRICE,
+                        CTX_PORT_SWAP, CTX_PROCESS, CTX_ROW, CTX_SECOND_CONTRACT,
+                        CTX_SLAUGHTER, CTX_START_PICK, CTX_START_WORKER, CTX_STRUCTURE, FIELD,
+                        FISHERMAN, LUMBERJACK, MAX_DRAW, MAX_SLOTS,
+                        MAX_START_PICKS, MINER, N_UNITS, P3, P4, P5, P6, P9, PH_ACTIONS,
+                        PH_OVER, PH_PRODUCTION, PH_SETUP_PICK, PH_SETUP_WORKERS, SHEEP, WHISKY)
 from .contracts import draw, refill_slots
-from .layout import (P_GLORY, P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_PASSED, P_TECH,
-                     S_BONUS_HEX, S_BONUS_UPG, S_CTX, S_DONE, S_DRAWN, S_KEEP_LEFT,
+from .layout import (P_BID, P_CELLAR, P_GLORY, P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_PASSED,
+                     P_START_TILE, P_TECH, P_WHISKY_MADE, S_AUC_BIDDER, S_AUC_HIGH,
+                     S_AUC_LEADER, S_AUC_OUT, S_AUC_SEAT, S_AUC_STAGE, S_BONUS_HEX,
+                     S_BONUS_UPG, S_BREW_LEFT, S_CTX, S_DONE, S_DRAWN, S_KEEP_LEFT,
                      S_MAIN_DONE, S_MEAT_REM, S_N_DRAWN, S_N_PASSED, S_NB_PENDING,
-                     S_NEXT_ORDER, S_NP, S_ORDER, S_P4_GOOD, S_PHASE, S_PLAYER,
+                     S_NEXT_ORDER, S_NP, S_ORDER, S_P4_GOOD, S_PHASE, S_PICK_CLANS, S_PICKS,
+                     S_PLAYER, T_SEAT_MONEY, T_START_GOODS, T_START_MONEY,
                      S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE, S_PROC_KIND, S_PROC_SEAT,
-                     S_ROUND, S_SETUP_PTR, S_STRUCT_PENDING, S_TILES, S_TURN_POS,
-                     T_ROUNDS, T_SCORING_TILES_ON, T_STRUCT_DRAW, T_STRUCT_KEEP,
-                     T_UNIT_GOOD, T_UNIT_YIELD, T_WORKER_INCOME)
-from .options import (any_after_main_port, any_free_hex, any_nb_buy, any_upgrade_bonus,
-                      free_box_count, process_max)
+                     S_ROUND, S_ROW_FROM, S_ROWED, S_SECOND_OBTAIN, S_SETUP_PTR, S_SLOTS,
+                     S_STRUCT_PENDING, S_TILES, S_TURN_CONTRACTS, S_TURN_POS, T_AUCTION_MAX,
+                     T_CLAN_CELLAR_IN, T_CLAN_INCOME, T_CLAN_MODE, T_CLAN_STRUCT_DRAW,
+                     T_CLAN_STRUCT_KEEP, T_CLAN_WORKERS, T_ROUNDS, T_SCORING_TILES_ON,
+                     T_UNIT_GOOD, T_UNIT_YIELD)
+from .options import (any_after_main_port, any_free_hex, any_nb_buy, any_start_worker,
+                      any_upgrade_bonus, can_obtain, free_box_count, process_max)
 from .scoring import final_scoring, tile_glory
+from .solo import is_market_round, market_phase
 
 
 # ------------------------------------------------------------------ setup
 @njit(cache=True)
 def setup_next(s, T):
-    """Advance through starting picks (R-1.7/R-1.9) and starting workers (R-1.8)."""
+    """Advance through the clan auction (R-9.4), starting picks (R-1.7/R-1.9) and
+    starting workers (R-1.8, R-8.4)."""
     n = s[S_NP]
     if s[S_PHASE] == PH_SETUP_PICK:
-        if s[S_SETUP_PTR] < n:
+        if T[T_CLAN_MODE] == CLAN_AUCTION:
+            if s[S_AUC_STAGE] == 0:
+                s[S_CTX] = CTX_AUCTION
+                s[S_PLAYER] = s[S_AUC_BIDDER]
+                return
+            if s[S_AUC_STAGE] == 1:
+                s[S_CTX] = CTX_START_PICK
+                s[S_PLAYER] = s[S_AUC_LEADER]
+                return
+        elif s[S_SETUP_PTR] < n:
             s[S_CTX] = CTX_START_PICK
             s[S_PLAYER] = s[S_ORDER + n - 1 - s[S_SETUP_PTR]]   # reverse turn order
             return
         s[S_PHASE] = PH_SETUP_WORKERS
         s[S_SETUP_PTR] = 0
-    ptr = s[S_SETUP_PTR]
-    if ptr < 2 * n:
-        seat = ptr if ptr < n else 2 * n - 1 - ptr             # in order, then reverse
-        s[S_CTX] = CTX_START_WORKER
-        s[S_PLAYER] = s[S_ORDER + seat]
-        return
+    while True:
+        p = worker_placer(s, T, s[S_SETUP_PTR])
+        if p < 0:
+            break
+        if any_start_worker(s, T, p):
+            s[S_CTX] = CTX_START_WORKER
+            s[S_PLAYER] = p
+            return
+        s[S_SETUP_PTR] += 1          # no legal hex left for this worker: it is skipped
     start_round(s, T, True)
+
+
+@njit(cache=True)
+def worker_placer(s, T, ptr):
+    """Who places starting worker number ``ptr`` (R-1.8): one each in turn order, a second
+    each in reverse order, further ones (Fergusson's third, R-8.4) in turn order after
+    everyone; -1 when all are placed."""
+    n = s[S_NP]
+    for k in range(8):
+        for i in range(n):
+            seat = i if k % 2 == 0 else n - 1 - i
+            p = s[S_ORDER + seat]
+            if T[T_CLAN_WORKERS + crow(s, pofs(p))] > k:
+                if ptr == 0:
+                    return p
+                ptr -= 1
+    return -1
+
+
+# ------------------------------------------------------------ clan auction
+@njit(cache=True)
+def _unassigned(s, p):
+    return s[pofs(p) + P_START_TILE] < 0
+
+
+@njit(cache=True)
+def next_bidder(s, after):
+    """Next player clockwise after ``after`` who may still bid in this auction (R-9.4)."""
+    n = s[S_NP]
+    for k in range(1, n):
+        q = (after + k) % n
+        if _unassigned(s, q) and not (s[S_AUC_OUT] >> q) & 1 and q != s[S_AUC_LEADER]:
+            return q
+    return -1
+
+
+@njit(cache=True)
+def start_auction(s, T, opener):
+    """Open the auction for the next turn-order position (R-9.4); the last player left
+    takes the last clan free and plays last."""
+    n = s[S_NP]
+    left = 0
+    last = -1
+    for p in range(n):
+        if _unassigned(s, p):
+            left += 1
+            last = p
+    if left == 0:
+        s[S_AUC_STAGE] = 2
+        return
+    if left == 1:
+        for i in range(MAX_START_PICKS):
+            if s[S_PICKS + i] >= 0:
+                s[S_ORDER + s[S_AUC_SEAT]] = last
+                take_pair(s, T, last, i)
+                break
+        s[S_AUC_SEAT] += 1
+        s[S_AUC_STAGE] = 2
+        return
+    while not _unassigned(s, opener):
+        opener = (opener + 1) % n
+    s[S_AUC_STAGE] = 0
+    s[S_AUC_HIGH] = -1
+    s[S_AUC_LEADER] = -1
+    s[S_AUC_OUT] = 0
+    s[S_AUC_BIDDER] = opener
+
+
+@njit(cache=True)
+def auction_won(s, T):
+    """The leader pays the bid in VP and takes the position being auctioned (R-9.4)."""
+    leader = s[S_AUC_LEADER]
+    s[pofs(leader) + P_BID] = s[S_AUC_HIGH]
+    s[S_ORDER + s[S_AUC_SEAT]] = leader
+    s[S_AUC_STAGE] = 1
+
+
+@njit(cache=True)
+def auction_bid(s, T, p, bid):
+    """p bids ``bid`` (-1 declines); the auction ends when nobody may outbid the leader."""
+    if bid < 0:
+        s[S_AUC_OUT] |= 1 << p
+    else:
+        s[S_AUC_HIGH] = bid
+        s[S_AUC_LEADER] = p
+    q = next_bidder(s, p)
+    if q < 0 or s[S_AUC_HIGH] >= T[T_AUCTION_MAX]:
+        auction_won(s, T)
+    else:
+        s[S_AUC_BIDDER] = q
+
+
+@njit(cache=True)
+def take_pair(s, T, p, i):
+    """Starting pair i goes to p (R-1.7, R-1.9, R-9.4): the tile's money and goods, the
+    pair's clan (draft, auction), and the no-clan seat money (R-1.9)."""
+    po = pofs(p)
+    tile = s[S_PICKS + i]
+    clan = s[S_PICK_CLANS + i]
+    s[S_PICKS + i] = -1
+    s[S_PICK_CLANS + i] = -1
+    s[po + P_START_TILE] = tile
+    s[po + P_MONEY] += T[T_START_MONEY + tile]
+    for g in range(N_GOODS):
+        s[po + P_GOODS + g] += T[T_START_GOODS + tile * N_GOODS + g]
+    mode = T[T_CLAN_MODE]
+    if mode == CLAN_DRAFT or mode == CLAN_AUCTION:
+        apply_clan(s, T, po, clan)
+    for seat in range(s[S_NP]):
+        if s[S_ORDER + seat] == p:
+            s[po + P_MONEY] += T[T_SEAT_MONEY + seat]
+
+
+@njit(cache=True)
+def auction_pick_done(s, T):
+    """After the winner's pick: the next position, opened left of the winner (R-9.4)."""
+    n = s[S_NP]
+    s[S_AUC_SEAT] += 1
+    start_auction(s, T, (s[S_AUC_LEADER] + 1) % n)
 
 
 @njit(cache=True)
@@ -56,14 +196,20 @@ def start_round(s, T, first):
     n = s[S_NP]
     if not first:
         s[S_ROUND] += 1
-        refill_slots(s, T)
         for p in range(n):
             po = pofs(p)
             for i in range(12):
                 s[po + P_MERCH] += s[po + P_MARKET + i]
                 s[po + P_MARKET + i] = 0
+        if is_market_round(s, T):
+            market_phase(s, T)       # R-9.2 solo: dice, refill, removal
+        else:
+            refill_slots(s, T)
         for i in range(n):
             s[S_ORDER + i] = s[S_NEXT_ORDER + i]
+    s[S_TURN_CONTRACTS] = 0
+    s[S_ROWED] = 0
+    s[S_ROW_FROM] = -1
     for p in range(n):
         s[pofs(p) + P_PASSED] = 0
         s[S_NEXT_ORDER + p] = -1
@@ -83,6 +229,9 @@ def end_turn(s, T):
     n = s[S_NP]
     s[S_MAIN_DONE] = 0
     s[S_P4_GOOD] = -1
+    s[S_TURN_CONTRACTS] = 0
+    s[S_ROWED] = 0
+    s[S_ROW_FROM] = -1
     if s[S_N_PASSED] >= n:
         start_production(s, T)
         return
@@ -100,14 +249,19 @@ def end_turn(s, T):
 # ------------------------------------------------------------- production
 @njit(cache=True)
 def start_production(s, T):
-    """R-6.1 income and R-6.2 basic goods for everyone, then processing choices."""
+    """MacKenzie's cellar ages (R-8.6); R-6.1 income (clan rates, R-8.5) and R-6.2 basic
+    goods for everyone, then processing choices."""
     n = s[S_NP]
     units = np.zeros(N_UNITS, np.int32)
     for p in range(n):
         po = pofs(p)
+        cellar_age(s, T, po)
+        s[po + P_WHISKY_MADE] = 0
         count_units(s, T, p, units)
-        s[po + P_MONEY] += units[LUMBERJACK] * T[T_WORKER_INCOME + s[po + P_TECH]]
-        s[po + P_MONEY] += units[MINER] * T[T_WORKER_INCOME + 2 + s[po + P_TECH + 1]]
+        inc = T_CLAN_INCOME + crow(s, po) * 5
+        s[po + P_MONEY] += units[LUMBERJACK] * T[inc + s[po + P_TECH]]
+        s[po + P_MONEY] += units[MINER] * T[inc + 2 + s[po + P_TECH + 1]]
+        s[po + P_MONEY] += units[FISHERMAN] * T[inc + 4]
         for u in (SHEEP, COW, FIELD):
             g = T[T_UNIT_GOOD + u]
             s[po + P_GOODS + g] += units[u] * T[T_UNIT_YIELD + u]
@@ -119,19 +273,39 @@ def start_production(s, T):
 
 @njit(cache=True)
 def production_next(s, T):
-    """Next processing choice (R-6.3) in next round's turn order; then scoring (R-6.4)."""
+    """Next production choice in next round's turn order: processing per building kind
+    (R-6.3, steps 0-2), MacKenzie's cellar (R-8.6, step 3), Cunningham's butter (R-8.3,
+    step 4); then round scoring (R-6.4)."""
     n = s[S_NP]
     while s[S_PROC_SEAT] < n:
         p = s[S_NEXT_ORDER + s[S_PROC_SEAT]]
-        while s[S_PROC_KIND] < 3:
-            if process_max(s, T, p, s[S_PROC_KIND]) > 0:
+        po = pofs(p)
+        while s[S_PROC_KIND] < 5:
+            k = s[S_PROC_KIND]
+            if k < 3:
+                due = process_max(s, T, p, k) > 0
+                ctx = CTX_PROCESS
+            elif k == 3:
+                due = cellar_in_ok(s, T, po)
+                ctx = CTX_CELLAR
+            else:
+                due = butter_max(s, T, po) > 0
+                ctx = CTX_BUTTER
+            if due:
                 s[S_PLAYER] = p
-                s[S_CTX] = CTX_PROCESS
+                s[S_CTX] = ctx
                 return
             s[S_PROC_KIND] += 1
         s[S_PROC_SEAT] += 1
         s[S_PROC_KIND] = 0
     end_round(s, T)
+
+
+@njit(cache=True)
+def cellar_in_ok(s, T, po):
+    """A freshly produced whisky may go onto the empty left cellar space (R-8.6)."""
+    return (T[T_CLAN_CELLAR_IN + crow(s, po)] > 0 and s[po + P_WHISKY_MADE] > 0
+            and s[po + P_GOODS + WHISKY] > 0 and s[po + P_CELLAR] == 0)
 
 
 @njit(cache=True)
@@ -143,6 +317,12 @@ def end_round(s, T):
         for p in range(n):
             s[pofs(p) + P_GLORY] += tile_glory(s, T, p, tile)
     if s[S_ROUND] >= T[T_ROUNDS]:
+        for p in range(n):           # R-8.6: barrels leave the cellar, with their money
+            po = pofs(p)
+            while s[po + P_CELLAR] > 0:
+                cellar_out(s, T, po, 0)
+            while s[po + P_CELLAR + 1] > 0:
+                cellar_out(s, T, po, 1)
         final_scoring(s, T)
         s[S_PHASE] = PH_OVER
         s[S_CTX] = CTX_GAME_OVER
@@ -154,21 +334,31 @@ def end_round(s, T):
 
 # ---------------------------------------------------------------- resolve
 @njit(cache=True)
+def any_slot(s):
+    for i in range(MAX_SLOTS):
+        if s[S_SLOTS + i] >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
 def structure_draw(s, T, p):
-    """Draw the structure bonus contracts (R-3.3.2); False if there is nothing to pick."""
+    """Draw the structure bonus contracts (R-3.3.2; Buchanan draws 6 and keeps 0-2, R-8.1);
+    False if there is nothing to pick."""
     if free_box_count(s, T, p) == 0:
         return False
+    po = pofs(p)
     for i in range(MAX_DRAW):
         s[S_DRAWN + i] = -1
     k = 0
-    while k < T[T_STRUCT_DRAW]:
+    while k < T[T_CLAN_STRUCT_DRAW + crow(s, po)]:
         c = draw(s)
         if c < 0:
             break
         s[S_DRAWN + k] = c
         k += 1
     s[S_N_DRAWN] = k
-    s[S_KEEP_LEFT] = T[T_STRUCT_KEEP]
+    s[S_KEEP_LEFT] = T[T_CLAN_STRUCT_KEEP + crow(s, po)]
     return k > 0
 
 
@@ -206,7 +396,10 @@ def resolve(s, T):
                 s[S_CTX] = CTX_PORT_COPY
             return
         s[S_PORT_KIND] = -1
-    # 3. structure bonus (R-3.3.2, P8)
+    # 3. structure bonus (R-3.3.2, P8); Buchanan may keep a second drawn contract (R-8.1)
+    if s[S_N_DRAWN] > 0:
+        s[S_CTX] = CTX_STRUCTURE
+        return
     if s[S_STRUCT_PENDING]:
         s[S_STRUCT_PENDING] = 0
         if structure_draw(s, T, p):
@@ -216,6 +409,12 @@ def resolve(s, T):
     if s[S_MEAT_REM] + s[S_MEAT_REM + 1] > 0:
         s[S_CTX] = CTX_SLAUGHTER
         return
+    # 4b. beer for the contract's hops (R-8.9)
+    if s[S_BREW_LEFT] > 0:
+        if brew_max(s, T, pofs(p), s[S_BREW_LEFT]) > 0:
+            s[S_CTX] = CTX_BREW
+            return
+        s[S_BREW_LEFT] = 0
     # 5. export bonuses / P7 upgrade (R-3.7.2); impossible ones lapse
     if s[S_BONUS_HEX] > 0 and not any_free_hex(s, T, p):
         s[S_BONUS_HEX] = 0
@@ -223,6 +422,16 @@ def resolve(s, T):
         s[S_BONUS_UPG] = 0
     if s[S_BONUS_HEX] > 0 or s[S_BONUS_UPG] > 0:
         s[S_CTX] = CTX_BONUS
+        return
+    # 5b. Buchanan's second contract in the same Obtain action (R-8.1)
+    if s[S_SECOND_OBTAIN]:
+        if can_obtain(s, T, p) and any_slot(s):
+            s[S_CTX] = CTX_SECOND_CONTRACT
+            return
+        s[S_SECOND_OBTAIN] = 0
+    # 5c. where MacDonald's chosen fisherman rows to (R-8.5)
+    if s[S_ROW_FROM] >= 0:
+        s[S_CTX] = CTX_ROW
         return
     # 6. the turn itself: main action, then ports after it (R-5)
     if s[S_MAIN_DONE] == 0:

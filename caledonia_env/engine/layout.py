@@ -5,9 +5,10 @@ array per (ruleset, map, player count, variants), built by
 :mod:`caledonia_env.engine.tables`. All offsets are module constants so numba
 compiles them in.
 """
-from .constants import (MAX_BOXES, MAX_CONTRACTS, MAX_DRAW, MAX_NODES, MAX_PLAYERS,
-                        MAX_SLOTS, MAX_START_PICKS, N_CORNERS, N_GOODS, N_IMPORTS,
-                        N_PORT_TILES, N_ROUNDS_MAX, N_SCORING_TILES, N_TRACKED, N_UNITS)
+from .constants import (MAX_BOXES, MAX_CONTRACTS, MAX_COVER, MAX_DRAW, MAX_NODES, MAX_PLAYERS,
+                        MAX_PROCESS, MAX_SLOTS, MAX_START_PICKS, N_CLANS, N_CORNERS, N_GOODS,
+                        N_IMPORTS, N_PORT_TILES, N_ROUNDS_MAX, N_SCORING_TILES, N_TRACKED,
+                        N_UNITS)
 
 
 class _Alloc:
@@ -65,6 +66,17 @@ S_SETUP_PTR = _s()       # setup: how many picks / placements are done
 S_PICKS = _s(MAX_START_PICKS)    # starting tiles on offer, -1 taken
 S_PICK_CLANS = _s(MAX_START_PICKS)
 S_DONE = _s()            # 1 when the game is over
+S_TURN_CONTRACTS = _s()  # contracts taken this turn (R-8.1 Buchanan pays once per turn)
+S_SECOND_OBTAIN = _s()   # R-8.1: a second contract may still be taken in this Obtain action
+S_ROWED = _s()           # R-8.5: fishermen rowed this turn
+S_ROW_FROM = _s()        # R-8.5: node of the fisherman chosen to row, -1
+S_BREW_LEFT = _s()       # R-8.9: beer that may still be brewed for the last contract
+S_AUC_STAGE = _s()       # R-9.4: 0 bidding, 1 the winner picks a clan
+S_AUC_HIGH = _s()        # R-9.4: highest bid so far, -1 none
+S_AUC_LEADER = _s()      # R-9.4: player holding the highest bid
+S_AUC_OUT = _s()         # R-9.4: bitmask of players out of this auction
+S_AUC_SEAT = _s()        # R-9.4: turn-order position being auctioned
+S_AUC_BIDDER = _s()      # R-9.4: player whose bid decision it is
 S_HEADER_END = _s(0)
 
 # per-player block
@@ -87,13 +99,20 @@ P_PORTS_USED = _p()      # bitmask of corners used (R-5)
 P_CLAN = _p()            # clan id, -1 no clan
 P_START_TILE = _p()
 P_PASSED = _p()
-P_SCORE = _p(8)          # final: glory, goods, money, hops, imports, exports, settlements, total
+P_CELLAR = _p(2)         # R-8.6 MacKenzie: barrels on the left / right aging space
+P_WHISKY_MADE = _p()     # R-8.6: whisky produced in this production phase
+P_BID = _p()             # R-9.4: VP paid in the clan auction
+P_BEER = _p()            # R-8.9: beer brewed so far (statistics)
+P_SCORE = _p(9)          # final: SCORE_FIELDS
 P_SIZE = _p(0)
 
 S_PLAYERS = S_HEADER_END
 STATE_SIZE = S_PLAYERS + MAX_PLAYERS * P_SIZE
 
-SCORE_FIELDS = ("glory", "goods", "money", "hops", "imports", "exports", "settlements", "total")
+SCORE_FIELDS = ("glory", "goods", "money", "hops", "imports", "exports", "settlements",
+                "auction", "total")
+N_SCORE = len(SCORE_FIELDS)
+SCORE_TOTAL = N_SCORE - 1            # index of the total in P_SCORE
 
 # ------------------------------------------------------------ static tables
 _t = _Alloc()
@@ -178,4 +197,60 @@ T_SHIP_REQ = _t(MAX_NODES * MAX_NODES)
 T_REACH_LIST = _t(MAX_NODES * MAX_NODES)   # per node: targets sorted by ship_req
 MAX_LEVEL = 8
 T_REACH_CNT = _t(MAX_NODES * MAX_LEVEL)    # per node, level: targets with ship_req <= level
+T_ADJ = _t(MAX_NODES * 6)                  # adjacent nodes, river or not, -1 padded
+T_MODULE = _t(MAX_NODES)                   # module 0..3 of each node
+# clans (R-1.7, R-8, R-9.4): per-clan rows 0..N_CLANS-1, row N_CLANS = no clan
+N_CROWS = N_CLANS + 1
+T_CLAN_MODE = _t()                   # CLAN_NONE / CLAN_DRAFT / CLAN_AUCTION / CLAN_FIXED
+T_CLAN_POOL = _t()                   # bitmask of clans that may be drawn
+T_FIXED_CLAN = _t(MAX_PLAYERS)       # CLAN_FIXED: clan of each player, -1 none
+T_AUCTION_MAX = _t()                 # highest bid (R-9.4)
+T_CLAN_MERCH_SUPPLY = _t(N_CROWS)
+T_CLAN_MERCH_TRACK = _t(N_CROWS)
+T_CLAN_SHIP = _t(N_CROWS)            # starting shipping level for this player count
+T_CLAN_WORKERS = _t(N_CROWS)         # starting workers to place (R-1.8, R-8.4)
+T_CLAN_BOXES = _t(N_CROWS)           # export boxes (R-8.1)
+T_CLAN_BORDER_START = _t(N_CROWS)    # starting workers only on border hexes (R-8.4)
+T_CLAN_UNIT_COST = _t(N_CROWS * N_UNITS)
+T_CLAN_BUILD_DISC = _t(N_CROWS * MAX_PROCESS)  # by building ordinal (R-8.2)
+T_CLAN_DELTA_DISC = _t(N_CROWS)      # off the total cost on a delta hex (R-8.7)
+T_CLAN_INCOME = _t(N_CROWS * 5)      # lumberjack, upgraded, miner, upgraded, fisherman
+T_CLAN_TECH_OK = _t(N_CROWS)         # technology upgrades allowed (R-8.5)
+T_CLAN_ANY_WORKER = _t(N_CROWS)      # workers interchangeable, fishermen allowed (R-8.5)
+T_CLAN_FISH_LAND = _t(N_CROWS)       # land cost of a fisherman's hex (R-8.5)
+T_CLAN_ROWS = _t(N_CROWS)            # rows per turn (R-8.5)
+T_CLAN_STRUCT_DRAW = _t(N_CROWS)     # structure bonus / P8 draw (R-3.3.2, R-8.1)
+T_CLAN_STRUCT_KEEP = _t(N_CROWS)
+T_CLAN_OBTAIN_MAX = _t(N_CROWS)      # contracts per Obtain action (R-8.1)
+T_CLAN_PAY_ONCE = _t(N_CROWS)        # contract cost paid once per turn (R-8.1)
+T_CLAN_FULFILL_MAX = _t(N_CROWS)     # contracts per Fulfill action (R-8.1)
+T_CLAN_MILK_MONEY = _t(N_CROWS)      # butter £ per milk (R-8.3), 0 none
+T_CLAN_WHISKY_MONEY = _t(N_CROWS)    # £ per whisky produced (R-8.6)
+T_CLAN_CELLAR_MONEY = _t(N_CROWS * 2)    # £ for a barrel taken from the left / right space
+T_CLAN_CELLAR_IN = _t(N_CROWS)       # barrels put in per production, 0 no cellar
+T_CLAN_MARKET_MONEY = _t(N_CROWS)    # £ per market transaction (R-8.8)
+T_CLAN_BEER_MONEY = _t(N_CROWS)      # R-8.9, 0 no brewer
+T_CLAN_BEER_GRAIN = _t(N_CROWS)
+T_CLAN_BEER_MAX = _t(N_CROWS)
+# solo (R-9.2) and the smaller map (R-9.3)
+T_SOLO_BLOCK_COST = _t()             # land cost of the hexes neutral pieces block, -1 none
+T_SOLO_START_SLOTS = _t()            # contracts face up at the start
+T_SOLO_MARKET_ROUNDS = _t()          # bitmask of rounds with the market phase
+T_SOLO_N_CHANGE = _t()               # goods changed per market phase
+MAX_DIE = 12
+T_SOLO_GOODS_FACES = _t()
+T_SOLO_GOODS_DIE = _t(MAX_DIE)
+T_SOLO_PRICE_FACES = _t()
+T_SOLO_PRICE_DIE = _t(MAX_DIE)
+T_SOLO_REMOVE = _t(MAX_DIE)          # slot removed per last price-die face
+T_SOLO_AVG_MIN = _t(N_GOODS)
+T_SOLO_AVG_MAX = _t(N_GOODS)
+MAX_THRESH = 8
+T_SOLO_N_EXPORT = _t()
+T_SOLO_EXPORT = _t(MAX_THRESH * 2)   # (min fulfilled, VP), min decreasing
+T_SOLO_N_SETTLE = _t()
+T_SOLO_SETTLE = _t(MAX_THRESH * 2)
+T_SMALL_MAP = _t()                   # cover one random land hex per module (R-9.3)
+T_N_COVER = _t()                     # given covered hexes
+T_COVER = _t(MAX_COVER)
 TABLE_SIZE = _t(0)

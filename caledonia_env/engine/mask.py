@@ -1,28 +1,42 @@
 """The legal-action mask for the pending decision (exact for every context)."""
 from numba import njit
 
-from .actions import (A_DECLINE_HEX, A_DECLINE_UPGRADE, A_END_TURN, A_FULFILL, A_HIRE,
-                      A_KEEP, A_KEEP_NONE, A_NB_BUY, A_NB_DONE, A_OBTAIN, A_PASS,
-                      A_PICK_GOOD, A_PLACE, A_PORT, A_PRICE, A_PROCESS, A_RETRIEVE, A_SELECT,
-                      A_SHIP, A_START_PICK, A_TECH, A_TRADE, PRICE_DELTAS)
-from .board import placeable, pofs
+from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_CELLAR_IN,
+                      A_CELLAR_OUT, A_CELLAR_SKIP, A_DECLINE_HEX, A_DECLINE_UPGRADE, A_END_TURN,
+                      A_FULFILL, A_FULFILL_BOTH, A_HIRE, A_KEEP, A_KEEP_NONE, A_NB_BUY,
+                      A_NB_DONE, A_OBTAIN, A_OBTAIN_DONE, A_PASS, A_PICK_GOOD, A_PLACE, A_PORT,
+                      A_PRICE, A_PROCESS, A_RETRIEVE, A_ROW, A_SELECT, A_SHIP, A_START_PICK,
+                      A_TECH, A_TRADE, PRICE_DELTAS)
+from .clans import brew_max, butter_max, can_row_from, cpar, may_row, row_ok
+from .board import pofs
 from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
                         CTX_PORT_COPY, CTX_PORT_DISCARD, CTX_PORT_GAIN, CTX_PORT_PRICE,
                         CTX_PORT_SWAP, CTX_PROCESS, CTX_SLAUGHTER, CTX_START_PICK,
-                        CTX_START_WORKER, CTX_STRUCTURE, EMPTY, FISHERMAN, LUMBERJACK,
+                        CTX_START_WORKER, CTX_STRUCTURE, FISHERMAN,
                         MAX_DRAW, MAX_MERCHANTS, MAX_NB_BUY, MAX_NODES, MAX_PROCESS,
-                        MAX_SLOTS, MAX_START_PICKS, MINER, N_CORNERS, N_GOODS, NEUTRAL, OCC_STRIDE, P3, P4, SHEEP)
-from .contracts import can_afford_contract, goods_ok, meat_deficit
+                        MAX_SLOTS, MAX_START_PICKS, N_CORNERS, N_GOODS, NEUTRAL, OCC_STRIDE, P3, P4, SHEEP,
+                        CTX_AUCTION, CTX_BREW, CTX_BUTTER, CTX_CELLAR, CTX_ROW,
+                        CTX_SECOND_CONTRACT, MAX_BUTTER)
+from .contracts import can_afford_contract, goods_ok, meat_deficit, meat_deficit2, need_good
 from .economy import can_hire, can_nb_buy, can_ship, can_tech, can_trade
-from .layout import (P_BOARD, P_BOX, P_GOODS, P_MARKET, P_MONEY, S_BONUS_HEX, S_BONUS_UPG, S_CTX,
+from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, S_BONUS_HEX, S_BONUS_UPG, S_CTX,
                      S_DRAWN, S_MAIN_DONE, S_MEAT_PORTS, S_MEAT_REM, S_NB_PENDING, S_OCC,
-                     S_P4_GOOD, S_PICKS, S_PLAYER, S_PROC_KIND, S_PORT_KIND, S_PORT_LEFT, S_SLOTS, T_LAND_COST, T_N_NODES, T_UNIT_COST,
-                     T_UNIT_TERRAIN)
+                     S_P4_GOOD, S_PICKS, S_PLAYER, S_PROC_KIND, S_PORT_KIND, S_PORT_LEFT, S_SLOTS,
+                     S_AUC_HIGH, S_BREW_LEFT, S_ROW_FROM, T_ADJ, T_AUCTION_MAX,
+                     T_CLAN_FULFILL_MAX, T_CLAN_ROWS, T_N_NODES)
 from .options import (can_obtain, place_scan, free_box_count, meat_ports, n_boxes, nb_limit,
-                      process_max)
+                      process_max, start_worker_scan)
 from .ports import copy_ok, port_param, port_usable, price_move_ok, swap_completes, swap_ok
 
 N_DELTAS = len(PRICE_DELTAS)
+
+
+@njit(cache=True)
+def _cellar_out(s, po, mask):
+    """R-8.6: a barrel may leave the cellar at any time of the player's turn."""
+    for space in range(2):
+        if s[po + P_CELLAR + space] > 0:
+            mask[A_CELLAR_OUT + space] = 1
 
 
 @njit(cache=True)
@@ -48,6 +62,28 @@ def _fulfill_ok(s, T, p, box):
     c = s[po + P_BOX + box]
     if c < 0 or not goods_ok(s, T, po, c):
         return False
+    return _meat_ok(s, T, p, c, -1)
+
+
+@njit(cache=True)
+def _fulfill_both_ok(s, T, p):
+    """R-8.1: both boxes at once: the goods and animals of both contracts together."""
+    po = pofs(p)
+    if cpar(s, T, po, T_CLAN_FULFILL_MAX) < 2 or n_boxes(s, T, p) < 2:
+        return False
+    c0 = s[po + P_BOX]
+    c1 = s[po + P_BOX + 1]
+    if c0 < 0 or c1 < 0:
+        return False
+    for g in range(N_GOODS):
+        if s[po + P_GOODS + g] < need_good(T, c0, g) + need_good(T, c1, g):
+            return False
+    return _meat_ok(s, T, p, c0, c1)
+
+
+@njit(cache=True)
+def _meat_ok(s, T, p, c, c2):
+    """The animals of contract c (plus c2 if >= 0), with P1 ports sparing one each."""
     cows = 0
     sheep = 0
     for m in range(T[T_N_NODES]):
@@ -57,7 +93,10 @@ def _fulfill_ok(s, T, p, box):
                 cows += 1
             elif o % OCC_STRIDE == SHEEP:
                 sheep += 1
-    d = meat_deficit(T, c, cows, sheep)
+    if c2 >= 0:
+        d = meat_deficit2(T, c, c2, cows, sheep)
+    else:
+        d = meat_deficit(T, c, cows, sheep)
     if d == 0:
         return True
     ports = meat_ports(s, T, p)
@@ -98,14 +137,22 @@ def legal_mask(s, T, mask):
         for b in range(n_boxes(s, T, p)):
             if _fulfill_ok(s, T, p, b):
                 mask[A_FULFILL + b] = 1
+        if _fulfill_both_ok(s, T, p):
+            mask[A_FULFILL_BOTH] = 1
         for c in range(N_CORNERS):
             if port_usable(s, T, p, c, True):
                 mask[A_PORT + c] = 1
+        if cpar(s, T, po, T_CLAN_ROWS) > 0 and may_row(s, T, po):
+            for node in range(T[T_N_NODES]):
+                if can_row_from(s, T, p, node):
+                    mask[A_ROW + node] = 1
+        _cellar_out(s, po, mask)
     elif ctx == CTX_AFTER_MAIN:
         mask[A_END_TURN] = 1
         for c in range(N_CORNERS):
             if port_usable(s, T, p, c, False):
                 mask[A_PORT + c] = 1
+        _cellar_out(s, po, mask)
     elif ctx == CTX_NEIGHBOR:
         mask[A_NB_DONE] = 1
         pend = s[S_NB_PENDING]
@@ -179,10 +226,34 @@ def legal_mask(s, T, mask):
             if s[S_PICKS + i] >= 0:
                 mask[A_START_PICK + i] = 1
     elif ctx == CTX_START_WORKER:
-        for node in range(T[T_N_NODES]):
-            if s[S_OCC + node] != EMPTY:
-                continue
-            for u in (LUMBERJACK, MINER):
-                if (s[po + P_BOARD + u] > 0 and placeable(T, node, T[T_UNIT_TERRAIN + u])
-                        and s[po + P_MONEY] >= T[T_UNIT_COST + u] + T[T_LAND_COST + node]):
-                    mask[A_PLACE + u * MAX_NODES + node] = 1
+        start_worker_scan(s, T, p, mask, False)
+    elif ctx == CTX_SECOND_CONTRACT:
+        mask[A_OBTAIN_DONE] = 1
+        for i in range(MAX_SLOTS):
+            if s[S_SLOTS + i] >= 0:
+                mask[A_OBTAIN + i] = 1
+    elif ctx == CTX_ROW:
+        src = s[S_ROW_FROM]
+        for k in range(6):
+            dst = T[T_ADJ + src * 6 + k]
+            if dst < 0:
+                break
+            if row_ok(s, T, p, src, dst):
+                mask[A_SELECT + dst] = 1
+    elif ctx == CTX_CELLAR:
+        mask[A_CELLAR_IN] = 1
+        mask[A_CELLAR_SKIP] = 1
+    elif ctx == CTX_BUTTER:
+        mask[A_BUTTER_DONE] = 1
+        top = butter_max(s, T, po)
+        for k in range(1, min(top, MAX_BUTTER) + 1):
+            mask[A_BUTTER + k - 1] = 1
+    elif ctx == CTX_BREW:
+        for k in range(brew_max(s, T, po, s[S_BREW_LEFT]) + 1):
+            mask[A_BREW + k] = 1
+    elif ctx == CTX_AUCTION:
+        high = s[S_AUC_HIGH]
+        if high >= 0:
+            mask[A_BID_DECLINE] = 1
+        for k in range(high + 1, T[T_AUCTION_MAX] + 1):
+            mask[A_BID + k] = 1

@@ -4,20 +4,22 @@ from numba import njit
 
 from .board import placeable, pofs, reach_mask
 from .actions import A_PLACE
-from .constants import (DAIRY, EMPTY, FISHERMAN, MAX_NODES, N_CORNERS, N_GOODS, N_UNITS,
-                        P1, P9, PROCESS_IN, T_LOCH, T_PORT)
+from .clans import (base_cost, board_avail, crow, fisher_spot, land_part, total_cost)
+from .constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N_CORNERS,
+                        N_GOODS, N_UNITS, P1, P9, PROCESS_IN, T_LOCH, T_PORT)
 from .contracts import can_afford_contract
 from .economy import can_hire, can_nb_buy, can_ship, can_tech
-from .layout import (P_BOARD, P_BOX, P_GOODS, P_MARKET, P_MONEY, S_NB_PENDING,
-                     S_OCC, S_PORTS, T_ACTIVE, T_LAND_COST, T_N_NODES, T_TERRAIN, T_NB_LIMIT, T_UNIT_COST,
-                     T_UNIT_COUNT, T_UNIT_TERRAIN)
+from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, S_NB_PENDING,
+                     S_OCC, S_PORTS, T_ACTIVE, T_BORDER, T_CLAN_BORDER_START, T_CLAN_BOXES,
+                     T_CLAN_DELTA_DISC, T_DELTA, T_LAND_COST, T_N_NODES, T_TERRAIN, T_NB_LIMIT,
+                     T_UNIT_COUNT, T_UNIT_TERRAIN, T_UNIT_YIELD)
 from .ports import corner_of, port_param, port_reachable, port_usable
 
 
 @njit(cache=True)
 def n_boxes(s, T, p):
-    """Export boxes of player p (R-3.2)."""
-    return 1
+    """Export boxes of player p (R-3.2; two for Buchanan, R-8.1)."""
+    return T[T_CLAN_BOXES + crow(s, pofs(p))]
 
 
 @njit(cache=True)
@@ -37,22 +39,24 @@ def boxes_all_empty(s, T, p):
 
 @njit(cache=True)
 def unit_cost(s, T, p, u, node, free_land):
-    """Unit cost plus land cost (no land cost for a free hex, R-3.7.2)."""
-    c = T[T_UNIT_COST + u]
-    if not free_land:
-        c += T[T_LAND_COST + node]
-    return c
+    """Unit cost plus land cost (no land cost for a free hex, R-3.7.2), with the clan's
+    prices and discounts (R-8.2, R-8.5, R-8.7); never below £0."""
+    po = pofs(p)
+    return total_cost(base_cost(s, T, po, u), land_part(s, T, po, u, node, free_land))
 
 
 @njit(cache=True)
 def can_place(s, T, p, u, node, reach, free_land):
     """Expand with unit u onto node (R-3.3): reach must be precomputed for p."""
     po = pofs(p)
-    if u == FISHERMAN or s[po + P_BOARD + u] <= 0:
+    if board_avail(s, T, po, u) <= 0:
         return False
     if s[S_OCC + node] != EMPTY or reach[node] == 0:
         return False
-    if not placeable(T, node, T[T_UNIT_TERRAIN + u]):
+    if u == FISHERMAN:
+        if not fisher_spot(s, T, p, node, -1):
+            return False
+    elif not placeable(T, node, T[T_UNIT_TERRAIN + u]):
         return False
     return s[po + P_MONEY] >= unit_cost(s, T, p, u, node, free_land)
 
@@ -67,29 +71,78 @@ def place_scan(s, T, p, free_land, mask, first_only):
     """
     po = pofs(p)
     units = 0
+    base = np.zeros(N_UNITS, np.int32)
     for u in range(N_UNITS):
-        if u != FISHERMAN and s[po + P_BOARD + u] > 0:
+        if board_avail(s, T, po, u) > 0:
             units |= 1 << u
+            base[u] = base_cost(s, T, po, u)
     if units == 0:
         return 0
     reach = np.zeros(MAX_NODES, np.int8)
     reach_mask(s, T, p, reach)
     money = s[po + P_MONEY]
+    ddisc = T[T_CLAN_DELTA_DISC + crow(s, po)]
     found = 0
     for node in range(T[T_N_NODES]):
         if reach[node] == 0 or s[S_OCC + node] != EMPTY:
             continue
         terr = T[T_TERRAIN + node]
-        if terr & (T_LOCH | T_PORT) or T[T_ACTIVE + node] == 0:
+        if terr & (T_LOCH | T_PORT):
+            # R-8.5: a fisherman on a loch or a port tile
+            if units & (1 << FISHERMAN) and fisher_spot(s, T, p, node, -1) and money >= \
+                    total_cost(base[FISHERMAN], land_part(s, T, po, FISHERMAN, node, free_land)):
+                found += 1
+                if first_only:
+                    return found
+                mask[A_PLACE + FISHERMAN * MAX_NODES + node] = 1
             continue
-        for u in range(N_UNITS):
+        if T[T_ACTIVE + node] == 0:
+            continue
+        land = 0 if free_land else T[T_LAND_COST + node]
+        if T[T_DELTA + node]:
+            land -= ddisc
+        for u in range(FISHERMAN):
             if units & (1 << u) and terr & T[T_UNIT_TERRAIN + u] \
-                    and money >= unit_cost(s, T, p, u, node, free_land):
+                    and money >= total_cost(base[u], land):
                 found += 1
                 if first_only:
                     return found
                 mask[A_PLACE + u * MAX_NODES + node] = 1
     return found
+
+
+@njit(cache=True)
+def start_worker_scan(s, T, p, mask, first_only):
+    """Legal starting workers (R-1.8): an empty hex of the worker's terrain, paid in full
+    (Robertson's delta discount applies, R-8.7); only border hexes for Fergusson (R-8.4);
+    MacDonald may start with fishermen (R-8.5). Returns the count (stops at one with
+    ``first_only``)."""
+    po = pofs(p)
+    border_only = T[T_CLAN_BORDER_START + crow(s, po)]
+    money = s[po + P_MONEY]
+    found = 0
+    for node in range(T[T_N_NODES]):
+        if s[S_OCC + node] != EMPTY or (border_only and T[T_BORDER + node] == 0):
+            continue
+        for u in (LUMBERJACK, MINER, FISHERMAN):
+            if board_avail(s, T, po, u) <= 0:
+                continue
+            if u == FISHERMAN:
+                if not fisher_spot(s, T, p, node, -1):
+                    continue
+            elif not placeable(T, node, T[T_UNIT_TERRAIN + u]):
+                continue
+            if money >= unit_cost(s, T, p, u, node, False):
+                found += 1
+                if first_only:
+                    return found
+                mask[A_PLACE + u * MAX_NODES + node] = 1
+    return found
+
+
+@njit(cache=True)
+def any_start_worker(s, T, p):
+    return start_worker_scan(s, T, p, np.zeros(1, np.int8), True) > 0
 
 
 @njit(cache=True)
@@ -137,6 +190,10 @@ def any_nb_buy(s, T, p):
 
 @njit(cache=True)
 def any_after_main_port(s, T, p):
+    """Something to do after the main action: a port (R-5) or a cellar barrel (R-8.6)."""
+    po = pofs(p)
+    if s[po + P_CELLAR] + s[po + P_CELLAR + 1] > 0:
+        return True
     for c in range(N_CORNERS):
         if port_usable(s, T, p, c, False):
             return True
@@ -172,4 +229,5 @@ def process_max(s, T, p, kind):
     if deployed <= 0:
         return 0
     have = s[po + P_GOODS + PROCESS_IN[kind]]
-    return deployed if deployed < have else have
+    most = deployed * T[T_UNIT_YIELD + u]      # conversions per building (units data)
+    return most if most < have else have

@@ -1,9 +1,12 @@
 """Port bonus tiles P1-P9 (R-5): reach, applicability and effects."""
 from numba import njit
 
+import numpy as np
+
 from .board import can_reach, pofs
-from .constants import (FIELD, FISHERMAN, N_CORNERS, NEUTRAL, OCC_STRIDE, P1, P2, P3, P4,
-                        P5, P6, P7, P8, P9)
+from .clans import board_avail, take_from_board
+from .constants import (FIELD, FISHERMAN, N_CORNERS, N_UNITS, NEUTRAL, OCC_STRIDE, P1, P2,
+                        P3, P4, P5, P6, P7, P8, P9)
 from .economy import can_trade
 from .layout import (P_BOARD, P_BOX, P_GLORY, P_GOODS, P_MONEY, P_PORTS_USED, S_BONUS_UPG,
                      S_OCC, S_P4_GOOD, S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE, S_PORTS,
@@ -24,7 +27,11 @@ def port_reachable(s, T, p, corner):
         return False
     if s[pofs(p) + P_PORTS_USED] & (1 << corner):
         return False
-    return can_reach(s, T, p, T[T_PORT_NODE + corner])
+    node = T[T_PORT_NODE + corner]
+    o = s[S_OCC + node]
+    if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
+        return True    # p's fisherman sits on the port (R-8.5)
+    return can_reach(s, T, p, node)
 
 
 @njit(cache=True)
@@ -74,7 +81,7 @@ def swap_ok(s, T, p, node, u):
         return False
     if s[S_SWAP_OUT] & (1 << u) or s[S_SWAP_IN] & (1 << t):
         return False
-    if s[pofs(p) + P_BOARD + u] <= 0:
+    if board_avail(s, T, pofs(p), u) <= 0:
         return False
     return (T[T_TERRAIN + node] & T[T_UNIT_TERRAIN + u]) != 0
 
@@ -84,7 +91,7 @@ def do_swap(s, T, p, node, u):
     po = pofs(p)
     t = s[S_OCC + node] % OCC_STRIDE
     s[po + P_BOARD + t] += 1
-    s[po + P_BOARD + u] -= 1
+    take_from_board(s, T, po, u)
     s[S_OCC + node] = p * OCC_STRIDE + u
     s[S_SWAP_OUT] |= 1 << t
     s[S_SWAP_IN] |= 1 << u
@@ -108,9 +115,10 @@ def swap_completes(s, T, p, node, u, left):
         return True
     po = pofs(p)
     saved_occ = s[S_OCC + node]
-    t = saved_occ % OCC_STRIDE
-    saved = (s[S_SWAP_OUT], s[S_SWAP_IN], s[S_SWAP_NODE], s[S_PORT_LEFT],
-             s[po + P_BOARD + t], s[po + P_BOARD + u])
+    saved = (s[S_SWAP_OUT], s[S_SWAP_IN], s[S_SWAP_NODE], s[S_PORT_LEFT])
+    board = np.empty(N_UNITS, np.int32)
+    for i in range(N_UNITS):
+        board[i] = s[po + P_BOARD + i]
     do_swap(s, T, p, node, u)
     ok = _any_single(s, T, p)
     s[S_OCC + node] = saved_occ
@@ -118,8 +126,8 @@ def swap_completes(s, T, p, node, u, left):
     s[S_SWAP_IN] = saved[1]
     s[S_SWAP_NODE] = saved[2]
     s[S_PORT_LEFT] = saved[3]
-    s[po + P_BOARD + t] = saved[4]
-    s[po + P_BOARD + u] = saved[5]
+    for i in range(N_UNITS):
+        s[po + P_BOARD + i] = board[i]
     return ok
 
 

@@ -5,6 +5,9 @@ from numba import njit
 from .board import pofs
 from .constants import (FISHERMAN, LUMBERJACK, MAX_NODES, MAX_PLAYERS, MINER, N_UNITS,
                         NEUTRAL, OCC_STRIDE)
+from .layout import (P_BID, P_CELLAR, SCORE_TOTAL, T_SOLO, T_SOLO_EXPORT, T_SOLO_N_EXPORT,
+                     T_SOLO_N_SETTLE, T_SOLO_SETTLE)
+from .solo import threshold_vp
 from .layout import (P_GLORY, P_GOODS, P_IMPORTS, P_MEAT, P_MONEY, P_N_FULFILLED, P_SCORE,
                      P_SHIP, P_TECH, P_TRACK, S_IMPORT, S_NP, S_OCC, T_BORDER,
                      T_EXPORT_MIN, T_EXPORT_VP, T_IMPORT_RARITY, T_IMPORT_VP,
@@ -25,8 +28,9 @@ def tile_count(s, T, p, tile):
     kind = T[T_TILE_KIND + tile]
     if kind == K_BASIC:
         return s[po + P_GOODS] + s[po + P_GOODS + 1] + s[po + P_GOODS + 2]
-    if kind == K_PROCESSED:
-        return s[po + P_GOODS + 3] + s[po + P_GOODS + 4] + s[po + P_GOODS + 5]
+    if kind == K_PROCESSED:      # MacKenzie's cellar whisky counts (R-8.6)
+        return (s[po + P_GOODS + 3] + s[po + P_GOODS + 4] + s[po + P_GOODS + 5]
+                + s[po + P_CELLAR] + s[po + P_CELLAR + 1])
     if kind == K_IMPORTS:
         return s[po + P_IMPORTS] + s[po + P_IMPORTS + 1] + s[po + P_IMPORTS + 2]
     if kind == K_MEAT:
@@ -175,7 +179,7 @@ def import_values(s, T, out):
 
 @njit(cache=True)
 def final_scoring(s, T):
-    """Fill every player's P_SCORE breakdown (R-7)."""
+    """Fill every player's P_SCORE breakdown (R-7; solo thresholds R-9.2; auction bids R-9.4)."""
     n = s[S_NP]
     vals = np.zeros(MAX_PLAYERS, np.int64)
     place_vp = np.zeros(MAX_PLAYERS, np.int64)
@@ -192,22 +196,32 @@ def final_scoring(s, T):
         s[po + P_SCORE + 3] = s[po + P_IMPORTS + 3] * T[T_VP_HOPS]
         s[po + P_SCORE + 4] = (s[po + P_IMPORTS] * imp[0] + s[po + P_IMPORTS + 1] * imp[1]
                                + s[po + P_IMPORTS + 2] * imp[2])
-    for i in range(MAX_PLAYERS):
-        place_vp[i] = T[T_EXPORT_VP + i]
-    for p in range(n):
-        vals[p] = s[pofs(p) + P_N_FULFILLED]
-    split_places(vals, n, place_vp, max(T[T_EXPORT_MIN], 0), share)
-    for p in range(n):
-        s[pofs(p) + P_SCORE + 5] = share[p]
-    for i in range(MAX_PLAYERS):
-        place_vp[i] = T[T_SETTLE_VP + i]
-    for p in range(n):
-        vals[p] = settlement_count(s, T, p)
-    split_places(vals, n, place_vp, 1, share)
+    if T[T_SOLO]:
+        for p in range(n):
+            po = pofs(p)
+            s[po + P_SCORE + 5] = threshold_vp(T, T_SOLO_EXPORT, T[T_SOLO_N_EXPORT],
+                                               s[po + P_N_FULFILLED])
+            s[po + P_SCORE + 6] = threshold_vp(T, T_SOLO_SETTLE, T[T_SOLO_N_SETTLE],
+                                               settlement_count(s, T, p))
+    else:
+        for i in range(MAX_PLAYERS):
+            place_vp[i] = T[T_EXPORT_VP + i]
+        for p in range(n):
+            vals[p] = s[pofs(p) + P_N_FULFILLED]
+        split_places(vals, n, place_vp, max(T[T_EXPORT_MIN], 0), share)
+        for p in range(n):
+            s[pofs(p) + P_SCORE + 5] = share[p]
+        for i in range(MAX_PLAYERS):
+            place_vp[i] = T[T_SETTLE_VP + i]
+        for p in range(n):
+            vals[p] = settlement_count(s, T, p)
+        split_places(vals, n, place_vp, 1, share)
+        for p in range(n):
+            s[pofs(p) + P_SCORE + 6] = share[p]
     for p in range(n):
         po = pofs(p)
-        s[po + P_SCORE + 6] = share[p]
+        s[po + P_SCORE + 7] = -s[po + P_BID]
         tot = 0
-        for i in range(7):
+        for i in range(SCORE_TOTAL):
             tot += s[po + P_SCORE + i]
-        s[po + P_SCORE + 7] = tot
+        s[po + P_SCORE + SCORE_TOTAL] = tot

@@ -1,20 +1,26 @@
-"""New game from static tables and a seed (R-1): pile, tiles, ports, market, order."""
+"""New game from static tables and a seed (R-1): pile, tiles, ports, market, order, clans
+(R-1.7, R-9.4), solo blockers (R-9.2) and the smaller map (R-9.3)."""
 import numpy as np
 from numba import njit
 
 from .board import pofs
-from .constants import (MAX_CONTRACTS, MAX_DRAW, MAX_NODES, MAX_PLAYERS, MAX_SLOTS,
-                        MAX_START_PICKS, N_CORNERS, N_GOODS, N_PORT_TILES, N_ROUNDS_MAX,
-                        N_SCORING_TILES, N_UNITS, PH_SETUP_PICK)
-from .contracts import refill_slots
-from .flow import resolve
-from .layout import (P_BOX, P_CLAN, P_MERCH, P_BOARD, P_START_TILE, P_TRACK, S_DECK,
+from .clans import apply_clan
+from .constants import (CLAN_AUCTION, CLAN_DRAFT, CLAN_FIXED, EMPTY, MAX_CONTRACTS, MAX_COVER,
+                        MAX_DRAW, MAX_NODES, MAX_PLAYERS, MAX_SLOTS, MAX_START_PICKS, N_CLANS,
+                        N_CORNERS, N_GOODS, N_PORT_TILES, N_ROUNDS_MAX, N_SCORING_TILES,
+                        N_UNITS, NEUTRAL, PH_SETUP_PICK, T_LOCH, T_PORT)
+from .contracts import fill_slots
+from .flow import resolve, start_auction
+from .layout import (P_BOX, P_BOARD, P_START_TILE, S_AUC_LEADER, S_AUC_SEAT, S_DECK,
                      S_DECK_COUNT, S_DECK_HEAD, S_DRAWN, S_NEXT_ORDER, S_NP, S_OCC,
                      S_ORDER, S_P4_GOOD, S_PHASE, S_PICK_CLANS, S_PICKS, S_PORT_KIND,
-                     S_PORTS, S_PRICE, S_ROUND, S_SETUP_PTR, S_SLOTS, S_SWAP_NODE,
-                     S_TILES, STATE_SIZE, T_MERCH_SUPPLY, T_MERCH_TRACK, T_N_CONTRACTS,
+                     S_PORTS, S_PRICE, S_ROUND, S_ROW_FROM, S_SETUP_PTR, S_SLOTS, S_SWAP_NODE,
+                     S_TILES, STATE_SIZE, T_ACTIVE, T_CLAN_MODE, T_CLAN_POOL, T_COVER,
+                     T_FIXED_CLAN, T_MODULE, T_N_CONTRACTS, T_N_COVER, T_N_HEX,
                      T_N_START_TILES, T_NP, T_PORT_POOL, T_PORTS_ON, T_PRICE_START,
-                     T_ROUNDS, T_SCORING_TILES_ON, T_TILE_POOL, T_UNIT_COUNT)
+                     T_ROUNDS, T_SCORING_TILES_ON, T_SMALL_MAP, T_SOLO_START_SLOTS,
+                     T_TERRAIN, T_TILE_POOL, T_UNIT_COUNT)
+from .solo import place_blockers
 from .rng import rand_int, seed_rng, shuffle
 
 
@@ -39,6 +45,8 @@ def new_game(s, T, seed, first_player):
     s[S_P4_GOOD] = -1
     s[S_PORT_KIND] = -1
     s[S_SWAP_NODE] = -1
+    s[S_ROW_FROM] = -1
+    s[S_AUC_LEADER] = -1
     # R-1.4 contracts: shuffled pile, one face-up per active slot
     nc = T[T_N_CONTRACTS]
     for i in range(nc):
@@ -46,7 +54,7 @@ def new_game(s, T, seed, first_player):
     shuffle(s, s, S_DECK, nc)
     s[S_DECK_HEAD] = 0
     s[S_DECK_COUNT] = nc
-    refill_slots(s, T)
+    fill_slots(s, T, T[T_SOLO_START_SLOTS])     # solo: five contracts (R-9.2)
     # R-1.4 scoring tiles: 5 of the pool in random order
     if T[T_SCORING_TILES_ON]:
         pool = np.empty(N_SCORING_TILES, np.int32)
@@ -76,27 +84,63 @@ def new_game(s, T, seed, first_player):
     first = first_player if first_player >= 0 else rand_int(s, n)
     for i in range(n):
         s[S_ORDER + i] = (first + i) % n
-    # R-1.5 player boards
+    # R-1.5 player boards (a fixed clan's start, R-8)
+    mode = T[T_CLAN_MODE]
     for p in range(n):
         po = pofs(p)
         for u in range(N_UNITS):
             s[po + P_BOARD + u] = T[T_UNIT_COUNT + u]
-        s[po + P_MERCH] = T[T_MERCH_SUPPLY]
-        s[po + P_TRACK] = T[T_MERCH_TRACK]
         s[po + P_BOX] = -1
         s[po + P_BOX + 1] = -1
-        s[po + P_CLAN] = -1
         s[po + P_START_TILE] = -1
-    # R-1.7 / R-1.9: players + 1 starting tiles on offer
+        apply_clan(s, T, po, T[T_FIXED_CLAN + p] if mode == CLAN_FIXED else -1)
+    # R-1.7 / R-1.9: players + 1 starting tiles on offer (R-9.4: as many as players)
     tiles = np.empty(16, np.int32)
     nt = T[T_N_START_TILES]
     for t in range(nt):
         tiles[t] = t
     shuffle(s, tiles, 0, nt)
-    for i in range(min(n + 1, nt, MAX_START_PICKS)):
+    n_picks = n if mode == CLAN_AUCTION else n + 1
+    for i in range(min(n_picks, nt, MAX_START_PICKS)):
         s[S_PICKS + i] = tiles[i]
+    if mode == CLAN_DRAFT or mode == CLAN_AUCTION:
+        # R-1.7: clan tiles drawn at random, each paired with a starting tile
+        clans = np.empty(N_CLANS, np.int32)
+        k = 0
+        for c in range(N_CLANS):
+            if (T[T_CLAN_POOL] >> c) & 1:
+                clans[k] = c
+                k += 1
+        shuffle(s, clans, 0, k)
+        for i in range(min(n_picks, k, MAX_START_PICKS)):
+            s[S_PICK_CLANS + i] = clans[i]
+    place_blockers(s, T)
+    cover_hexes(s, T)
     s[S_ROUND] = 1
     s[S_PHASE] = PH_SETUP_PICK
     s[S_SETUP_PTR] = 0
+    if mode == CLAN_AUCTION:
+        s[S_AUC_SEAT] = 0
+        start_auction(s, T, rand_int(s, n))     # R-9.4: a random player opens
     resolve(s, T)
     return STATE_SIZE
+
+
+@njit(cache=True)
+def cover_hexes(s, T):
+    """R-9.3 smaller map: the given hexes, or one random active land hex per module."""
+    for i in range(min(T[T_N_COVER], MAX_COVER)):
+        s[S_OCC + T[T_COVER + i]] = NEUTRAL
+    if not T[T_SMALL_MAP]:
+        return
+    cand = np.empty(MAX_NODES, np.int32)
+    for m in range(N_CORNERS):
+        k = 0
+        for v in range(T[T_N_HEX]):
+            if T[T_MODULE + v] != m or T[T_TERRAIN + v] & (T_LOCH | T_PORT):
+                continue
+            if T[T_ACTIVE + v] and s[S_OCC + v] == EMPTY:
+                cand[k] = v
+                k += 1
+        if k > 0:
+            s[S_OCC + cand[rand_int(s, k)]] = NEUTRAL

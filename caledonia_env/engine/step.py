@@ -2,29 +2,36 @@
 import numpy as np
 from numba import njit
 
-from .actions import (A_DECLINE_HEX, A_DECLINE_UPGRADE, A_END_TURN, A_FULFILL, A_HIRE,
-                      A_KEEP, A_KEEP_NONE, A_NB_BUY, A_NB_DONE, A_OBTAIN, A_PASS,
-                      A_PICK_GOOD, A_PLACE, A_PORT, A_PRICE, A_PROCESS, A_RETRIEVE, A_SELECT,
-                      A_SHIP, A_START_PICK, A_TECH, A_TRADE, PRICE_DELTAS)
+from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_CELLAR_IN,
+                      A_CELLAR_OUT, A_DECLINE_HEX, A_DECLINE_UPGRADE, A_END_TURN,
+                      A_FULFILL, A_FULFILL_BOTH, A_HIRE, A_KEEP, A_KEEP_NONE, A_NB_BUY,
+                      A_NB_DONE, A_OBTAIN, A_OBTAIN_DONE, A_PASS, A_PICK_GOOD, A_PLACE, A_PORT,
+                      A_PRICE, A_PROCESS, A_RETRIEVE, A_ROW, A_SELECT, A_SHIP, A_START_PICK,
+                      A_TECH, A_TRADE, PRICE_DELTAS)
+from .clans import cellar_out, cpar, do_brew, do_butter, take_from_board
 from .board import count_units, neighbor_goods, pofs
 from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
                         CTX_PORT_COPY, CTX_PORT_DISCARD, CTX_PORT_GAIN, CTX_PORT_PRICE,
                         CTX_PORT_SWAP, CTX_PROCESS, CTX_SLAUGHTER, CTX_START_PICK,
                         CTX_START_WORKER, CTX_STRUCTURE, DAIRY, DISTILLERY, EMPTY,
+                        CLAN_AUCTION, CTX_AUCTION, CTX_BREW, CTX_BUTTER, CTX_CELLAR, CTX_ROW,
+                        CTX_SECOND_CONTRACT, HOPS, WHISKY,
                         MAX_DRAW, MAX_MERCHANTS, MAX_NB_BUY, MAX_NODES, MAX_PROCESS,
                         N_GOODS, N_UNITS, OCC_STRIDE, P9, PROCESS_IN, PROCESS_OUT, SHEEP)
-from .contracts import fulfill, put_under, take_contract
+from .contracts import cval, fulfill, put_under, take_contract
 from .economy import do_hire, do_nb_buy, do_ship, do_tech, do_trade, move_price
-from .flow import end_turn, resolve
+from .flow import auction_bid, auction_pick_done, end_turn, resolve, take_pair
 from .layout import (P_BOARD, P_BOX, P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_PASSED,
-                     P_PORTS_USED, P_START_TILE, S_BONUS_HEX, S_BONUS_UPG, S_CTX, S_DRAWN,
+                     P_PORTS_USED, S_BONUS_HEX, S_BONUS_UPG, S_CTX, S_DRAWN,
                      S_KEEP_LEFT, S_MAIN_DONE, S_MEAT_PORTS, S_MEAT_REM, S_N_DRAWN,
-                     S_N_PASSED, S_NB_PENDING, S_NEXT_ORDER, S_NP, S_OCC, S_ORDER,
-                     S_P4_GOOD, S_PICKS, S_PLAYER, S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE,
+                     S_N_PASSED, S_NB_PENDING, S_NEXT_ORDER, S_OCC,
+                     S_P4_GOOD, S_PLAYER, S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE,
                      S_PORTS, S_PROC_KIND, S_SETUP_PTR, S_SLOTS, S_STRUCT_PENDING,
-                     T_NEIGHBOR_BONUS, T_PASS_BONUS, T_SEAT_MONEY, T_START_GOODS,
-                     T_START_MONEY, T_STATIC_IMPORTS, T_STRUCT_BUILDINGS, T_UNIT_COUNT)
-from .options import boxes_all_empty, free_box_count, meat_ports, n_boxes, unit_cost
+                     T_NEIGHBOR_BONUS, T_PASS_BONUS, T_STATIC_IMPORTS, T_STRUCT_BUILDINGS,
+                     T_UNIT_COUNT, C_GAIN_IMPORT, P_CELLAR, P_WHISKY_MADE, S_BREW_LEFT,
+                     S_ROW_FROM, S_ROWED, S_SECOND_OBTAIN, T_CLAN_BEER_MAX, T_CLAN_MODE,
+                     T_CLAN_OBTAIN_MAX, T_CLAN_WHISKY_MONEY)
+from .options import free_box_count, meat_ports, n_boxes, unit_cost
 from .ports import apply_effect, do_swap, port_param, use_port
 
 N_DELTAS = len(PRICE_DELTAS)
@@ -32,10 +39,11 @@ N_DELTAS = len(PRICE_DELTAS)
 
 @njit(cache=True)
 def check_structure(s, T, p, u):
-    """Fourth building of a type placed with an empty export box (R-3.3.2)."""
+    """Fourth building of a type placed with an empty export box (R-3.3.2; with two boxes,
+    R-8.1, one empty box is enough)."""
     deployed = T[T_UNIT_COUNT + u] - s[pofs(p) + P_BOARD + u]
     if u >= DAIRY and u <= DISTILLERY and deployed == T[T_STRUCT_BUILDINGS]:
-        if boxes_all_empty(s, T, p):
+        if free_box_count(s, T, p) > 0:
             s[S_STRUCT_PENDING] = 1
 
 
@@ -44,7 +52,7 @@ def place_unit(s, T, p, u, node, free_land, bonuses):
     """Expand (R-3.3): pay, occupy, then queue the neighborhood and structure bonuses."""
     po = pofs(p)
     s[po + P_MONEY] -= unit_cost(s, T, p, u, node, free_land)
-    s[po + P_BOARD + u] -= 1
+    take_from_board(s, T, po, u)
     s[S_OCC + node] = p * OCC_STRIDE + u
     if bonuses:
         if T[T_NEIGHBOR_BONUS]:
@@ -64,8 +72,13 @@ def do_pass(s, T, p):
 
 @njit(cache=True)
 def do_fulfill(s, T, p, box):
+    """R-3.7 for one box; the brewer may brew for the contract's hops (R-8.9)."""
+    po = pofs(p)
     s[S_MEAT_PORTS] = meat_ports(s, T, p)
-    fulfill(s, T, pofs(p), box, T[T_STATIC_IMPORTS] == 0)
+    c = fulfill(s, T, po, box, T[T_STATIC_IMPORTS] == 0)
+    hops = cval(T, c, C_GAIN_IMPORT + HOPS)
+    cap = cpar(s, T, po, T_CLAN_BEER_MAX)
+    s[S_BREW_LEFT] += hops if hops < cap else cap
 
 
 @njit(cache=True)
@@ -99,18 +112,11 @@ def finish_structure(s):
 
 @njit(cache=True)
 def start_pick(s, T, p, i):
-    """Take starting pair i (R-1.7 / R-1.9): its money and goods, plus the seat money."""
-    po = pofs(p)
-    tile = s[S_PICKS + i]
-    s[S_PICKS + i] = -1
-    s[po + P_START_TILE] = tile
-    s[po + P_MONEY] += T[T_START_MONEY + tile]
-    for g in range(N_GOODS):
-        s[po + P_GOODS + g] += T[T_START_GOODS + tile * N_GOODS + g]
-    for seat in range(s[S_NP]):
-        if s[S_ORDER + seat] == p:
-            s[po + P_MONEY] += T[T_SEAT_MONEY + seat]
+    """Take starting pair i (R-1.7 / R-1.9 / R-9.4)."""
+    take_pair(s, T, p, i)
     s[S_SETUP_PTR] += 1
+    if T[T_CLAN_MODE] == CLAN_AUCTION:
+        auction_pick_done(s, T)
 
 
 @njit(cache=True)
@@ -131,6 +137,10 @@ def apply_action(s, T, a):
     if ctx == CTX_MAIN:
         if a >= A_PORT and a < A_PORT + 4:
             use_port(s, T, p, a - A_PORT, n_boxes(s, T, p))
+        elif a >= A_ROW and a < A_ROW + MAX_NODES:
+            s[S_ROW_FROM] = a - A_ROW            # R-8.5: the destination comes next
+        elif a == A_CELLAR_OUT or a == A_CELLAR_OUT + 1:
+            cellar_out(s, T, po, a - A_CELLAR_OUT)
         else:
             s[S_MAIN_DONE] = 1
             if a == A_PASS:
@@ -145,6 +155,7 @@ def apply_action(s, T, a):
                 slot = a - A_OBTAIN
                 take_contract(s, T, po, s[S_SLOTS + slot], first_free_box(s, T, p))
                 s[S_SLOTS + slot] = -1
+                s[S_SECOND_OBTAIN] = int(cpar(s, T, po, T_CLAN_OBTAIN_MAX) > 1)
             elif a >= A_PLACE and a < A_SHIP:
                 r = a - A_PLACE
                 place_unit(s, T, p, r // MAX_NODES, r % MAX_NODES, False, True)
@@ -156,11 +167,45 @@ def apply_action(s, T, a):
                 do_hire(s, T, po, False)
             elif a >= A_FULFILL and a < A_PORT:
                 do_fulfill(s, T, p, a - A_FULFILL)
+            elif a == A_FULFILL_BOTH:
+                do_fulfill(s, T, p, 0)           # R-8.1: two contracts in one action
+                do_fulfill(s, T, p, 1)
     elif ctx == CTX_AFTER_MAIN:
         if a == A_END_TURN:
             end_turn(s, T)
             return
-        use_port(s, T, p, a - A_PORT, n_boxes(s, T, p))
+        if a == A_CELLAR_OUT or a == A_CELLAR_OUT + 1:
+            cellar_out(s, T, po, a - A_CELLAR_OUT)
+        else:
+            use_port(s, T, p, a - A_PORT, n_boxes(s, T, p))
+    elif ctx == CTX_SECOND_CONTRACT:
+        s[S_SECOND_OBTAIN] = 0
+        if a != A_OBTAIN_DONE:
+            slot = a - A_OBTAIN
+            take_contract(s, T, po, s[S_SLOTS + slot], first_free_box(s, T, p))
+            s[S_SLOTS + slot] = -1
+    elif ctx == CTX_ROW:
+        src = s[S_ROW_FROM]
+        s[S_OCC + a - A_SELECT] = s[S_OCC + src]
+        s[S_OCC + src] = EMPTY
+        s[S_ROW_FROM] = -1
+        s[S_ROWED] += 1
+    elif ctx == CTX_CELLAR:
+        if a == A_CELLAR_IN:
+            s[po + P_GOODS + WHISKY] -= 1
+            s[po + P_CELLAR] += 1
+        s[S_PROC_KIND] += 1
+    elif ctx == CTX_BUTTER:
+        if a == A_BUTTER_DONE:
+            s[S_PROC_KIND] += 1
+        else:
+            do_butter(s, T, po, a - A_BUTTER + 1)
+    elif ctx == CTX_BREW:
+        k = a - A_BREW
+        do_brew(s, T, po, k)
+        s[S_BREW_LEFT] = 0 if k == 0 else s[S_BREW_LEFT] - k
+    elif ctx == CTX_AUCTION:
+        auction_bid(s, T, p, -1 if a == A_BID_DECLINE else a - A_BID)
     elif ctx == CTX_NEIGHBOR:
         if a == A_NB_DONE:
             s[S_NB_PENDING] = 0
@@ -238,6 +283,9 @@ def apply_action(s, T, a):
         k = r % (MAX_PROCESS + 1)
         s[po + P_GOODS + PROCESS_IN[kind]] -= k
         s[po + P_GOODS + PROCESS_OUT[kind]] += k
+        if PROCESS_OUT[kind] == WHISKY:          # R-8.6 MacKenzie: money per whisky made
+            s[po + P_WHISKY_MADE] += k
+            s[po + P_MONEY] += k * cpar(s, T, po, T_CLAN_WHISKY_MONEY)
         s[S_PROC_KIND] = kind + 1
     elif ctx == CTX_START_PICK:
         start_pick(s, T, p, a - A_START_PICK)

@@ -10,20 +10,29 @@ import numpy as np
 
 from ..data import ruleset as R
 from . import layout as L
-from .constants import (MAX_CONTRACTS, MAX_NODES, MAX_PLAYERS, N_UNITS,
-                        N_PORT_TILES, N_SCORING_TILES, UNIT_NAMES, UNREACHABLE,
-                        T_FOREST, T_MOUNTAIN, T_PASTURE)
+from .constants import (BUCHANAN, CAMPBELL, CLAN_NAMES, CUNNINGHAM, FERGUSSON, MACDONALD,
+                        MACKENZIE, MAX_BID, MAX_BOXES, MAX_BREW, MAX_CONTRACTS, MAX_COVER,
+                        MAX_DRAW, MAX_NODES, MAX_PLAYERS, MAX_PROCESS, MINER, N_CLANS,
+                        N_UNITS, N_PORT_TILES, N_SCORING_TILES, NO_CLAN, ROBERTSON, STEWART,
+                        BREWER, FISHERMAN, LUMBERJACK, UNIT_NAMES, UNREACHABLE,
+                        T_FOREST, T_LOCH, T_MOUNTAIN, T_PASTURE, T_PORT)
 
 _TERRAIN_BITS = {"pasture": T_PASTURE, "forest": T_FOREST, "mountain": T_MOUNTAIN}
 
 
 @dataclass(frozen=True)
 class Variants:
-    """Rule switches that change the static tables (R-9)."""
+    """Rule switches that change the static tables (R-1.7, R-9)."""
     ports: bool = True
     scoring_tiles: bool = True
     static_imports: bool = False
     kickstarter_tiles: bool = False
+    clan_mode: str = "none"          # none / draft / auction / fixed (R-1.7, R-1.9, R-9.4)
+    fixed_clans: tuple = ()          # fixed: clan name (or None) per player
+    kickstarter_clan: bool = False   # the brewer joins the drawn clans
+    solo: bool = False               # R-9.2
+    smaller_map: bool = False        # R-9.3
+    covered_hexes: tuple = ()        # R-9.3 given covered hexes (labels); () = drawn
 
 
 def _check_engine_support(rs):
@@ -43,10 +52,46 @@ def _check_engine_support(rs):
     for i, name in enumerate(R.SCORING_TILES):
         if rs.scoring_tiles.per[i] <= 0:
             raise ValueError(f"scoring_tiles.json: {name}.per must be positive")
+    for name in R.BUILDINGS:
+        u = R.UNITS.index(name)
+        if rs.units.count[u] * rs.units.output[u] > MAX_PROCESS:
+            raise ValueError(f"units.json: {name} count x output = {rs.units.count[u]} x "
+                             f"{rs.units.output[u]}; the engine processes at most {MAX_PROCESS} "
+                             f"per building type (R-6.3)")
     if len(rs.contracts.ids) > 62:
         raise ValueError("contracts.csv: the engine holds at most 62 contracts")
     if rs.setup.rounds > 5:
         raise ValueError("setup.json: the engine supports at most 5 rounds")
+    cp = rs.clans.params
+    limits = (("buchanan", "contracts_per_action", 2), ("buchanan", "fulfill_per_action", 2),
+              ("buchanan", "structure_draw", MAX_DRAW), ("buchanan", "structure_keep", MAX_BOXES),
+              ("brewer", "beer_max_per_contract", MAX_BREW))
+    for clan, field, top in limits:
+        if cp[clan][field] > top:
+            raise ValueError(f"clans.json: {clan}.{field} = {cp[clan][field]}; the engine "
+                             f"supports at most {top}")
+    if len(cp["mackenzie"]["cellar_money"]) != 2:
+        raise ValueError("clans.json: mackenzie.cellar_money must list 2 aging spaces")
+    if cp["mackenzie"]["cellar_in_per_production"] > 1:
+        raise ValueError("clans.json: mackenzie.cellar_in_per_production: the engine supports 0 or 1")
+    if not cp["fergusson"]["last_worker_after_all"]:
+        raise ValueError("clans.json: fergusson.last_worker_after_all: the engine places "
+                         "workers beyond the second after everyone's second (true only)")
+    fields = list(R.CLAN_START_FIELDS)
+    for c in range(N_CLANS):
+        if rs.clans.start[c, fields.index("export_boxes")] > MAX_BOXES:
+            raise ValueError(f"clans.json: {CLAN_NAMES[c]}.export_boxes > {MAX_BOXES}")
+        if rs.clans.start[c, fields.index("workers_to_place")] > 8:
+            raise ValueError(f"clans.json: {CLAN_NAMES[c]}.workers_to_place > 8")
+    if rs.setup.auction_max_bid > MAX_BID:
+        raise ValueError(f"setup.json: auction_max_bid > {MAX_BID} (action ids)")
+    if max(rs.units.count[3:6]) > MAX_PROCESS:
+        raise ValueError(f"units.json: more than {MAX_PROCESS} buildings of a type")
+    so = rs.solo
+    if max(len(so.goods_die), len(so.price_die)) > L.MAX_DIE:
+        raise ValueError(f"solo.json: dice have at most {L.MAX_DIE} faces in the engine")
+    if max(len(so.export_vp), len(so.settlement_vp)) > L.MAX_THRESH:
+        raise ValueError(f"solo.json: at most {L.MAX_THRESH} scoring thresholds")
 
 
 def _port_params(rs):
@@ -198,4 +243,181 @@ def build_tables(rs, board, num_players, variants=Variants()):
     lists, counts = reach_lists(board.ship_req)
     put(L.T_REACH_LIST, lists)
     put(L.T_REACH_CNT, counts)
+    adj = np.full((MAX_NODES, 6), -1, np.int32)
+    adj[:nn] = board.adjacent
+    put(L.T_ADJ, adj)
+    module = np.zeros(MAX_NODES, np.int32)
+    module[:nn] = board.module
+    put(L.T_MODULE, module)
+    _clan_tables(rs, n, variants, T, put)
+    _solo_tables(rs, n, variants, T, put)
+    _map_variant_tables(board, variants, T, put)
     return T
+
+
+def clan_pool(rs, variants):
+    """Bitmask of the clans that may be drawn (R-1.7): optional clans only on request."""
+    pool = 0
+    for c in range(N_CLANS):
+        if not rs.clans.optional[c] or variants.kickstarter_clan:
+            pool |= 1 << c
+    return pool
+
+
+def _clan_tables(rs, n, variants, T, put):
+    """Per-clan parameter rows (R-8); row NO_CLAN holds the no-clan values."""
+    modes = ("none", "draft", "auction", "fixed")
+    T[L.T_CLAN_MODE] = modes.index(variants.clan_mode)
+    pool = clan_pool(rs, variants)
+    T[L.T_CLAN_POOL] = pool
+    need = n + rs.setup.extra_clans_drawn if variants.clan_mode == "draft" else n
+    if variants.clan_mode in ("draft", "auction") and bin(pool).count("1") < need:
+        raise ValueError(f"{need} clans must be drawn but the pool holds {bin(pool).count('1')}")
+    fixed = np.full(MAX_PLAYERS, -1, np.int32)
+    for p, name in enumerate(variants.fixed_clans):
+        fixed[p] = -1 if name is None else CLAN_NAMES.index(name)
+    put(L.T_FIXED_CLAN, fixed)
+    T[L.T_AUCTION_MAX] = rs.setup.auction_max_bid
+    if variants.clan_mode == "none":
+        put(L.T_SEAT_MONEY, rs.setup.no_clans_seat_money[:MAX_PLAYERS])
+    else:
+        put(L.T_SEAT_MONEY, np.zeros(MAX_PLAYERS, np.int32))
+
+    fields = list(R.CLAN_START_FIELDS)
+    ship_col = fields.index("shipping_level_1_2" if n <= 2 else "shipping_level_3_4")
+    rows = L.N_CROWS
+    start = np.zeros((rows, len(fields)), np.int32)
+    start[:N_CLANS] = rs.clans.start
+    start[NO_CLAN] = rs.setup.player_start
+    total = rs.economy.merchants_total
+    sb = rs.export_board
+    sup = start[:, fields.index("merchants_in_supply")]
+    put(L.T_CLAN_MERCH_SUPPLY, sup)
+    put(L.T_CLAN_MERCH_TRACK, total - sup)
+    put(L.T_CLAN_SHIP, np.minimum(start[:, ship_col], min(rs.economy.shipping_max_level,
+                                                          L.MAX_LEVEL - 1)))
+    put(L.T_CLAN_WORKERS, start[:, fields.index("workers_to_place")])
+    put(L.T_CLAN_BOXES, start[:, fields.index("export_boxes")])
+
+    u8 = len(R.UNITS)
+    cost = np.zeros((rows, N_UNITS), np.int32)
+    cost[:, :u8] = rs.units.cost
+    lj, mi = R.UNITS.index("lumberjack"), R.UNITS.index("miner")
+    income = np.tile(np.array([rs.units.income_base[lj], rs.units.income_upgraded[lj],
+                               rs.units.income_base[mi], rs.units.income_upgraded[mi], 0],
+                              np.int32), (rows, 1))
+    tech_ok = np.ones(rows, np.int32)
+    any_worker = np.zeros(rows, np.int32)
+    fish_land = np.zeros(rows, np.int32)
+    n_rows = np.zeros(rows, np.int32)
+    draw = np.full(rows, sb.structure_draw, np.int32)
+    keep = np.full(rows, sb.structure_keep, np.int32)
+    obtain = np.ones(rows, np.int32)
+    pay_once = np.zeros(rows, np.int32)
+    fulfill = np.ones(rows, np.int32)
+    build = np.zeros((rows, MAX_PROCESS), np.int32)
+    milk = np.zeros(rows, np.int32)
+    whisky = np.zeros(rows, np.int32)
+    cellar = np.zeros((rows, 2), np.int32)
+    cellar_in = np.zeros(rows, np.int32)
+    delta = np.zeros(rows, np.int32)
+    market = np.zeros(rows, np.int32)
+    beer = np.zeros((3, rows), np.int32)
+    border = np.zeros(rows, np.int32)
+    cp = rs.clans.params
+
+    b = cp["buchanan"]
+    obtain[BUCHANAN] = b["contracts_per_action"]
+    pay_once[BUCHANAN] = int(b["pay_once_per_turn"])
+    draw[BUCHANAN] = b["structure_draw"]
+    keep[BUCHANAN] = b["structure_keep"]
+    fulfill[BUCHANAN] = b["fulfill_per_action"]
+    disc = cp["campbell"]["building_discount"]
+    build[CAMPBELL, :len(disc)] = disc
+    milk[CUNNINGHAM] = cp["cunningham"]["milk_money"]
+    border[FERGUSSON] = int(cp["fergusson"]["workers_on_border"])
+    m = cp["macdonald"]
+    for u in (LUMBERJACK, MINER, FISHERMAN):
+        cost[MACDONALD, u] = m["worker_cost"]
+    income[MACDONALD, :] = m["worker_income"]
+    tech_ok[MACDONALD] = int(m["technology_allowed"])
+    any_worker[MACDONALD] = 1
+    fish_land[MACDONALD] = m["fisherman_land_cost"]
+    n_rows[MACDONALD] = m["rows_per_turn"]
+    k = cp["mackenzie"]
+    whisky[MACKENZIE] = k["whisky_money"]
+    cellar[MACKENZIE] = k["cellar_money"]
+    cellar_in[MACKENZIE] = k["cellar_in_per_production"]
+    r = cp["robertson"]
+    delta[ROBERTSON] = r["delta_discount_1_2"] if n <= 2 else r["delta_discount_3_4"]
+    market[STEWART] = cp["stewart"]["market_money"]
+    w = cp["brewer"]
+    beer[:, BREWER] = (w["beer_money"], w["beer_grain"], w["beer_max_per_contract"])
+
+    put(L.T_CLAN_BORDER_START, border)
+    put(L.T_CLAN_UNIT_COST, cost)
+    put(L.T_CLAN_BUILD_DISC, build)
+    put(L.T_CLAN_DELTA_DISC, delta)
+    put(L.T_CLAN_INCOME, income)
+    put(L.T_CLAN_TECH_OK, tech_ok)
+    put(L.T_CLAN_ANY_WORKER, any_worker)
+    put(L.T_CLAN_FISH_LAND, fish_land)
+    put(L.T_CLAN_ROWS, n_rows)
+    put(L.T_CLAN_STRUCT_DRAW, draw)
+    put(L.T_CLAN_STRUCT_KEEP, keep)
+    put(L.T_CLAN_OBTAIN_MAX, obtain)
+    put(L.T_CLAN_PAY_ONCE, pay_once)
+    put(L.T_CLAN_FULFILL_MAX, fulfill)
+    put(L.T_CLAN_MILK_MONEY, milk)
+    put(L.T_CLAN_WHISKY_MONEY, whisky)
+    put(L.T_CLAN_CELLAR_MONEY, cellar)
+    put(L.T_CLAN_CELLAR_IN, cellar_in)
+    put(L.T_CLAN_MARKET_MONEY, market)
+    put(L.T_CLAN_BEER_MONEY, beer[0])
+    put(L.T_CLAN_BEER_GRAIN, beer[1])
+    put(L.T_CLAN_BEER_MAX, beer[2])
+
+
+def _solo_tables(rs, n, variants, T, put):
+    """R-9.2: neutral blockers, five contracts, market phase dice, solo scoring."""
+    so = rs.solo
+    T[L.T_SOLO] = int(variants.solo)
+    T[L.T_SOLO_BLOCK_COST] = so.blocked_land_cost if variants.solo else -1
+    T[L.T_SOLO_START_SLOTS] = so.start_contracts if variants.solo else T[L.T_N_SLOTS]
+    if variants.solo and not so.track_imports:
+        T[L.T_STATIC_IMPORTS] = 1
+        if not variants.static_imports:
+            T[L.T_STATIC_IMPORT_VP] = so.import_vp
+    rounds = 0
+    if variants.solo:
+        for r in so.market_phase_rounds:
+            rounds |= 1 << r
+    T[L.T_SOLO_MARKET_ROUNDS] = rounds
+    T[L.T_SOLO_N_CHANGE] = so.goods_changed_per_round
+    T[L.T_SOLO_GOODS_FACES] = len(so.goods_die)
+    put(L.T_SOLO_GOODS_DIE, so.goods_die)
+    T[L.T_SOLO_PRICE_FACES] = len(so.price_die)
+    put(L.T_SOLO_PRICE_DIE, so.price_die)
+    put(L.T_SOLO_REMOVE, so.removal_slot)
+    put(L.T_SOLO_AVG_MIN, rs.market.solo_avg_min)
+    put(L.T_SOLO_AVG_MAX, rs.market.solo_avg_max)
+    T[L.T_SOLO_N_EXPORT] = len(so.export_vp)
+    put(L.T_SOLO_EXPORT, so.export_vp)
+    T[L.T_SOLO_N_SETTLE] = len(so.settlement_vp)
+    put(L.T_SOLO_SETTLE, so.settlement_vp)
+
+
+def _map_variant_tables(board, variants, T, put):
+    """R-9.3 smaller map: four land hexes covered, drawn one per module or given."""
+    T[L.T_SMALL_MAP] = int(variants.smaller_map and not variants.covered_hexes)
+    cover = np.full(MAX_COVER, -1, np.int32)
+    for i, label in enumerate(variants.covered_hexes):
+        try:
+            v = board.node(label)
+        except ValueError:
+            raise ValueError(f"covered hex {label!r} is not on map {','.join(board.config)}") from None
+        if board.terrain[v] & (T_LOCH | T_PORT) or not board.active[v]:
+            raise ValueError(f"covered hex {label} must be an active land hex (R-9.3)")
+        cover[i] = v
+    T[L.T_N_COVER] = len(variants.covered_hexes)
+    put(L.T_COVER, cover)
