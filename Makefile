@@ -6,7 +6,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-slow bench clean
+.PHONY: demo test test-slow bench tournament clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,14 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -m slow
+
+# make tournament PLAYERS=mcts,greedy GAMES=20 WORKERS=2
+PLAYERS ?= greedy,random,random,random
+GAMES   ?= 200
+WORKERS ?= 2
+tournament: $(STAMP)
+	$(PY) -m caledonia_env play --players $(PLAYERS) --games $(GAMES) --workers $(WORKERS) \
+		--out tournament.csv
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

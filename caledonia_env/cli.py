@@ -1,27 +1,155 @@
-"""The ``caledonia`` command (also ``python -m caledonia_env``)."""
+"""The ``caledonia`` command (also ``python -m caledonia_env``).
+
+Subcommands: ``play`` (tournaments between bots), ``balance`` (clan against
+clan), ``replay`` (step through a recorded game), ``render`` (draw a
+position), ``demo`` (one random game).
+Bad input (unknown agent, map, player count, unreadable file) prints a
+message naming what is allowed and exits with code 2; output files are
+written atomically (temporary file, then rename).
+"""
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 import time
 
 import numpy as np
 
 EXAMPLES = """examples:
+  caledonia play --players greedy,random,random,random --games 100 --workers 2
+  caledonia balance --agent greedy --games 20000 --workers 2
+  caledonia replay game.json --all
+  caledonia render --seed 3 --moves 40 -o board.png
+  caledonia demo --players 2 --seed 7 --map A1,B2,C1,D2 -o board.png
+run 'caledonia COMMAND --help' for every option of a command.
+"""
+
+DEMO_EXAMPLES = """examples:
   caledonia demo                          # 4 players, random map from seed 0, map.png
   caledonia demo --players 2 --seed 7 --map A1,B2,C1,D2 -o board.png
 """
 
+PLAY_EXAMPLES = """examples:
+  caledonia play --players greedy,random,random,random --games 200
+  caledonia play --players mcts:64,greedy --games 50 --workers 2 --out results.csv
+  caledonia play --players greedy,greedy,random --games 1000 --map A1,B2,C1,D2 --seed 7 \\
+      --record-dir records/
+  caledonia play --players greedy,greedy --clans stewart,campbell --games 500
+agent names (KIND or KIND:PARAM):
+{agents}
+"""
 
-def _cmd_demo(args) -> int:
-    from . import Game, GameConfig
-    from .map.render import render_board
+BALANCE_EXAMPLES = """examples:
+  caledonia balance --agent greedy --games 20000 --workers 2
+  caledonia balance --players 2 --games 2800 --plot balance_2p.png --out balance_2p.csv
+  caledonia balance --clans stewart,campbell,mackenzie,fergusson --games 400
+"""
 
+REPLAY_EXAMPLES = """examples:
+  caledonia replay records/game_000000.json        # Enter = next decision, q = quit
+  caledonia replay game.json --all                 # print the whole game
+  caledonia replay game.json --all --brief         # one line per decision, final position
+"""
+
+RENDER_EXAMPLES = """examples:
+  caledonia render --seed 3 -o board.png                  # the starting map of seed 3
+  caledonia render --seed 3 --players 2 --moves 60 -o mid.png
+  caledonia render --game records/game_000000.json -o final.png
+  caledonia render --game game.json --moves 100 -o turn100.png
+"""
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as 'caledonia CMD: message', exit code 2."""
+
+
+# ---------------------------------------------------------------- helpers
+def _atomic_savefig(fig, path: str, dpi: int = 110) -> None:
+    from .tournament import save_figure
+    save_figure(fig, path, dpi)
+
+
+def _check_output_path(path: str, what: str) -> None:
+    """Fail early (before a long run) if ``path`` cannot be written."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"{what} {path!r}: folder {folder!r} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise UsageError(f"{what} {path!r}: folder {folder!r} is not writable")
+    if os.path.isdir(path):
+        raise UsageError(f"{what} {path!r} is a folder; give a file name")
+
+
+def _read_record(path: str):
+    """Load a ``Game.to_json`` record; UsageError if it is unreadable or invalid."""
     try:
-        config = GameConfig(num_players=args.players, seed=args.seed, map=args.map)
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        raise UsageError(f"cannot read game record {path!r}: {e.strerror or e}") from None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise UsageError(f"{path!r} is not a JSON game record (written by Game.to_json / "
+                         f"'caledonia play --record-dir'): {e}") from None
+    if not isinstance(record, dict) or "actions" not in record or \
+            ("config" not in record and "scenario" not in record):
+        raise UsageError(f"{path!r} is not a game record: it needs 'config' (or 'scenario') "
+                         f"and 'actions' (written by Game.to_json)")
+    try:
+        start = _record_start(record)
+    except (ValueError, TypeError, KeyError) as e:
+        raise UsageError(f"{path!r}: invalid game record: {e}") from None
+    return start, list(record["actions"])
+
+
+def _record_start(record: dict):
+    """The starting position of a record (config or scenario), checked like Game.from_json."""
+    from .game import Game, GameConfig
+    if "scenario" in record:
+        from .scenario import from_scenario
+        game = from_scenario(record["scenario"])
+    else:
+        game = Game(GameConfig.from_dict(record["config"]))
+    if "map" in record and list(game.map) != list(record["map"]):
+        raise ValueError("the record's map does not match its config and seed")
+    fp = record.get("ruleset_fingerprint")
+    if fp is not None and game.ruleset.fingerprint() != fp:
+        raise ValueError("the record was played with another ruleset (fingerprint differs)")
+    return game
+
+
+def _board_picture(game, title=None):
+    """Matplotlib figure of the map with every unit and the port tiles."""
+    from .engine import layout as L
+    from .engine.constants import NEUTRAL, OCC_STRIDE, UNIT_NAMES
+    from .map.render import render_board
+    s = game.state
+    units = {}
+    for m in range(game.board.n_nodes):
+        o = int(s[L.S_OCC + m])
+        if o >= 0 and o != NEUTRAL:
+            units[m] = (o // OCC_STRIDE, UNIT_NAMES[o % OCC_STRIDE])
+    ports = {c: f"P{int(s[L.S_PORTS + c]) + 1}" for c in range(4) if s[L.S_PORTS + c] >= 0}
+    return render_board(game.board, units=units, port_tiles=ports, title=title)
+
+
+def _config(players: int, seed: int, map_sides):
+    from . import GameConfig
+    try:
+        return GameConfig(num_players=players, seed=seed, map=map_sides)
     except ValueError as e:
-        print(f"caledonia demo: {e}", file=sys.stderr)
-        return 2
+        raise UsageError(str(e)) from None
+
+
+# ------------------------------------------------------------------- demo
+def _cmd_demo(args) -> int:
+    from . import Game
+    config = _config(args.players, args.seed, args.map)
+    if args.output:
+        _check_output_path(args.output, "--output")
     t0 = time.perf_counter()
     game = Game(config)
     rng = np.random.default_rng(args.seed)
@@ -31,29 +159,201 @@ def _cmd_demo(args) -> int:
     print(game.render_text())
     print(f"\n{len(game.history)} decisions in {elapsed:.2f} s (includes numba compile on first run)")
     if args.output:
-        units = {}
-        s = game.state
-        from .engine import layout as L
-        from .engine.constants import NEUTRAL, OCC_STRIDE, UNIT_NAMES
-        for m in range(game.board.n_nodes):
-            o = int(s[L.S_OCC + m])
-            if o >= 0 and o != NEUTRAL:
-                units[m] = (o // OCC_STRIDE, UNIT_NAMES[o % OCC_STRIDE])
-        ports = {c: f"P{int(s[L.S_PORTS + c]) + 1}" for c in range(4) if s[L.S_PORTS + c] >= 0}
-        fig = render_board(game.board, units=units, port_tiles=ports)
-        fig.savefig(args.output, dpi=110)
+        _atomic_savefig(_board_picture(game), args.output)
         print(f"final map written to {args.output}")
     return 0
 
 
+# ------------------------------------------------------------------- play
+def _spec_from_args(args):
+    from .tournament import TournamentSpec, validate
+    players = tuple(p.strip() for p in args.players.split(",")) if args.players else ()
+    if any(not p for p in players):
+        raise UsageError(f"--players: empty agent name in {args.players!r} "
+                         f"(use commas between names, e.g. greedy,random)")
+    clans = None
+    if getattr(args, "clans", None):
+        clans = _parse_clans(args.clans, len(players))
+    spec = TournamentSpec(players=players, games=args.games, seed=args.seed, map=args.map,
+                          clans=clans)
+    try:
+        validate(spec)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    return spec
+
+
+def _parse_clans(text: str, n: int):
+    """'none', 'draft', 'auction' or one clan name per player (comma separated)."""
+    t = text.strip().lower()
+    if t in ("draft", "none", "auction"):
+        return t
+    names = tuple(c.strip().lower() for c in text.split(","))
+    if len(names) != n:
+        from .config import CLAN_NAMES
+        raise UsageError(f"--clans: give 'none', 'draft', 'auction' or one clan per player "
+                         f"({n}, comma separated, 'none' for no clan) from {', '.join(CLAN_NAMES)}; "
+                         f"got {len(names)}: {text!r}")
+    return names
+
+
+def _cmd_play(args) -> int:
+    from . import tournament as tn
+    if args.workers < 1:
+        raise UsageError(f"--workers must be >= 1, got {args.workers}")
+    spec = _spec_from_args(args)
+    if args.out:
+        _check_output_path(args.out, "--out")
+    if args.record_dir:
+        if os.path.exists(args.record_dir) and not os.path.isdir(args.record_dir):
+            raise UsageError(f"--record-dir {args.record_dir!r} exists and is not a folder")
+        _check_output_path(os.path.join(args.record_dir, "x.json") if os.path.isdir(args.record_dir)
+                           else args.record_dir, "--record-dir")
+    bar = None if args.quiet else tn.ProgressBar(spec.games)
+    t0 = time.perf_counter()
+    rows = tn.run(spec, workers=args.workers, record_dir=args.record_dir,
+                  progress=bar.update if bar else None)
+    wall = time.perf_counter() - t0
+    print(tn.report(rows))
+    print(f"wall time {wall:.1f} s ({wall / spec.games:.3f} s per game with "
+          f"{args.workers} worker{'s' if args.workers > 1 else ''})")
+    if args.out:
+        tn.write_csv(rows, args.out)
+        print(f"{len(rows)} rows written to {args.out}")
+    if args.record_dir:
+        print(f"{spec.games} game records written to {args.record_dir}")
+    return 0
+
+
+# ---------------------------------------------------------------- balance
+def _cmd_balance(args) -> int:
+    from . import tournament as tn
+    from .config import CLAN_NAMES
+    if args.workers < 1:
+        raise UsageError(f"--workers must be >= 1, got {args.workers}")
+    if args.players not in (2, 3, 4):
+        raise UsageError(f"--players must be 2, 3 or 4, got {args.players}")
+    if args.clans:
+        clans = [c.strip().lower() for c in args.clans.split(",") if c.strip()]
+        bad = [c for c in clans if c not in CLAN_NAMES]
+        if bad:
+            raise UsageError(f"unknown clan(s) {', '.join(bad)}; allowed: {', '.join(CLAN_NAMES)}")
+    else:
+        clans = [c for c in CLAN_NAMES if c != "brewer"]
+    try:
+        schedule = tn.balance_schedule(clans, args.players)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    spec = tn.TournamentSpec(players=(args.agent.strip(),) * args.players, games=args.games,
+                             seed=args.seed, map=args.map, clan_schedule=schedule)
+    try:
+        tn.validate(spec)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    for path, what in ((args.out, "--out"), (args.plot, "--plot")):
+        if path:
+            _check_output_path(path, what)
+    bar = None if args.quiet else tn.ProgressBar(spec.games)
+    t0 = time.perf_counter()
+    rows = tn.run(spec, workers=args.workers, progress=bar.update if bar else None)
+    wall = time.perf_counter() - t0
+    stats = tn.group_stats(rows, "clan")
+    names, ahead, meet = tn.head_to_head(rows)
+    print(tn.format_table(stats, "clan", f"win rate by clan ({args.players} players, every player "
+                                         f"{args.agent}; par {100 / args.players:.1f}%)"))
+    print()
+    print(tn.format_head_to_head(names, ahead, meet))
+    combos = len(schedule) // args.players
+    print(f"\n{spec.games} games over {combos} clan combinations x {args.players} seat rotations; "
+          f"wall time {wall:.1f} s")
+    if args.out:
+        tn.write_csv(rows, args.out)
+        print(f"{len(rows)} rows written to {args.out}")
+    if args.plot:
+        fig = tn.balance_figure(stats, names, ahead, meet, args.players,
+                                f"Clan balance: {spec.games} games, {args.players} players, "
+                                f"all {args.agent}")
+        tn.save_figure(fig, args.plot)
+        print(f"plot written to {args.plot}")
+    return 0
+
+
+# ----------------------------------------------------------------- replay
+def _cmd_replay(args) -> int:
+    from .game import IllegalActionError
+    game, actions = _read_record(args.file)
+    interactive = not args.all and sys.stdin.isatty()
+    print(game.render_text())
+    for i, a in enumerate(actions):
+        try:
+            a = int(a)
+            desc = game.describe_action(a)
+            who, ctx, rnd = game.current_player, game.context, game.round
+            game.step(a)
+        except (IllegalActionError, ValueError, TypeError) as e:
+            raise UsageError(f"{args.file!r}: action #{i} ({a!r}) does not replay: {e}") from None
+        print(f"\n#{i + 1}/{len(actions)}  round {rnd}, player {who}, {ctx}: {desc}")
+        if not args.brief:
+            print(game.render_text())
+        if interactive and i + 1 < len(actions):
+            try:
+                reply = input("[Enter] next, [a] all, [q] quit > ").strip().lower()
+            except EOFError:
+                reply = "a"
+            if reply == "q":
+                return 0
+            if reply == "a":
+                interactive = False
+    if args.brief:
+        print()
+        print(game.render_text())
+    if not game.is_terminal:
+        print(f"\n(the record ends before the game is over: {len(actions)} decisions)")
+    return 0
+
+
+# ----------------------------------------------------------------- render
+def _cmd_render(args) -> int:
+    from . import Game
+    if args.moves is not None and args.moves < 0:
+        raise UsageError(f"--moves must be >= 0, got {args.moves}")
+    _check_output_path(args.output, "--output")
+    if args.game:
+        game, actions = _read_record(args.game)
+        n = len(actions) if args.moves is None else min(args.moves, len(actions))
+        try:
+            game.apply_sequence(int(a) for a in actions[:n])
+        except (ValueError, TypeError) as e:
+            raise UsageError(f"{args.game!r}: the record does not replay: {e}") from None
+        what = f"{args.game} after {n} decisions"
+    else:
+        game = Game(_config(args.players, args.seed, args.map))
+        rng = np.random.default_rng(args.seed)
+        n = 0
+        while n < (args.moves or 0) and not game.is_terminal:
+            game.step(rng.choice(game.legal_actions()))
+            n += 1
+        what = f"seed {args.seed}, {n} random moves"
+    title = f"{','.join(game.map)} - {what} - round {game.round}, {game.context}"
+    _atomic_savefig(_board_picture(game, title=title), args.output)
+    if args.text:
+        print(game.render_text())
+    print(f"{what}: map written to {args.output}")
+    return 0
+
+
+# ----------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
         prog="caledonia", description="Clans of Caledonia simulator for RL and balance research.",
-        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
+        formatter_class=fmt, epilog=EXAMPLES)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
     demo = sub.add_parser(
         "demo", help="play one game with random legal moves, print it and draw the final map",
-        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXAMPLES)
+        description="Play one game with random legal moves, print the final position and "
+                    "draw the final map.", formatter_class=fmt, epilog=DEMO_EXAMPLES)
     demo.add_argument("--players", type=int, default=4, help="number of players, 2-4 (default 4)")
     demo.add_argument("--seed", type=int, default=0, help="seed for map, tiles and moves (default 0)")
     demo.add_argument("--map", default=None,
@@ -61,13 +361,125 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("-o", "--output", default="map.png",
                       help="PNG of the final map (default map.png; '' to skip)")
     demo.set_defaults(func=_cmd_demo)
+
+    import agents
+
+    from .config import CLAN_NAMES
+    play = sub.add_parser(
+        "play", help="run many games between bots and print win rates and score breakdowns",
+        description="Run games between bots in parallel processes; print wins, win rates with "
+                    "95% Wilson intervals and mean VP by component, by agent and by seat; "
+                    "optionally write one CSV row per player per game and every game's record.",
+        formatter_class=fmt, epilog=PLAY_EXAMPLES.format(agents=agents.syntax()))
+    play.add_argument("--players", required=True, metavar="A,B[,C[,D]]",
+                      help="one agent name per player, in player order, e.g. "
+                           "greedy,random,mcts:64,random (2-4 players)")
+    play.add_argument("--games", type=int, default=100, help="number of games (default 100)")
+    play.add_argument("--map", default=None, metavar="A?,B?,C?,D?",
+                      help="fixed module sides for every game, e.g. A1,B2,C1,D2 "
+                           "(default: drawn from each game's seed)")
+    play.add_argument("--seed", type=int, default=0,
+                      help="tournament seed: game g is set up from (seed, g), so results do not "
+                           "depend on --workers (default 0)")
+    play.add_argument("--clans", default=None, metavar="MODE|C1,C2,...",
+                      help="'none' (default, R-1.9), 'draft' (R-1.7), 'auction' (R-9.4), or one "
+                           "clan per player, e.g. --clans stewart,campbell,none; clans: "
+                           + ", ".join(CLAN_NAMES))
+    play.add_argument("--workers", type=int, default=1,
+                      help="parallel worker processes (default 1), e.g. --workers 2")
+    play.add_argument("--out", default=None, metavar="FILE.csv",
+                      help="write one row per player per game (scores, win, rank, seat, agent, "
+                           "thinking time), e.g. --out results.csv")
+    play.add_argument("--record-dir", default=None, metavar="DIR",
+                      help="write every game's JSON record (Game.to_json, for 'caledonia "
+                           "replay') as DIR/game_000000.json..., e.g. --record-dir records/")
+    play.add_argument("-q", "--quiet", action="store_true",
+                      help="no progress bar on stderr")
+    play.set_defaults(func=_cmd_play)
+
+    balance = sub.add_parser(
+        "balance", help="every clan against every other under the same bots: win rates and a plot",
+        description="Clan balance: play every combination of different clans (each in every seat "
+                    "rotation), all players controlled by the same bot; print the win rate of each "
+                    "clan with its 95% Wilson interval, mean VP by component and a head-to-head "
+                    "table, and draw them to a PNG.",
+        formatter_class=fmt, epilog=BALANCE_EXAMPLES)
+    balance.add_argument("--agent", default="greedy",
+                         help="the bot playing every seat (default greedy), e.g. --agent mcts:16")
+    balance.add_argument("--players", type=int, default=4,
+                         help="players per game, 2-4 (default 4), e.g. --players 2")
+    balance.add_argument("--games", type=int, default=2000,
+                         help="number of games (default 2000), e.g. --games 20000")
+    balance.add_argument("--clans", default=None, metavar="C1,C2,...",
+                         help="clans to compare (default the eight base clans; add brewer by "
+                              "naming it), e.g. --clans stewart,campbell,mackenzie")
+    balance.add_argument("--map", default=None, metavar="A?,B?,C?,D?",
+                         help="fixed module sides, e.g. A1,B2,C1,D2 (default: drawn per game)")
+    balance.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    balance.add_argument("--workers", type=int, default=1,
+                         help="parallel worker processes (default 1), e.g. --workers 2")
+    balance.add_argument("--out", default=None, metavar="FILE.csv",
+                         help="one CSV row per player per game, e.g. --out balance.csv")
+    balance.add_argument("--plot", default="balance.png", metavar="FILE.png",
+                         help="PNG with the win-rate bars and the head-to-head matrix "
+                              "(default balance.png; '' to skip)")
+    balance.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
+    balance.set_defaults(func=_cmd_balance)
+
+    replay = sub.add_parser(
+        "replay", help="step through a recorded game in the terminal",
+        description="Step through a game record (Game.to_json, 'caledonia play --record-dir'): "
+                    "each decision's description and the position after it.",
+        formatter_class=fmt, epilog=REPLAY_EXAMPLES)
+    replay.add_argument("file", help="a game record, e.g. records/game_000000.json")
+    replay.add_argument("--all", action="store_true",
+                        help="print every decision without waiting for Enter "
+                             "(the default when stdin is not a terminal)")
+    replay.add_argument("--brief", action="store_true",
+                        help="one line per decision; the position only at the start and the end")
+    replay.set_defaults(func=_cmd_replay)
+
+    render = sub.add_parser(
+        "render", help="draw a position (map, units, port tiles) to a PNG",
+        description="Draw the map with every unit and port tile: a new game's setup (optionally "
+                    "after N random legal moves) or a recorded game's position.",
+        formatter_class=fmt, epilog=RENDER_EXAMPLES)
+    render.add_argument("--seed", type=int, default=0,
+                        help="game seed (map, tiles, random moves), default 0, e.g. --seed 3")
+    render.add_argument("--players", type=int, default=4, help="number of players, 2-4 (default 4)")
+    render.add_argument("--map", default=None, metavar="A?,B?,C?,D?",
+                        help="module sides, e.g. A1,B2,C1,D2 (default: drawn from the seed)")
+    render.add_argument("--moves", type=int, default=None, metavar="N",
+                        help="play N random legal moves first; with --game, draw the position "
+                             "after the record's first N decisions (default: all of them)")
+    render.add_argument("--game", default=None, metavar="FILE.json",
+                        help="draw a recorded game instead of a new one, e.g. --game game.json")
+    render.add_argument("-o", "--output", default="board.png",
+                        help="PNG file to write (default board.png), e.g. -o board.png")
+    render.add_argument("--text", action="store_true", help="also print the position as text")
+    render.set_defaults(func=_cmd_render)
     return parser
 
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:          # --help (0) or a usage error (2, message already printed)
+        return int(e.code or 0)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    return args.func(args)
+    try:
+        return args.func(args)
+    except UsageError as e:
+        print(f"caledonia {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\ncaledonia {args.command}: interrupted; no output file was written",
+              file=sys.stderr)
+        return 130
+    except BrokenPipeError:          # e.g. 'caledonia replay g.json --all | head'
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0

@@ -1,0 +1,495 @@
+"""Hand-written position evaluation and the greedy policy, compiled with numba.
+
+``evaluate(s, T, p, w)`` estimates player p's final VP from any state (any
+decision context, including half-finished turns): VP already certain (glory,
+imports, hops), the majorities as they stand (R-7), goods and money valued
+between their end value and their market value, the future yield of deployed
+units over the production phases still to come (R-6.1 - R-6.3), the round's
+scoring tile (R-6.4), the export contract in the box (R-3.7) and pending
+export bonuses (R-3.7.2). Once the game is over it is the exact final score.
+
+``greedy_action`` is one-step lookahead: apply each legal action to a copy of
+the state (the engine resolves what follows) and keep the best evaluation for
+the deciding player. ``greedy_rollout`` plays a whole game with it; the
+search bot uses it as its rollout policy.
+"""
+import numpy as np
+from numba import njit
+
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.board import count_units, pofs, reach_mask
+from caledonia_env.engine.clans import crow
+from caledonia_env.engine.constants import (
+    BAKERY,
+    BREAD,
+    CHEESE,
+    COW,
+    CTX_GAME_OVER,
+    DAIRY,
+    DISTILLERY,
+    EMPTY,
+    FIELD,
+    FISHERMAN,
+    GRAIN,
+    LUMBERJACK,
+    MAX_BOXES,
+    MAX_CONTRACTS,
+    MAX_NODES,
+    MAX_PLAYERS,
+    MILK,
+    MINER,
+    N_GOODS,
+    N_UNITS,
+    PH_ACTIONS,
+    PH_OVER,
+    PH_PRODUCTION,
+    SHEEP,
+    T_LOCH,
+    T_PORT,
+    WHISKY,
+    WOOL,
+)
+from caledonia_env.engine.contracts import cval, need_good
+from caledonia_env.engine.layout import (
+    C_GAIN_HEX,
+    C_GAIN_IMPORT,
+    C_GAIN_MONEY,
+    C_GAIN_UPG,
+    C_NEED,
+    P_BID,
+    P_BOX,
+    P_CELLAR,
+    P_GLORY,
+    P_GOODS,
+    P_IMPORTS,
+    P_MONEY,
+    P_N_FULFILLED,
+    P_PASSED,
+    P_SCORE,
+    P_SHIP,
+    P_TECH,
+    P_TRACK,
+    S_AUC_HIGH,
+    S_AUC_LEADER,
+    S_AUC_STAGE,
+    S_BONUS_HEX,
+    S_BONUS_UPG,
+    S_CTX,
+    S_DECK,
+    S_DECK_COUNT,
+    S_DECK_HEAD,
+    S_NP,
+    S_OCC,
+    S_PHASE,
+    S_PLAYER,
+    S_PRICE,
+    S_ROUND,
+    S_TILES,
+    SCORE_FIELDS,
+    T_ACTIVE,
+    T_CLAN_CELLAR_MONEY,
+    T_CLAN_INCOME,
+    T_CLAN_MILK_MONEY,
+    T_CLAN_WHISKY_MONEY,
+    T_EXPORT_MIN,
+    T_EXPORT_VP,
+    T_MERCH_TRACK,
+    T_MONEY_PER_VP,
+    T_N_NODES,
+    T_PRICE_START,
+    T_ROUNDS,
+    T_SCORING_TILES_ON,
+    T_SETTLE_VP,
+    T_TERRAIN,
+    T_TILE_KIND,
+    T_UNIT_YIELD,
+    T_VP_BASIC,
+    T_VP_HOPS,
+    T_VP_PROCESSED,
+)
+from caledonia_env.engine.mask import legal_mask
+from caledonia_env.engine.playout import rollout
+from caledonia_env.engine.scoring import (
+    K_BASIC,
+    K_PROCESSED,
+    import_values,
+    settlement_count,
+    split_places,
+    tile_glory,
+)
+from caledonia_env.engine.step import apply_action
+
+SCORE_TOTAL = len(SCORE_FIELDS) - 1     # the total is the last score field
+
+# ------------------------------------------------------------------ weights
+# Index of each weight in the float64 weight vector (see DEFAULT_WEIGHTS).
+W_MONEY_SLOPE = 0     # VP per £ added per production phase still to come
+W_SELL = 1            # share of the market price a good is worth while trading goes on
+W_CONTRACT_SHARE = 2  # share of a held contract's net value counted before it is fulfilled
+W_HEX_BONUS = 3       # VP of a pending free hex (R-3.7.2)
+W_UPG_BONUS = 4       # VP of a pending upgrade bonus (R-3.7.2)
+W_EXPORT_EACH = 5     # VP per fulfilled contract beyond the majority as it stands
+W_MAJORITY = 6        # weight of the majorities (R-7) before the last round
+W_FUTURE_TILE = 7     # weight of later rounds' scoring tiles (units/workers/upgrades...)
+W_MOBILITY = 8        # VP per reachable empty land hex, per production to come
+W_SHIP = 9            # VP per shipping level, per production to come
+W_MERCH = 10          # VP per hired merchant, per production to come
+W_NOISE = 11          # tie-breaking noise (VP)
+W_BUY_PREMIUM = 12    # missing contract goods cost this many times their market price
+W_MISSING_ANIMAL = 13  # VP cost of an animal a meat contract needs and the player lacks
+W_PASSED = 14         # VP lost by having passed while the round's actions go on (R-3.8)
+W_CONTRACT_READY = 15  # share of a held contract's net value once its goods are all there
+N_WEIGHTS = 16
+
+DEFAULT_WEIGHTS = np.array([
+    0.048,  # money slope: £1 is worth 0.1 VP at the end, 0.34 VP before round 1's production
+    0.9,    # sell share
+    0.5,    # share of a held contract's value (nothing ready)
+    2.5,    # free hex
+    1.5,    # upgrade bonus
+    1.0,    # per fulfilled contract
+    0.6,    # majorities before the end
+    0.5,    # later scoring tiles
+    0.05,   # mobility
+    0.15,   # shipping
+    0.2,    # merchants
+    1e-6,   # noise
+    3.0,    # buy premium
+    3.0,    # missing animal
+    1.6,    # passed
+    0.9,    # contract ready
+], np.float64)
+
+
+@njit(cache=True)
+def productions_left(s, T):
+    """Production phases (R-6) still to come from this state."""
+    if s[S_PHASE] == PH_OVER:
+        return 0
+    left = T[T_ROUNDS] - s[S_ROUND]
+    if s[S_PHASE] < PH_PRODUCTION:
+        left += 1
+    return left
+
+
+@njit(cache=True)
+def money_value(T, pl, w):
+    """VP per £ with ``pl`` production phases to come."""
+    return 1.0 / T[T_MONEY_PER_VP] + w[W_MONEY_SLOPE] * pl
+
+
+@njit(cache=True)
+def good_values(s, T, pl, w, out):
+    """Value of one unit of each good: its end VP (R-7) or what it sells for at the
+    market's starting price (a reference price, so that moving a price never changes
+    the value of one's own stock)."""
+    mv = money_value(T, pl, w)
+    for g in range(N_GOODS):
+        end = T[T_VP_BASIC] if g < 3 else T[T_VP_PROCESSED]
+        market = T[T_PRICE_START + g] * mv * w[W_SELL] if pl > 0 else 0.0
+        out[g] = end if end > market else market
+
+
+@njit(cache=True)
+def contract_value(s, T, p, c, gv, unit_val, pl, imp, w):
+    """Expected net VP of holding contract c in an export box (R-3.7): its rewards
+    minus the goods it will consume (held goods at their value, missing goods at
+    today's market price), discounted until it is fulfilled."""
+    po = pofs(p)
+    mv = money_value(T, pl, w)
+    reward = cval(T, c, C_GAIN_MONEY) * mv
+    for i in range(3):
+        reward += cval(T, c, C_GAIN_IMPORT + i) * imp[i]
+    reward += cval(T, c, C_GAIN_IMPORT + 3) * T[T_VP_HOPS]
+    reward += cval(T, c, C_GAIN_HEX) * w[W_HEX_BONUS] + cval(T, c, C_GAIN_UPG) * w[W_UPG_BONUS]
+    reward += w[W_EXPORT_EACH]
+    cost = 0.0
+    needed = 0
+    ready = 0
+    for g in range(N_GOODS):
+        need = need_good(T, c, g)
+        if need > 0:
+            have = s[po + P_GOODS + g]
+            use = need if have >= need else have
+            cost += use * gv[g] + (need - use) * s[S_PRICE + g] * mv * w[W_BUY_PREMIUM]
+            needed += need
+            ready += use
+    beef = cval(T, c, C_NEED + 4)
+    mutton = cval(T, c, C_NEED + 5)
+    cows = unit_val[N_UNITS + COW]
+    sheep = unit_val[N_UNITS + SHEEP]
+    cost += min(beef, cows) * unit_val[COW] + min(mutton, sheep) * unit_val[SHEEP]
+    needed += beef + mutton
+    ready += min(beef, cows) + min(mutton, sheep)
+    if beef > cows:
+        cost += (beef - cows) * w[W_MISSING_ANIMAL]
+    if mutton > sheep:
+        cost += (mutton - sheep) * w[W_MISSING_ANIMAL]
+    net = reward - cost
+    if net <= 0.0:
+        return 0.0
+    # the share grows from W_CONTRACT_SHARE (nothing ready) to W_CONTRACT_READY (all ready)
+    frac = ready / needed if needed > 0 else 1.0
+    return net * (w[W_CONTRACT_SHARE] + (w[W_CONTRACT_READY] - w[W_CONTRACT_SHARE]) * frac)
+
+
+@njit(cache=True)
+def evaluate(s, T, p, w):
+    """Estimated final VP of player p (exact once the game is over)."""
+    po = pofs(p)
+    n = s[S_NP]
+    if s[S_CTX] == CTX_GAME_OVER:
+        return s[po + P_SCORE + SCORE_TOTAL] + (s[po + P_MONEY] % T[T_MONEY_PER_VP]) * 0.01
+    pl = productions_left(s, T)
+    mv = money_value(T, pl, w)
+    gv = np.empty(N_GOODS, np.float64)
+    good_values(s, T, pl, w, gv)
+    row = crow(s, po)                       # the player's clan row (R-8)
+    butter = T[T_CLAN_MILK_MONEY + row] * mv        # R-8.3 Cunningham: milk for money
+    if pl > 0 and butter > gv[MILK]:
+        gv[MILK] = butter
+    imp = np.zeros(3, np.int64)
+    import_values(s, T, imp)
+
+    # certain VP: glory, hops, tracked imports (at today's rarity)
+    v = float(s[po + P_GLORY])
+    v += s[po + P_IMPORTS + 3] * T[T_VP_HOPS]
+    for i in range(3):
+        v += s[po + P_IMPORTS + i] * imp[i]
+    # stock; a player who passed can spend money only next round (R-3.8)
+    if s[S_PHASE] == PH_ACTIONS and s[po + P_PASSED]:
+        v -= w[W_PASSED]
+        v += s[po + P_MONEY] * money_value(T, pl - 1, w)
+    else:
+        v += s[po + P_MONEY] * mv
+    for g in range(N_GOODS):
+        v += s[po + P_GOODS + g] * gv[g]
+
+    # units: future production (R-6.1 - R-6.3)
+    units = np.zeros(N_UNITS, np.int32)
+    count_units(s, T, p, units)
+    future_mv = 0.0
+    for j in range(pl):
+        future_mv += money_value(T, j, w)
+    inc = T_CLAN_INCOME + row * 5           # clan income rates (R-6.1, R-8.5)
+    v += units[LUMBERJACK] * T[inc + s[po + P_TECH]] * future_mv
+    v += units[MINER] * T[inc + 2 + s[po + P_TECH + 1]] * future_mv
+    v += units[FISHERMAN] * T[inc + 4] * future_mv
+    wool = units[SHEEP] * T[T_UNIT_YIELD + SHEEP] * pl
+    milk = units[COW] * T[T_UNIT_YIELD + COW] * pl
+    grain = units[FIELD] * T[T_UNIT_YIELD + FIELD] * pl
+    v += wool * gv[WOOL] + milk * gv[MILK] + grain * gv[GRAIN]
+    milk += s[po + P_GOODS + MILK]
+    grain += s[po + P_GOODS + GRAIN]
+    conv = min(units[DAIRY] * T[T_UNIT_YIELD + DAIRY] * pl, milk)
+    if gv[CHEESE] > gv[MILK]:
+        v += conv * (gv[CHEESE] - gv[MILK])
+    conv = min(units[DISTILLERY] * T[T_UNIT_YIELD + DISTILLERY] * pl, grain)
+    if gv[WHISKY] > gv[GRAIN]:
+        v += conv * (gv[WHISKY] - gv[GRAIN])
+    if pl > 0:                              # R-8.6 MacKenzie: £ per whisky produced
+        v += conv * T[T_CLAN_WHISKY_MONEY + row] * future_mv / pl
+    grain -= conv
+    conv = min(units[BAKERY] * T[T_UNIT_YIELD + BAKERY] * pl, grain)
+    if gv[BREAD] > gv[GRAIN]:
+        v += conv * (gv[BREAD] - gv[GRAIN])
+
+    # value of an animal on the map (what slaughtering it costs) and counts, for contracts
+    unit_val = np.zeros(2 * N_UNITS, np.float64)
+    unit_val[SHEEP] = T[T_UNIT_YIELD + SHEEP] * gv[WOOL] * pl
+    unit_val[COW] = T[T_UNIT_YIELD + COW] * gv[MILK] * pl
+    unit_val[N_UNITS + SHEEP] = units[SHEEP]
+    unit_val[N_UNITS + COW] = units[COW]
+    for b in range(MAX_BOXES):
+        c = s[po + P_BOX + b]
+        if c >= 0:
+            v += contract_value(s, T, p, c, gv, unit_val, pl, imp, w)
+
+    # R-8.6 cellar barrels: whisky plus the money of the space they will leave from
+    cellar = T_CLAN_CELLAR_MONEY + row * 2
+    v += s[po + P_CELLAR + 1] * (gv[WHISKY] + T[cellar + 1] * mv)
+    v += s[po + P_CELLAR] * (gv[WHISKY] + T[cellar + (1 if pl > 0 else 0)] * mv)
+    # R-9.4 clan auction: VP paid, and the bid this player leads with
+    v -= s[po + P_BID]
+    if s[S_AUC_STAGE] == 0 and s[S_AUC_LEADER] == p and s[S_AUC_HIGH] > 0:
+        v -= s[S_AUC_HIGH]
+
+    # pending export bonuses of the deciding player (R-3.7.2)
+    if s[S_PLAYER] == p:
+        v += s[S_BONUS_HEX] * w[W_HEX_BONUS] + s[S_BONUS_UPG] * w[W_UPG_BONUS]
+
+    # upgrades: shipping, hired merchants (their use is in future turns)
+    ship = s[po + P_SHIP]
+    v += w[W_SHIP] * pl * (ship if ship < 3 else 3)
+    v += w[W_MERCH] * pl * (T[T_MERCH_TRACK] - s[po + P_TRACK])
+    v += w[W_EXPORT_EACH] * s[po + P_N_FULFILLED]
+
+    # room to expand: reachable empty land hexes
+    if pl > 0 and w[W_MOBILITY] != 0.0:
+        reach = np.zeros(MAX_NODES, np.int8)
+        reach_mask(s, T, p, reach)
+        room = 0
+        for m in range(T[T_N_NODES]):
+            if reach[m] and s[S_OCC + m] == EMPTY and T[T_ACTIVE + m] \
+                    and not (T[T_TERRAIN + m] & (T_LOCH | T_PORT)):
+                room += 1
+        v += w[W_MOBILITY] * pl * room
+
+    # scoring tiles (R-6.4): this round's at full weight, later rounds' lasting counts
+    if T[T_SCORING_TILES_ON]:
+        r = s[S_ROUND]
+        if s[S_PHASE] <= PH_PRODUCTION:
+            tile = s[S_TILES + r - 1]
+            if tile >= 0:
+                v += tile_glory(s, T, p, tile)
+        for rr in range(r, T[T_ROUNDS]):
+            tile = s[S_TILES + rr]
+            if tile >= 0:
+                kind = T[T_TILE_KIND + tile]
+                if kind != K_BASIC and kind != K_PROCESSED:
+                    v += w[W_FUTURE_TILE] * tile_glory(s, T, p, tile)
+
+    # majorities as they stand (R-7), discounted before the last round
+    vals = np.zeros(MAX_PLAYERS, np.int64)
+    place_vp = np.zeros(MAX_PLAYERS, np.int64)
+    share = np.zeros(MAX_PLAYERS, np.int64)
+    mw = 1.0 if pl <= 1 else w[W_MAJORITY]
+    for i in range(MAX_PLAYERS):
+        place_vp[i] = T[T_EXPORT_VP + i]
+    for q in range(n):
+        vals[q] = s[pofs(q) + P_N_FULFILLED]
+    split_places(vals, n, place_vp, max(T[T_EXPORT_MIN], 0), share)
+    v += mw * share[p]
+    for i in range(MAX_PLAYERS):
+        place_vp[i] = T[T_SETTLE_VP + i]
+    for q in range(n):
+        vals[q] = settlement_count(s, T, q)
+    split_places(vals, n, place_vp, 1, share)
+    v += mw * share[p]
+    return v
+
+
+@njit(cache=True)
+def greedy_action(s, T, w, mask, buf):
+    """One-step lookahead: the legal action whose resulting state evaluates best for
+    the deciding player (ties broken by numba's np.random stream); -1 if none."""
+    p = s[S_PLAYER]
+    legal_mask(s, T, mask)
+    best = -1
+    best_v = -1e18
+    k = 0
+    only = -1
+    for a in range(N_ACTIONS):
+        if mask[a]:
+            k += 1
+            only = a
+    if k == 1:
+        return only
+    for a in range(N_ACTIONS):
+        if mask[a]:
+            buf[:] = s
+            apply_action(buf, T, a)
+            v = evaluate(buf, T, p, w) + w[W_NOISE] * np.random.random()
+            if v > best_v:
+                best_v = v
+                best = a
+    return best
+
+
+@njit(cache=True)
+def seed_numba(seed):
+    """Seed numba's np.random stream (separate from NumPy's)."""
+    np.random.seed(seed)
+
+
+@njit(cache=True)
+def greedy_rollout(s, T, w, max_steps):
+    """Play greedy actions for every player until the game ends; returns steps taken."""
+    mask = np.zeros(N_ACTIONS, np.int8)
+    buf = np.empty_like(s)
+    steps = 0
+    while s[S_CTX] != CTX_GAME_OVER and steps < max_steps:
+        a = greedy_action(s, T, w, mask, buf)
+        if a < 0:
+            return -1 - steps
+        apply_action(s, T, a)
+        steps += 1
+    return steps
+
+
+@njit(cache=True)
+def shuffle_pile(s, seed):
+    """Determinize the hidden contract pile: shuffle its order (R-1.4) with ``seed``."""
+    np.random.seed(seed)
+    cnt = s[S_DECK_COUNT]
+    head = s[S_DECK_HEAD]
+    for i in range(cnt - 1, 0, -1):
+        j = np.random.randint(i + 1)
+        a = S_DECK + (head + i) % MAX_CONTRACTS
+        b = S_DECK + (head + j) % MAX_CONTRACTS
+        tmp = s[a]
+        s[a] = s[b]
+        s[b] = tmp
+
+
+@njit(cache=True)
+def action_values(s, T, w, mask, buf, out):
+    """One-step evaluation of every legal action for the deciding player (-inf if illegal)."""
+    p = s[S_PLAYER]
+    legal_mask(s, T, mask)
+    for a in range(N_ACTIONS):
+        if mask[a]:
+            buf[:] = s
+            apply_action(buf, T, a)
+            out[a] = evaluate(buf, T, p, w)
+        else:
+            out[a] = -np.inf
+
+
+@njit(cache=True)
+def final_margin(s, T, p):
+    """p's final VP minus the best opponent's (ties: leftover money, R-7 [interp]);
+    p's final VP in a solo game."""
+    per = T[T_MONEY_PER_VP]
+    po = pofs(p)
+    mine = s[po + P_SCORE + SCORE_TOTAL] + (s[po + P_MONEY] % per) * 0.01
+    if s[S_NP] == 1:
+        return mine
+    best = -1e18
+    for q in range(s[S_NP]):
+        if q != p:
+            qo = pofs(q)
+            v = s[qo + P_SCORE + SCORE_TOTAL] + (s[qo + P_MONEY] % per) * 0.01
+            if v > best:
+                best = v
+    return mine - best
+
+
+@njit(cache=True)
+def rollout_margins(s, T, w, p, actions, seeds, buf, out):
+    """For each i: determinize the pile with seeds[i], apply actions[i], finish the game
+    with greedy play for everyone, and store p's final margin in out[i]."""
+    for i in range(actions.shape[0]):
+        buf[:] = s
+        shuffle_pile(buf, seeds[i])
+        apply_action(buf, T, actions[i])
+        steps = greedy_rollout(buf, T, w, 100000)
+        if steps < 0 or buf[S_CTX] != CTX_GAME_OVER:
+            out[i] = -1e9
+        else:
+            out[i] = final_margin(buf, T, p)
+
+
+@njit(cache=True)
+def random_rollout_margins(s, T, w, p, actions, seeds, buf, out):
+    """As :func:`rollout_margins` but finishing every game with uniformly random legal
+    actions (the engine's ``playout.rollout``)."""
+    for i in range(actions.shape[0]):
+        buf[:] = s
+        shuffle_pile(buf, seeds[i])
+        apply_action(buf, T, actions[i])
+        steps = rollout(buf, T, seeds[i] + 1, 100000)
+        if steps < 0 or buf[S_CTX] != CTX_GAME_OVER:
+            out[i] = -1e9
+        else:
+            out[i] = final_margin(buf, T, p)

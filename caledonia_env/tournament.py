@@ -1,0 +1,400 @@
+"""Many games between bots, in parallel processes, with win rates and score breakdowns.
+
+Game ``g`` of a tournament with seed ``S`` is fully determined by ``(S, g)``:
+its GameConfig seed and every agent's seed come from
+``numpy.random.SeedSequence([S, g])``, so results do not depend on the number
+of worker processes or on the order in which games finish.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+import multiprocessing as mp
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .config import GameConfig
+from .engine import layout as L
+
+SCORE_FIELDS = tuple(L.SCORE_FIELDS)
+CSV_FIELDS = ("game", "game_seed", "map", "player", "seat", "agent", "clan") + SCORE_FIELDS + (
+    "money_left", "win", "rank", "decisions", "think_seconds")
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """What to play: one agent name per player, how many games, the setup.
+
+    ``clans``: None or "none" (no clans, R-1.9), "draft" (R-1.7), "auction"
+    (R-9.4), or one clan name per player (fixed clans, R-8). ``clan_schedule``:
+    a sequence of such per-player clan tuples; game g uses entry
+    ``g % len(clan_schedule)`` (what ``balance`` plays).
+    """
+    players: tuple
+    games: int
+    seed: int = 0
+    map: tuple | None = None
+    clans: object | None = None
+    clan_schedule: tuple | None = None
+    ruleset: str | None = None
+    agent_kw: dict = field(default_factory=dict, compare=False)
+
+    def config(self, game_seed: int, g: int = 0) -> GameConfig:
+        kw = dict(num_players=len(self.players), seed=game_seed, map=self.map,
+                  ruleset=self.ruleset)
+        clans = self.clans
+        if self.clan_schedule:
+            clans = tuple(self.clan_schedule[g % len(self.clan_schedule)])
+        if isinstance(clans, str) and clans.strip().lower() == "auction":
+            kw["clan_auction"] = True
+        elif clans is not None:
+            kw["clans"] = clans
+        return GameConfig(**kw)
+
+
+def validate(spec: TournamentSpec) -> None:
+    """Raise ValueError with the allowed values for any bad part of ``spec``."""
+    import agents
+    n = len(spec.players)
+    if n not in (2, 3, 4):
+        raise ValueError(f"--players needs 2 to 4 agent names separated by commas "
+                         f"(e.g. greedy,random,random), got {n}: {','.join(spec.players)}")
+    for name in spec.players:
+        agents.make(name, seed=0, **spec.agent_kw)     # checks the kind and its parameter
+    if not isinstance(spec.games, int) or spec.games < 1:
+        raise ValueError(f"--games must be a positive integer, got {spec.games!r}")
+    if spec.seed < 0:
+        raise ValueError(f"--seed must be >= 0, got {spec.seed}")
+    for g in range(len(spec.clan_schedule) if spec.clan_schedule else 1):
+        spec.config(0, g)      # map / clans / ruleset errors
+
+
+def game_seeds(seed: int, g: int, n_players: int) -> tuple[int, list[int]]:
+    """(GameConfig seed, agent seeds) of game ``g``."""
+    st = np.random.SeedSequence([seed, g]).generate_state(1 + n_players)
+    return int(st[0] >> 1), [int(x >> 1) for x in st[1:]]
+
+
+# ---------------------------------------------------------------- one game
+_AGENTS: dict = {}
+
+
+def _agent(name: str, i: int, kw: dict, game):
+    """This process's agent for seat i; the first use warms it up (numba compilation or
+    cache loading) on a copy of ``game`` so it does not count as thinking time."""
+    import agents
+    key = (name, i)
+    if key not in _AGENTS:
+        bot = agents.make(name, seed=0, **kw)
+        bot.act(game.clone())
+        _AGENTS[key] = bot
+    return _AGENTS[key]
+
+
+def play_game(spec: TournamentSpec, g: int, record: bool = False) -> dict:
+    """Play game ``g`` of ``spec``; return its CSV rows and optionally its JSON record."""
+    from .game import Game
+    n = len(spec.players)
+    game_seed, agent_seeds = game_seeds(spec.seed, g, n)
+    game = Game(spec.config(game_seed, g))
+    bots = []
+    for i, name in enumerate(spec.players):
+        bot = _agent(name, i, spec.agent_kw, game)
+        bot.reset(agent_seeds[i])
+        bots.append(bot)
+    order = [int(x) for x in game.state[L.S_ORDER:L.S_ORDER + n]]
+    think = [0.0] * n
+    decisions = [0] * n
+    while not game.is_terminal:
+        p = game.current_player
+        t0 = time.perf_counter()
+        a = bots[p].act(game)
+        think[p] += time.perf_counter() - t0
+        decisions[p] += 1
+        game.step(a)
+    scores = game.score_breakdown()
+    winners = game.winners()
+    per_vp = game.ruleset.final_scoring.money_per_vp
+    money = [int(game.state[L.S_PLAYERS + p * L.P_SIZE + L.P_MONEY]) for p in range(n)]
+    key = [(scores[p]["total"], money[p] % per_vp) for p in range(n)]
+    clans = _clans(game)
+    rows = []
+    for p in range(n):
+        row = {"game": g, "game_seed": game_seed, "map": ",".join(game.map), "player": p,
+               "seat": order.index(p), "agent": spec.players[p], "clan": clans[p]}
+        row.update(scores[p])
+        row.update(money_left=money[p],
+                   win=(1.0 / len(winners)) if p in winners else 0.0,
+                   rank=1 + sum(k > key[p] for k in key),
+                   decisions=decisions[p], think_seconds=round(think[p], 6))
+        rows.append(row)
+    return {"game": g, "rows": rows, "record": game.to_json() if record else None}
+
+
+def _clans(game) -> list[str]:
+    """Clan name of each player ('-' without clans)."""
+    return [game.clan(p) or "-" for p in range(game.num_players)]
+
+
+def _worker(args):
+    spec, g, record = args
+    return play_game(spec, g, record)
+
+
+# ------------------------------------------------------------------ runner
+class ProgressBar:
+    """A small text progress bar on stderr (no dependency)."""
+
+    def __init__(self, total: int, label: str = "games", stream=None, width: int = 30):
+        self.total, self.label, self.width = total, label, width
+        self.stream = stream if stream is not None else sys.stderr
+        self.t0 = time.perf_counter()
+        self.done = 0
+        self._last = -1.0
+
+    def update(self, k: int = 1) -> None:
+        self.done += k
+        now = time.perf_counter()
+        if self.done < self.total and now - self._last < 0.2:
+            return
+        self._last = now
+        frac = self.done / self.total if self.total else 1.0
+        fill = int(round(frac * self.width))
+        rate = self.done / max(now - self.t0, 1e-9)
+        eta = (self.total - self.done) / rate if rate > 0 else 0.0
+        self.stream.write(f"\r[{'#' * fill}{'.' * (self.width - fill)}] {self.done}/{self.total} "
+                          f"{self.label}  {rate:.2f}/s  eta {eta:.0f}s ")
+        if self.done >= self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def run(spec: TournamentSpec, workers: int = 1, record_dir: str | None = None,
+        progress: Callable[[int], None] | None = None) -> list[dict]:
+    """Play every game of ``spec``; return the CSV rows sorted by (game, player).
+
+    ``record_dir``: write ``game_000000.json`` ... (``Game.to_json``) there; the
+    files appear only when every game has finished (they are written to a
+    temporary folder first).
+    """
+    validate(spec)
+    record = record_dir is not None
+    tmp_dir = None
+    if record:
+        parent = os.path.dirname(os.path.abspath(record_dir))
+        os.makedirs(parent, exist_ok=True)
+        tmp_dir = tempfile.mkdtemp(prefix=".records-", dir=parent)
+    results = []
+    try:
+        jobs = [(spec, g, record) for g in range(spec.games)]
+        if workers <= 1:
+            it = map(_worker, jobs)
+            pool = None
+        else:
+            ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+            pool = ctx.Pool(workers)
+            chunk = max(1, min(16, spec.games // (workers * 8)))
+            it = pool.imap_unordered(_worker, jobs, chunksize=chunk)
+        try:
+            for res in it:
+                if record:
+                    _write_text(os.path.join(tmp_dir, f"game_{res['game']:06d}.json"), res["record"])
+                results.extend(res["rows"])
+                if progress:
+                    progress(1)
+        finally:
+            if pool is not None:
+                pool.terminate()
+                pool.join()
+        if record:
+            os.makedirs(record_dir, exist_ok=True)
+            for fn in sorted(os.listdir(tmp_dir)):
+                os.replace(os.path.join(tmp_dir, fn), os.path.join(record_dir, fn))
+    finally:
+        if tmp_dir is not None:
+            shutil.rmtree(tmp_dir, ignore_errors=True)
+    results.sort(key=lambda r: (r["game"], r["player"]))
+    return results
+
+
+# ------------------------------------------------------------------ output
+def _write_text(path: str, text: str) -> None:
+    """Write a file atomically: a temporary file in the same folder, then rename."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    try:
+        with os.fdopen(fd, "w", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_csv(rows: list[dict], path: str) -> None:
+    """One row per player per game (CSV_FIELDS), written atomically."""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(CSV_FIELDS), extrasaction="ignore")
+    w.writeheader()
+    w.writerows(rows)
+    _write_text(path, buf.getvalue())
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a proportion (95% by default)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def group_stats(rows: list[dict], key: str) -> list[dict]:
+    """Per value of ``key`` (agent, seat, clan...): games, wins, win rate, CI, mean VP breakdown."""
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault(r[key], []).append(r)
+    out = []
+    for k in sorted(groups, key=lambda v: (str(type(v)), v)):
+        rs = groups[k]
+        n = len(rs)
+        wins = sum(r["win"] for r in rs)
+        lo, hi = wilson(wins, n)
+        st = {key: k, "n": n, "wins": wins, "win_rate": wins / n, "ci_low": lo, "ci_high": hi}
+        for f in SCORE_FIELDS:
+            st[f] = sum(r[f] for r in rs) / n
+        st["sec_per_game"] = sum(r["think_seconds"] for r in rs) / n
+        out.append(st)
+    return out
+
+
+def format_table(stats: list[dict], key: str, title: str) -> str:
+    head = (f"{key:<14}{'n':>7}{'wins':>9}{'win %':>8}{'95% CI':>15}{'VP':>8}"
+            + "".join(f"{f[:7]:>8}" for f in SCORE_FIELDS[:-1]) + f"{'s/game':>9}")
+    lines = [title, head, "-" * len(head)]
+    for st in stats:
+        wins = st["wins"]
+        wins_s = f"{wins:.0f}" if float(wins).is_integer() else f"{wins:.1f}"
+        ci = f"{100 * st['ci_low']:.1f}-{100 * st['ci_high']:.1f}"
+        lines.append(f"{st[key]!s:<14}{st['n']:>7}{wins_s:>9}{100 * st['win_rate']:>7.1f}%"
+                     f"{ci:>15}{st['total']:>8.1f}"
+                     + "".join(f"{st[f]:>8.1f}" for f in SCORE_FIELDS[:-1])
+                     + f"{st['sec_per_game']:>9.3f}")
+    return "\n".join(lines)
+
+
+def report(rows: list[dict]) -> str:
+    """Results tables by agent, by seat (round-1 turn order) and by clan."""
+    parts = [format_table(group_stats(rows, "agent"), "agent", "by agent"),
+             format_table(group_stats(rows, "seat"), "seat", "by seat (round-1 turn order, 0 = first)")]
+    if any(r["clan"] != "-" for r in rows):
+        parts.append(format_table(group_stats(rows, "clan"), "clan", "by clan"))
+    games = len({r["game"] for r in rows})
+    parts.append(f"{games} games; win = share of the win (ties split); CI = Wilson 95%; "
+                 f"s/game = the agent's thinking time per game")
+    return "\n\n".join(parts)
+
+
+# ----------------------------------------------------------------- balance
+def balance_schedule(clans, n_players: int) -> tuple:
+    """Every combination of ``n_players`` different clans, each in every seat rotation
+    (combinations first, so a short run still meets every clan evenly)."""
+    import itertools
+    clans = list(clans)
+    if len(set(clans)) != len(clans):
+        raise ValueError(f"clans must be different, got {clans}")
+    if len(clans) < n_players:
+        raise ValueError(f"{n_players} players need at least {n_players} clans, got {len(clans)}")
+    combos = list(itertools.combinations(clans, n_players))
+    return tuple(tuple(c[r:] + c[:r]) for r in range(n_players) for c in combos)
+
+
+def head_to_head(rows: list[dict], key: str = "clan") -> tuple[list, np.ndarray, np.ndarray]:
+    """(names, ahead, meetings): ahead[i, j] = games where i finished ahead of j (ties 1/2),
+    meetings[i, j] = games where both played."""
+    names = sorted({r[key] for r in rows})
+    idx = {n: i for i, n in enumerate(names)}
+    ahead = np.zeros((len(names), len(names)))
+    meet = np.zeros((len(names), len(names)))
+    games: dict = {}
+    for r in rows:
+        games.setdefault(r["game"], []).append(r)
+    for rs in games.values():
+        for a in rs:
+            for b in rs:
+                i, j = idx[a[key]], idx[b[key]]
+                if a is b or i == j:
+                    continue
+                meet[i, j] += 1
+                ahead[i, j] += 1.0 if a["rank"] < b["rank"] else (0.5 if a["rank"] == b["rank"] else 0.0)
+    return names, ahead, meet
+
+
+def format_head_to_head(names, ahead, meet) -> str:
+    w = max(8, max(len(n) for n in names) + 1)
+    lines = ["head to head: % of the games where the row clan finished ahead of the column clan",
+             " " * w + "".join(f"{n[:w - 1]:>{w}}" for n in names)]
+    for i, n in enumerate(names):
+        cells = []
+        for j in range(len(names)):
+            cells.append(f"{'-':>{w}}" if meet[i, j] == 0 else f"{100 * ahead[i, j] / meet[i, j]:>{w}.1f}")
+        lines.append(f"{n:<{w}}" + "".join(cells))
+    return "\n".join(lines)
+
+
+def balance_figure(stats: list[dict], names, ahead, meet, n_players: int, title: str):
+    """Bar chart of win rates with 95% CIs (par = 1/players) and the head-to-head matrix."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(15, 6), gridspec_kw={"width_ratios": [1, 1.1]})
+    clans = [s["clan"] for s in stats]
+    rate = np.array([s["win_rate"] for s in stats])
+    lo = rate - np.array([s["ci_low"] for s in stats])
+    hi = np.array([s["ci_high"] for s in stats]) - rate
+    ax1.bar(clans, 100 * rate, yerr=[100 * lo, 100 * hi], capsize=4, color="#5b8db8")
+    ax1.axhline(100 / n_players, color="k", ls="--", lw=1, label=f"par {100 / n_players:.0f}%")
+    ax1.set_ylabel("win rate % (95% Wilson CI)")
+    ax1.set_title("win rate by clan")
+    ax1.legend()
+    ax1.tick_params(axis="x", rotation=35)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m = np.where(meet > 0, 100 * ahead / np.maximum(meet, 1), np.nan)
+    im = ax2.imshow(m, cmap="RdBu", vmin=0, vmax=100)
+    ax2.set_xticks(range(len(names)), names, rotation=35, ha="right")
+    ax2.set_yticks(range(len(names)), names)
+    for i in range(len(names)):
+        for j in range(len(names)):
+            if not np.isnan(m[i, j]):
+                ax2.text(j, i, f"{m[i, j]:.0f}", ha="center", va="center", fontsize=8)
+    ax2.set_title("row finished ahead of column (%)")
+    fig.colorbar(im, ax=ax2, fraction=0.046)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def save_figure(fig, path: str, dpi: int = 110) -> None:
+    """Save a matplotlib figure atomically (temporary file, then rename)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    ext = os.path.splitext(path)[1] or ".png"
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=ext, dir=folder)
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=dpi)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

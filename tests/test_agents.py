@@ -1,0 +1,205 @@
+"""Baseline bots (agents/): registry, legality, determinism, evaluation, win-rate claims."""
+import numpy as np
+import pytest
+
+import agents
+from agents.base import Agent
+from agents.evaluation import DEFAULT_WEIGHTS, evaluate, final_margin
+from caledonia_env import Game, GameConfig
+from caledonia_env.tournament import TournamentSpec, run, wilson
+
+FAST = ("random", "greedy", "mcts:4")
+
+
+def _play(game, bots, limit=None):
+    """Play with one bot per player, checking every action against the mask; return the actions."""
+    seen = []
+    while not game.is_terminal and (limit is None or len(seen) < limit):
+        p = game.current_player
+        before = game.state.copy()
+        a = bots[p].act(game)
+        assert np.array_equal(before, game.state), "act() must not change the game"
+        assert game.legal_mask()[a], f"{bots[p].name} chose illegal {game.describe_action(a)!r}"
+        game.step(a)
+        seen.append(a)
+    return seen
+
+
+# ------------------------------------------------------------------ registry
+def test_available_and_make_every_name():
+    names = agents.available()
+    assert {"random", "greedy", "mcts"} <= set(names)
+    for name in names + ["mcts:8", "mcts:0.05s"]:
+        bot = agents.make(name, seed=3)
+        assert isinstance(bot, Agent)
+        assert bot.name == name and bot.seed == 3
+
+
+def test_unknown_agent_lists_the_available_ones():
+    with pytest.raises(ValueError) as e:
+        agents.make("alphazero")
+    msg = str(e.value)
+    assert "alphazero" in msg
+    for name in agents.available():
+        assert name in msg
+    assert "mcts:N" in msg or "mcts[:PARAM]" in msg
+
+
+@pytest.mark.parametrize("bad", ["random:3", "greedy:x", "mcts:abc", "mcts:0", "mcts:-1s",
+                                 "mcts:", "", "  "])
+def test_bad_agent_parameters_raise_valueerror(bad):
+    with pytest.raises(ValueError):
+        agents.make(bad)
+
+
+def test_register_prefix_kind_with_required_parameter():
+    made = []
+
+    class Fixed(Agent):
+        def act(self, game):
+            return int(game.legal_actions()[0])
+
+    def factory(param, seed, **kw):
+        made.append(param)
+        return Fixed(seed)
+
+    agents.register("test-fixed", factory, help="first legal action.", param="PATH of a file",
+                    param_required=True, replace=True)
+    try:
+        bot = agents.make("test-fixed:runs/a:b.zip", seed=2)
+        assert made == ["runs/a:b.zip"]           # only the first ':' separates the kind
+        assert bot.name == "test-fixed:runs/a:b.zip"
+        assert "test-fixed" not in agents.available()   # needs its parameter
+        assert "test-fixed:PARAM" in agents.syntax()
+        with pytest.raises(ValueError, match="needs a parameter"):
+            agents.make("test-fixed")
+        with pytest.raises(ValueError, match="already registered"):
+            agents.register("test-fixed", factory)
+    finally:
+        from agents import registry
+        registry._KINDS.pop("test-fixed", None)
+
+
+def test_register_rejects_bad_kind_names():
+    for bad in ("", "a:b", "a,b", " a"):
+        with pytest.raises(ValueError):
+            agents.register(bad, lambda param, seed: None)
+
+
+# ------------------------------------------------------------------ legality
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_R_2_2_every_bot_plays_only_legal_actions_to_the_end(players):
+    """Every decision context of a full game (R-1.7 .. R-7): bots only choose masked actions."""
+    game = Game(GameConfig(num_players=players, seed=11 + players))
+    bots = [agents.make(FAST[i % 3], seed=i) for i in range(players)]
+    _play(game, bots)
+    assert game.is_terminal
+
+
+def test_act_on_finished_game_raises():
+    game = Game(GameConfig(num_players=2, seed=1))
+    _play(game, [agents.make("random", 0), agents.make("random", 1)])
+    for name in FAST:
+        with pytest.raises(ValueError, match="game is over"):
+            agents.make(name).act(game)
+
+
+# -------------------------------------------------------------- determinism
+@pytest.mark.parametrize("name", ["random", "greedy"])
+def test_same_seed_same_game(name):
+    def game_actions(seed):
+        game = Game(GameConfig(num_players=3, seed=5))
+        bots = [agents.make(name, seed=seed + i) for i in range(3)]
+        return _play(game, bots)
+    a = game_actions(1)
+    assert a == game_actions(1)
+    if name == "random":
+        assert a != game_actions(2)
+
+
+def test_mcts_deterministic_given_seed_and_reset():
+    game = Game(GameConfig(num_players=2, seed=4))
+    _play(game, [agents.make("greedy", 0), agents.make("greedy", 1)], limit=12)
+    bot = agents.make("mcts:6", seed=9)
+    first = [bot.act(game) for _ in range(2)]
+    bot.reset(9)
+    again = [bot.act(game) for _ in range(2)]
+    assert first == again
+    other = agents.make("mcts:6", seed=9)
+    assert other.act(game) == first[0]
+
+
+# --------------------------------------------------------------- evaluation
+def test_R_7_evaluation_is_the_final_score_at_game_over():
+    game = Game(GameConfig(num_players=3, seed=8))
+    _play(game, [agents.make("greedy", i) for i in range(3)])
+    scores = game.scores()
+    for p in range(3):
+        v = evaluate(game.state, game.tables, p, DEFAULT_WEIGHTS)
+        assert int(v) == scores[p]
+    margin = final_margin(game.state, game.tables, 0)
+    assert int(round(margin)) == pytest.approx(scores[0] - max(scores[1:]), abs=1)
+
+
+def test_R_3_8_greedy_does_not_pass_first_with_money_to_invest():
+    """The opening main action of round 1 is an investment, not a pass (R-3.8 pass bonus)."""
+    for seed in range(4):
+        game = Game(GameConfig(num_players=2, seed=seed))
+        bot = agents.make("greedy")
+        while game.context != "main action":
+            game.step(bot.act(game))
+        assert game.describe_action(bot.act(game)) != "pass"
+
+
+def test_mcts_rejects_bad_options():
+    from agents.mcts import MCTSAgent
+    with pytest.raises(ValueError):
+        MCTSAgent(rollouts=0)
+    with pytest.raises(ValueError):
+        MCTSAgent(seconds=0)
+    with pytest.raises(ValueError):
+        MCTSAgent(candidates=1)
+    with pytest.raises(ValueError):
+        MCTSAgent(rollout="smart")
+
+
+def test_mcts_with_random_rollouts_plays_legally():
+    game = Game(GameConfig(num_players=3, seed=6))
+    bots = [agents.make("mcts:8", seed=1, rollout="random"), agents.make("random", 2),
+            agents.make("greedy", 3)]
+    _play(game, bots, limit=150)
+
+
+def test_mcts_time_budget_is_respected_roughly():
+    game = Game(GameConfig(num_players=2, seed=2))
+    bot = agents.make("mcts:0.2s", seed=1)
+    while game.context != "main action":
+        game.step(bot.act(game))
+    a = bot.act(game)
+    assert game.legal_mask()[a]
+    assert bot.last_stats["seconds"] < 2.0
+    assert bot.last_stats["rollouts"] >= bot.last_stats["candidates"]
+
+
+# ------------------------------------------------------- win-rate claims
+def _win_rate(players, games, seed):
+    rows = run(TournamentSpec(players=tuple(players), games=games, seed=seed), workers=2)
+    mine = [r for r in rows if r["player"] == 0]
+    wins = sum(r["win"] for r in mine)
+    return wins / len(mine), wilson(wins, len(mine))
+
+
+@pytest.mark.slow
+def test_greedy_beats_three_randoms_in_90_percent_of_4p_games():
+    rate, (lo, hi) = _win_rate(["greedy", "random", "random", "random"], 150, seed=101)
+    print(f"greedy vs 3 random: {rate:.3f} (95% CI {lo:.3f}-{hi:.3f})")
+    assert rate >= 0.90
+    assert lo > 0.80
+
+
+@pytest.mark.slow
+def test_mcts_beats_greedy_in_60_percent_of_2p_games():
+    rate, (lo, hi) = _win_rate(["mcts:32", "greedy"], 40, seed=202)
+    print(f"mcts:32 vs greedy: {rate:.3f} (95% CI {lo:.3f}-{hi:.3f})")
+    assert rate >= 0.60
+    assert lo > 0.50
