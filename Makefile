@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh machine with only Python:
-#   make demo   -- set up .venv, render a map and play a short random game
-#   make test   -- set up .venv and run the test suite (what CI runs)
+#   make tournament -- set up .venv, run a 200-game bot tournament, print the tables
+#   make test       -- set up .venv and run the test suite (what CI runs)
+# Also: make demo (one random game + map.png), make test-slow, make clean.
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -23,13 +24,14 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(PY) -m pytest -m slow
 
-# make tournament PLAYERS=mcts,greedy GAMES=20 WORKERS=2
+# make tournament PLAYERS=mcts,greedy GAMES=20 WORKERS=2 CLANS=none
 PLAYERS ?= greedy,random,random,random
 GAMES   ?= 200
 WORKERS ?= 2
+CLANS   ?= draft
 tournament: $(STAMP)
 	$(PY) -m caledonia_env play --players $(PLAYERS) --games $(GAMES) --workers $(WORKERS) \
-		--out tournament.csv
+		--clans $(CLANS) --out tournament.csv
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
