@@ -1,0 +1,184 @@
+"""PettingZoo AEC environment ``caledonia_v0`` over the Game API.
+
+``caledonia_env.env(**options)`` returns the wrapped env, ``raw_env`` the bare
+class. Every decision of the game (main action, port free actions, all
+sub-decisions) is one AEC step of the deciding agent, so an agent often acts
+several times in a row. See ``docs/envs.md``.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.logger import warn
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from ..engine.actions import N_ACTIONS
+from ..engine.constants import CONTEXT_NAMES
+from ..engine.layout import S_CTX, S_PLAYER, S_ROUND
+from ..engine.mask import legal_mask
+from ..game import Game, IllegalActionError
+from .common import (
+    ILLEGAL_MODES,
+    RENDER_MODES,
+    SEED_BOUND,
+    check_choice,
+    final_info,
+    make_config,
+    observe,
+    render,
+    rewards_of,
+)
+from .observation import OBS_HIGH, OBS_SIZE
+from .rewards import reward_mode
+
+
+class raw_env(AECEnv):
+    """Clans of Caledonia for 2-4 agents ``player_0..player_{n-1}``.
+
+    Options: ``num_players`` (2-4), ``render_mode`` (``"ansi"`` / ``"rgb_array"``),
+    ``reward`` (``"win"`` default, ``"rank"``, ``"score_diff"``, see
+    :mod:`caledonia_env.env.rewards`), ``illegal_action`` (``"raise"`` default:
+    :class:`IllegalActionError`; ``"penalize"``: the game ends, the offender gets
+    ``illegal_reward`` and the others 0), and every :class:`GameConfig` field
+    (``seed`` seeds the first game and the seeds of later unseeded resets,
+    ``map``, ``first_player``, ``ruleset``, variants).
+    """
+
+    metadata = {"name": "caledonia_v0", "render_modes": list(RENDER_MODES),
+                "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, num_players: int = 4, render_mode: str | None = None,
+                 reward: str = "win", illegal_action: str = "raise",
+                 illegal_reward: float = -1.0, **config):
+        super().__init__()
+        self.config = make_config(num_players, config)
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, RENDER_MODES)
+        check_choice("illegal_action", illegal_action, ILLEGAL_MODES)
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self._reward_mode = reward_mode(reward)
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        n = self.config.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        self.observation_spaces = {a: spaces.Dict({
+            "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8)}) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
+        self._seed_rng = np.random.default_rng(self.config.seed)
+        self._first_seed = self.config.seed
+        self._mask = np.zeros(N_ACTIONS, np.int8)
+        self.game: Game | None = None
+
+    # ------------------------------------------------------------ spaces
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------ reset
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        """New game. ``seed`` is the game's seed (same as ``Game(seed=seed)``) and reseeds
+        later unseeded resets; without it the first reset uses the config seed."""
+        if seed is not None:
+            game_seed = int(seed)
+            self._seed_rng = np.random.default_rng(game_seed)
+        elif self._first_seed is not None:
+            game_seed = self._first_seed
+        else:
+            game_seed = int(self._seed_rng.integers(SEED_BOUND))
+        self._first_seed = None
+        self.game = Game(dataclasses.replace(self.config, seed=game_seed))
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_player]
+        self._set_infos()
+
+    def _set_infos(self, extra=None):
+        s = self.game.state
+        ctx = CONTEXT_NAMES[int(s[S_CTX])]
+        p = int(s[S_PLAYER])
+        actor = self.possible_agents[p] if p >= 0 else None
+        rnd = int(s[S_ROUND])
+        infos = {}
+        for a in self.agents:
+            d = {"context": ctx, "acting_agent": actor, "round": rnd}
+            if extra is not None:
+                d.update(extra)
+            infos[a] = d
+        self.infos = infos
+
+    # ---------------------------------------------------------- observe
+    def observe(self, agent):
+        """The agent's view; its mask is all zeros unless it decides now."""
+        p = self._index[agent]
+        mask = np.zeros(N_ACTIONS, np.int8)
+        if int(self.game.state[S_PLAYER]) == p:
+            legal_mask(self.game.state, self.game.tables, mask)
+        return {"observation": observe(self.game, p), "action_mask": mask}
+
+    # ------------------------------------------------------------- step
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise IllegalActionError(f"{agent} must act (context {self.game.context!r}); "
+                                     f"None is only for terminated agents")
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        game = self.game
+        try:
+            game.step(action)
+        except IllegalActionError as e:
+            if self.illegal_action == "raise":
+                raise
+            self._end_illegal(agent, str(e))
+            return
+        if game.is_terminal:
+            r = rewards_of(game, self._reward_mode)
+            for i, a in enumerate(self.possible_agents):
+                self.rewards[a] = float(r[i])
+                self.terminations[a] = True
+            self._set_infos(final_info(game))
+        else:
+            self.agent_selection = self.possible_agents[game.current_player]
+            self._set_infos()
+        self._accumulate_rewards()
+
+    def _end_illegal(self, agent, message):
+        for a in self.agents:
+            self.rewards[a] = self.illegal_reward if a == agent else 0.0
+            self.terminations[a] = True
+        self._set_infos({"illegal_action": message, "offender": agent})
+        self._accumulate_rewards()
+
+    # ----------------------------------------------------------- render
+    def render(self):
+        if self.render_mode is None:
+            warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
+            return None
+        return render(self.game, self.render_mode)
+
+    def close(self):
+        pass
+
+
+def env(**options):
+    """The AEC env in PettingZoo's OrderEnforcingWrapper; same options as :class:`raw_env`.
+
+    (No AssertOutOfBoundsWrapper: ``Game.step`` already rejects any id outside the
+    action space with a clear IllegalActionError, and each wrapper layer costs µs per step.)
+    """
+    return wrappers.OrderEnforcingWrapper(raw_env(**options))

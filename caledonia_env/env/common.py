@@ -1,0 +1,80 @@
+"""Helpers shared by the env views: config splitting, rendering, infos."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ..config import GameConfig
+from ..engine import layout as L
+from ..engine.constants import MAX_PLAYERS, NEUTRAL, OCC_STRIDE, UNIT_NAMES
+from ..game import PORT_TILE_NAMES, Game
+from .observation import OBS_SIZE, encode_obs
+from .rewards import terminal_rewards
+
+ILLEGAL_MODES = ("raise", "penalize")
+RENDER_MODES = ("ansi", "rgb_array")
+SEED_BOUND = 2**31 - 1
+
+
+ENV_PLAYER_COUNTS = (2, 3, 4)
+
+
+def make_config(num_players, config: dict) -> GameConfig:
+    """A validated GameConfig from the env keyword options (``seed`` is the first game's)."""
+    if num_players not in ENV_PLAYER_COUNTS:
+        raise ValueError(f"num_players must be one of {ENV_PLAYER_COUNTS} for the envs "
+                         f"(the solo game is played through the Game API), got {num_players!r}")
+    try:
+        return GameConfig(num_players=num_players, **config)
+    except TypeError as e:
+        fields = sorted(f.name for f in dataclasses.fields(GameConfig) if f.name != "extra")
+        raise TypeError(f"{e}; game options are {fields} plus the env options") from None
+
+
+def check_choice(name, value, allowed):
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+
+
+def observe(game: Game, player: int) -> np.ndarray:
+    out = np.empty(OBS_SIZE, np.float32)
+    encode_obs(game.state, game.tables, player, out)
+    return out
+
+
+def rewards_of(game: Game, mode: int) -> np.ndarray:
+    out = np.zeros(MAX_PLAYERS, np.float64)
+    terminal_rewards(game.state, game.tables, mode, out)
+    return out[:game.num_players]
+
+
+def final_info(game: Game) -> dict:
+    """Score breakdown of every player (R-7) and the winners."""
+    return {"scores": [int(x) for x in game.scores()], "score_breakdown": game.score_breakdown(),
+            "winners": game.winners()}
+
+
+def render(game: Game, mode):
+    """``"ansi"``: the text view; ``"rgb_array"``: the map with units and port tiles."""
+    if mode == "ansi":
+        return game.render_text()
+    if mode == "rgb_array":
+        from ..map.render import board_to_rgb_array
+        units, tiles = board_pieces(game)
+        return board_to_rgb_array(game.board, units=units, port_tiles=tiles)
+    return None
+
+
+def board_pieces(game: Game):
+    """{node: (player, unit name)} and {corner: port tile name} for the map renderer."""
+    s = game.state
+    units = {}
+    for v in range(game.board.n_nodes):
+        o = int(s[L.S_OCC + v])
+        if o == NEUTRAL:
+            units[v] = (-1, "neutral")
+        elif o >= 0:
+            units[v] = (o // OCC_STRIDE, UNIT_NAMES[o % OCC_STRIDE])
+    tiles = {c: PORT_TILE_NAMES[int(s[L.S_PORTS + c])] for c in range(4) if s[L.S_PORTS + c] >= 0}
+    return units, tiles

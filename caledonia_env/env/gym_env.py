@@ -1,0 +1,160 @@
+"""Gymnasium single-agent view ``Caledonia-v0``: one learning seat, opponents inside.
+
+``gymnasium.make("Caledonia-v0", num_players=4, opponents="random")``. Each
+``step`` applies the learner's action, then lets the opponents play until the
+learner decides again or the game ends. ``action_masks()`` serves sb3-contrib's
+MaskablePPO. See ``docs/envs.md``.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from ..engine.actions import N_ACTIONS
+from ..engine.constants import CONTEXT_NAMES
+from ..engine.layout import S_CTX, S_PLAYER, S_ROUND
+from ..engine.mask import legal_mask
+from ..game import Game, IllegalActionError
+from .common import (
+    ILLEGAL_MODES,
+    RENDER_MODES,
+    SEED_BOUND,
+    check_choice,
+    final_info,
+    make_config,
+    observe,
+    render,
+    rewards_of,
+)
+from .observation import OBS_HIGH, OBS_SIZE
+from .opponents import make_opponent, opponent_specs, reset_opponent
+from .rewards import reward_mode
+
+
+class CaledoniaEnv(gym.Env):
+    """Single-agent Clans of Caledonia.
+
+    Options: ``num_players`` (2-4); ``opponents``: one spec for every opponent
+    or a list in seat order after the learner — a name (``"random"`` built in,
+    others from ``agents.make``), an object with ``act(game)`` or a callable
+    ``f(game) -> action id``; ``seat``: the learner's player index, or None to
+    draw it at every reset; ``reward`` (``"win"``, ``"rank"``, ``"score_diff"``);
+    ``illegal_action`` (``"raise"`` default, or ``"penalize"``: the episode ends
+    with ``illegal_reward`` — for unmasked algorithms and API checkers that
+    sample any action id); ``render_mode``; and every GameConfig field.
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
+
+    def __init__(self, num_players: int = 4, opponents="random", seat: int | None = None,
+                 reward: str = "win", illegal_action: str = "raise",
+                 illegal_reward: float = -1.0, render_mode: str | None = None, **config):
+        self.config = make_config(num_players, config)
+        n = self.config.num_players
+        if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
+            raise ValueError(f"seat must be None (drawn each reset) or in 0..{n - 1}, got {seat!r}")
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, RENDER_MODES)
+        check_choice("illegal_action", illegal_action, ILLEGAL_MODES)
+        self.render_mode = render_mode
+        self.fixed_seat = None if seat is None else int(seat)
+        self.reward_mode = reward
+        self._reward_mode = reward_mode(reward)
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.opponent_specs = opponent_specs(opponents, n - 1)
+        self.opponents = [make_opponent(spec, seed=i) for i, spec in enumerate(self.opponent_specs)]
+        self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
+        self.action_space = spaces.Discrete(N_ACTIONS)
+        self.game: Game | None = None
+        self.seat = 0
+        self._mask = np.zeros(N_ACTIONS, np.int8)
+        self._first = True
+
+    # ------------------------------------------------------------ reset
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """New game: ``seed`` is the game's seed (as ``Game(seed=seed)``); the seat and the
+        opponents' seeds come from the env's ``np_random``."""
+        super().reset(seed=seed)
+        if seed is not None:
+            game_seed = int(seed)
+        elif self._first:
+            game_seed = self.config.seed
+            if self._np_random is None:
+                self._np_random, _ = gym.utils.seeding.np_random(self.config.seed)
+        else:
+            game_seed = int(self.np_random.integers(SEED_BOUND))
+        self._first = False
+        self.game = Game(dataclasses.replace(self.config, seed=game_seed))
+        n = self.game.num_players
+        self.seat = self.fixed_seat if self.fixed_seat is not None else int(
+            self.np_random.integers(n))
+        for agent in self.opponents:
+            reset_opponent(agent, int(self.np_random.integers(SEED_BOUND)))
+        self._play_opponents()
+        return observe(self.game, self.seat), self._info()
+
+    def _opponent_of(self, player):
+        return self.opponents[(player - self.seat) % self.game.num_players - 1]
+
+    def _play_opponents(self):
+        game = self.game
+        while not game.is_terminal and game.current_player != self.seat:
+            p = game.current_player
+            a = self._opponent_of(p).act(game)
+            try:
+                game.step(a)
+            except IllegalActionError as e:
+                raise IllegalActionError(f"opponent {self._opponent_of(p)!r} at seat {p}: {e}") \
+                    from None
+
+    def _info(self, extra=None):
+        s = self.game.state
+        p = int(s[S_PLAYER])
+        d = {"context": CONTEXT_NAMES[int(s[S_CTX])], "seat": self.seat, "round": int(s[S_ROUND]),
+             "acting_player": p}
+        if extra:
+            d.update(extra)
+        return d
+
+    # ------------------------------------------------------------- step
+    def step(self, action):
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        game = self.game
+        try:
+            game.step(action)
+        except IllegalActionError as e:
+            if self.illegal_action == "raise":
+                raise IllegalActionError(f"{e} (use illegal_action='penalize' for algorithms "
+                                         f"that ignore action_masks())") from None
+            info = self._info({"illegal_action": str(e)})
+            obs = observe(game, self.seat)
+            return obs, self.illegal_reward, True, False, info
+        self._play_opponents()
+        obs = observe(game, self.seat)
+        if game.is_terminal:
+            r = rewards_of(game, self._reward_mode)
+            info = self._info(final_info(game))
+            return obs, float(r[self.seat]), True, False, info
+        return obs, 0.0, False, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner now (bool[N_ACTIONS]; all False once the game is over)."""
+        if self.game is None or self.game.current_player != self.seat:
+            return np.zeros(N_ACTIONS, bool)
+        legal_mask(self.game.state, self.game.tables, self._mask)
+        return self._mask.astype(bool)
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' "
+                            "or 'rgb_array' to gymnasium.make")
+            return None
+        return render(self.game, self.render_mode)
+
+    def close(self):
+        pass

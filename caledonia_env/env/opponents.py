@@ -1,0 +1,99 @@
+"""Opponents of the single-agent views: a built-in random agent, names and callables.
+
+An opponent is anything with ``act(game) -> action id`` (and optionally
+``reset(seed)``), a plain callable ``f(game) -> action id``, or a name. The
+name ``"random"`` is built in (:class:`RandomAgent`); any other name is looked
+up in the ``agents`` package (``agents.make(name, seed=...)``), imported only
+when such a name is used, so the envs work without it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine.actions import N_ACTIONS
+from ..engine.mask import legal_mask
+
+
+class RandomAgent:
+    """Uniformly random legal action (its own seeded generator)."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0):
+        self._mask = np.zeros(N_ACTIONS, np.int8)
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, game) -> int:
+        legal_mask(game.state, game.tables, self._mask)
+        legal = np.flatnonzero(self._mask)
+        if len(legal) == 0:
+            raise ValueError(f"no legal action for player {game.current_player} "
+                             f"(context {game.context!r})")
+        return int(legal[self.rng.integers(len(legal))])
+
+    def __repr__(self):
+        return "RandomAgent()"
+
+
+class _CallableAgent:
+    """Adapter for a plain function ``f(game) -> action id`` (no reset needed)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.name = getattr(fn, "__name__", repr(fn))
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, game) -> int:
+        return self.fn(game)
+
+    def __repr__(self):
+        return f"CallableAgent({self.name})"
+
+
+def make_opponent(spec, seed: int = 0):
+    """One opponent object from a name, an agent (``act`` method) or a callable."""
+    if isinstance(spec, str):
+        if spec == "random":
+            return RandomAgent(seed)
+        try:
+            import agents
+        except ImportError as e:
+            raise ValueError(f"opponent {spec!r}: only 'random' is built in; other names come "
+                             f"from the 'agents' package, which cannot be imported ({e})") from e
+        try:
+            return agents.make(spec, seed=seed)
+        except (KeyError, ValueError) as e:
+            raise ValueError(f"opponent {spec!r}: {e} ('random' is built in)") from None
+    if hasattr(spec, "act"):
+        return spec
+    if callable(spec):
+        return _CallableAgent(spec)
+    raise TypeError(f"an opponent is a name, an object with act(game) or a callable "
+                    f"f(game) -> action id; got {spec!r}")
+
+
+def opponent_specs(opponents, n_opponents: int) -> list:
+    """Expand ``opponents`` (one spec for all, or a list in seat order after the learner)."""
+    if isinstance(opponents, (list, tuple)):
+        if len(opponents) < n_opponents:
+            raise ValueError(f"need {n_opponents} opponents (seat order after the learner), "
+                             f"got {len(opponents)}")
+        return list(opponents[:n_opponents])
+    return [opponents] * n_opponents
+
+
+def reset_opponent(agent, seed: int) -> None:
+    reset = getattr(agent, "reset", None)
+    if reset is not None:
+        reset(seed)
+
+
+def is_random_spec(opponents) -> bool:
+    """True when every opponent is the built-in random agent (vector env fast path)."""
+    specs = opponents if isinstance(opponents, (list, tuple)) else [opponents]
+    return all(isinstance(s, str) and s == "random" for s in specs)

@@ -1,0 +1,74 @@
+"""Terminal rewards shared by the AEC, Gymnasium and vector envs (numba).
+
+Modes (``reward=`` option of every env):
+
+- ``"win"`` (default): +1 for a sole winner, 0 for each of tied winners (the
+  tie is shared), -1 for everyone else — the same as :meth:`Game.returns`.
+- ``"rank"``: 1 - 2·rank/(n-1) (first +1, last -1, linear between); tied
+  players share the mean of the ranks they cover. Sums to 0.
+- ``"score_diff"``: (own VP - mean VP of the other players) / 100. Sums to 0.
+
+Winner and ranks use the final VP (R-7) with the rulebook tiebreak the Game
+API uses: most money left over after buying VP ([interp] R-7).
+"""
+import numpy as np
+from numba import njit
+
+from ..engine.board import pofs
+from ..engine.constants import MAX_PLAYERS
+from ..engine.layout import P_MONEY, P_SCORE, S_NP, SCORE_FIELDS, T_MONEY_PER_VP
+
+REWARD_MODES = ("win", "rank", "score_diff")
+R_WIN, R_RANK, R_SCORE_DIFF = range(3)
+SCORE_DIFF_SCALE = 100.0
+SCORE_TOTAL = SCORE_FIELDS.index("total")
+
+
+def reward_mode(name) -> int:
+    """Index of a reward mode name; ValueError listing the allowed names."""
+    if name not in REWARD_MODES:
+        raise ValueError(f"reward must be one of {REWARD_MODES}, got {name!r}")
+    return REWARD_MODES.index(name)
+
+
+@njit(cache=True)
+def terminal_rewards(s, T, mode, out):
+    """Write each player's terminal reward into out[:n] (valid once the game is over, R-7)."""
+    n = s[S_NP]
+    per = T[T_MONEY_PER_VP]
+    if per <= 0:
+        per = 1
+    key = np.zeros(MAX_PLAYERS, np.int64)
+    vp = np.zeros(MAX_PLAYERS, np.int64)
+    for p in range(n):
+        po = pofs(p)
+        vp[p] = s[po + P_SCORE + SCORE_TOTAL]
+        key[p] = vp[p] * per + s[po + P_MONEY] % per
+    for p in range(MAX_PLAYERS):
+        out[p] = 0.0
+    if mode == R_SCORE_DIFF:
+        total = 0
+        for p in range(n):
+            total += vp[p]
+        for p in range(n):
+            others = (total - vp[p]) / (n - 1)
+            out[p] = (vp[p] - others) / SCORE_DIFF_SCALE
+        return
+    for p in range(n):
+        better = 0
+        equal = 0
+        for q in range(n):
+            if key[q] > key[p]:
+                better += 1
+            elif key[q] == key[p]:
+                equal += 1
+        if mode == R_WIN:
+            if better > 0:
+                out[p] = -1.0
+            elif equal == 1:
+                out[p] = 1.0
+            else:
+                out[p] = 0.0
+        else:
+            mean_rank = better + (equal - 1) / 2.0
+            out[p] = 1.0 - 2.0 * mean_rank / (n - 1)

@@ -1,0 +1,627 @@
+"""Vector env: N games stepped in one jitted call, the Gymnasium view of each.
+
+Every game has one learning seat; the opponents play inside the env. With the
+default opponents (``"random"``) everything — the learner's action, the
+opponents' random legal moves, the terminal reward, auto-reset, observation and
+mask — runs in one numba kernel (``prange`` over the games for N >= 16). Other
+opponents (names from the ``agents`` package, agent objects, callables) take a
+slower path: the numba kernels apply actions, reset and encode, and a Python
+loop asks the opponents for their moves through a :class:`Game` view of each
+row.
+
+API (Stable-Baselines3 ``VecEnv`` conventions): ``reset() -> obs``,
+``step(actions) -> (obs, rewards, dones, infos)`` with auto-reset in the same
+step (the last observation of a finished game is in
+``infos[i]["terminal_observation"]``), ``action_masks() -> bool[N, A]``.
+:func:`make_sb3_vec_env` returns the same env as a real SB3 ``VecEnv``
+subclass (for ``MaskablePPO``).
+
+Returned arrays are views of two alternating internal buffers: an observation
+stays valid until the step after next (enough for SB3, which stores it at
+once). Pass ``copy=True`` to get fresh arrays instead.
+"""
+from __future__ import annotations
+
+import dataclasses
+from itertools import product
+
+import numpy as np
+from gymnasium import spaces
+from numba import njit, prange
+
+from ..config import MODULES, GameConfig
+from ..engine.actions import N_ACTIONS
+from ..engine.board import pofs
+from ..engine.constants import CTX_GAME_OVER, MAX_PLAYERS
+from ..engine.layout import P_SCORE, S_CTX, S_PLAYER, STATE_SIZE, T_NP
+from ..engine.mask import legal_mask
+from ..engine.setup import new_game
+from ..engine.step import apply_action
+from ..game import Game, IllegalActionError, _variants, get_static
+from .common import make_config
+from .observation import OBS_HIGH, OBS_SIZE, encode_obs
+from .opponents import is_random_spec, make_opponent, opponent_specs, reset_opponent
+from .rewards import SCORE_TOTAL, reward_mode, terminal_rewards
+
+PARALLEL_MIN_ENVS = 16
+SEED_LIMIT = 2**31 - 2
+# mask rows are padded to a multiple of 8 bytes (word-wise counting in _random_legal)
+MASK_WIDTH = (N_ACTIONS + 7) // 8 * 8
+_BYTE_ONES = np.uint64(0x0101010101010101)
+_TOP_BYTE = np.uint64(56)
+# the kernel's int64 config vector
+CFG_TABLE, CFG_SEAT, CFG_FIRST, CFG_MODE, CFG_PENALIZE = range(5)
+
+
+# ====================================================================== numba
+@njit(cache=True, inline="always")
+def _rand(rng, i, n):
+    """Uniform int in [0, n) from env i's 64-bit LCG stream (high bits)."""
+    x = rng[i] * 6364136223846793005 + 1442695040888963407
+    rng[i] = x
+    return ((x >> 33) & 0x7FFFFFFF) % n
+
+
+@njit(cache=True)
+def _random_legal(mask, rng, i):
+    """A uniformly random legal action of a 0/1 mask padded to MASK_WIDTH (-1 if none).
+
+    Counts 8 mask bytes at a time (a multiply sums the bytes of a 64-bit word)."""
+    w = mask.view(np.uint64)
+    k = 0
+    for j in range(w.shape[0]):
+        k += np.int64((w[j] * _BYTE_ONES) >> _TOP_BYTE)
+    if k == 0:
+        return -1
+    r = _rand(rng, i, k)
+    for j in range(w.shape[0]):
+        c = np.int64((w[j] * _BYTE_ONES) >> _TOP_BYTE)
+        if r < c:
+            for b in range(8 * j, 8 * j + 8):
+                if mask[b]:
+                    if r == 0:
+                        return b
+                    r -= 1
+        r -= c
+    return -1
+
+
+@njit(cache=True)
+def _advance(s, T, seat, mask, rng, i):
+    """Random legal opponents play until ``seat`` decides or the game ends; returns their moves."""
+    k = 0
+    while s[S_CTX] != CTX_GAME_OVER and s[S_PLAYER] != seat:
+        legal_mask(s, T, mask)
+        a = _random_legal(mask, rng, i)
+        if a < 0:
+            break
+        apply_action(s, T, a)
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mask,
+                 advance):
+    """Fresh game for env i: table (map / player count), seed, seat; opponents move first.
+
+    Returns the opponents' moves played."""
+    k = 0
+    while True:
+        k = fixed_table if fixed_table >= 0 else _rand(rng, i, TB.shape[0])
+        tidx[i] = k
+        T = TB[k]
+        new_game(S[i], T, _rand(rng, i, SEED_LIMIT), first_player)
+        seats[i] = fixed_seat if fixed_seat >= 0 else _rand(rng, i, T[T_NP])
+        if advance:
+            k += _advance(S[i], T, seats[i], mask, rng, i)
+        if S[i, S_CTX] != CTX_GAME_OVER:
+            return k
+
+
+@njit(cache=True)
+def _settle(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mode,
+            final_obs, rewards, dones, scores, mask, advance, illegal, illegal_reward):
+    """If env i's game is over (or it was forfeited): reward, last obs, scores, auto-reset."""
+    s = S[i]
+    T = TB[tidx[i]]
+    if not illegal and s[S_CTX] != CTX_GAME_OVER:
+        rewards[i] = 0.0
+        dones[i] = False
+        return 0
+    seat = seats[i]
+    n = T[T_NP]
+    for p in range(MAX_PLAYERS):
+        scores[i, p] = s[pofs(p) + P_SCORE + SCORE_TOTAL] if (p < n and not illegal) else -1
+    if illegal:
+        rewards[i] = illegal_reward
+    else:
+        r = np.zeros(MAX_PLAYERS, np.float64)
+        terminal_rewards(s, T, mode, r)
+        rewards[i] = r[seat]
+    dones[i] = True
+    encode_obs(s, T, seat, final_obs[i])
+    return _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player,
+                        mask, advance)
+
+
+@njit(cache=True)
+def _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs, rewards,
+         dones, scores, moves, illegal_reward):
+    """One env: learner action, random opponents, reward / auto-reset, observation and mask."""
+    s = S[i]
+    a = actions[i]
+    illegal = cfg[CFG_PENALIZE] != 0 and (a < 0 or a >= N_ACTIONS or cur_masks[i, a] == 0)
+    k = 0
+    if not illegal:
+        T = TB[tidx[i]]
+        apply_action(s, T, a)
+        k = 1 + _advance(s, T, seats[i], masks[i], rng, i)
+    k += _settle(i, S, TB, tidx, seats, rng, cfg[CFG_TABLE], cfg[CFG_SEAT], cfg[CFG_FIRST],
+                 cfg[CFG_MODE], final_obs, rewards, dones, scores, masks[i], True, illegal,
+                 illegal_reward)
+    moves[i] += k
+    T = TB[tidx[i]]
+    encode_obs(s, T, seats[i], obs[i])
+    legal_mask(s, T, masks[i])
+
+
+@njit(cache=True)
+def _step_serial(S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
+                 rewards, dones, scores, moves, illegal_reward):
+    """Step every env in order; -1, or (raise mode) the first env whose action is illegal."""
+    if cfg[CFG_PENALIZE] == 0:
+        bad = _first_illegal(cur_masks, actions)
+        if bad >= 0:
+            return bad
+    for i in range(S.shape[0]):
+        _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
+             rewards, dones, scores, moves, illegal_reward)
+    return -1
+
+
+@njit(cache=True, parallel=True)
+def _step_parallel(S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
+                   rewards, dones, scores, moves, illegal_reward):
+    """As _step_serial, the envs spread over numba's threads (prange)."""
+    if cfg[CFG_PENALIZE] == 0:
+        bad = _first_illegal(cur_masks, actions)
+        if bad >= 0:
+            return bad
+    for i in prange(S.shape[0]):
+        _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
+             rewards, dones, scores, moves, illegal_reward)
+    return -1
+
+
+@njit(cache=True)
+def _reset_all(S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, masks, advance):
+    for i in range(S.shape[0]):
+        _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player,
+                     masks[i], advance)
+
+
+@njit(cache=True)
+def _observe_all(S, TB, tidx, seats, obs, masks):
+    for i in range(S.shape[0]):
+        T = TB[tidx[i]]
+        encode_obs(S[i], T, seats[i], obs[i])
+        legal_mask(S[i], T, masks[i])
+
+
+@njit(cache=True)
+def _first_illegal(cur_masks, actions):
+    """Index of the first env whose action is not legal, -1 if all are."""
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= N_ACTIONS or cur_masks[i, a] == 0:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _apply_all(S, TB, tidx, actions, skip):
+    for i in range(S.shape[0]):
+        if not skip[i]:
+            apply_action(S[i], TB[tidx[i]], actions[i])
+
+
+@njit(cache=True)
+def _settle_all(S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mode,
+                final_obs, rewards, dones, scores, masks, illegal, illegal_reward):
+    for i in range(S.shape[0]):
+        _settle(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mode,
+                final_obs, rewards, dones, scores, masks[i], False, illegal[i], illegal_reward)
+
+
+@njit(cache=True)
+def sample_legal_actions(masks, rng, out):
+    """out[i] = a uniformly random legal action of masks[i] (-1 if none); rng: int64[N] state.
+
+    ``masks`` rows must be padded to MASK_WIDTH (as the vector env's buffers are)."""
+    for i in range(masks.shape[0]):
+        out[i] = _random_legal(masks[i], rng, i)
+
+
+# ===================================================================== python
+def _map_options(map_option):
+    """The map(s) the vector env draws from: None -> all 16 module-side combinations."""
+    if map_option is None:
+        return [tuple(f"{m}{i}" for m, i in zip(MODULES, sides))
+                for sides in product((1, 2), repeat=len(MODULES))]
+    return [GameConfig(map=map_option).map]
+
+
+class CaledoniaVectorEnv:
+    """``num_envs`` games, one learning seat each (see module docstring).
+
+    Options: ``num_players`` (2-4, or a sequence to draw from at every reset),
+    ``opponents`` (``"random"`` = numba fast path; names / agents / callables =
+    Python path, see :mod:`caledonia_env.env.opponents`), ``seat`` (None: drawn
+    per episode), ``reward`` (``"win"``, ``"rank"``, ``"score_diff"``),
+    ``illegal_action`` (``"raise"`` or ``"penalize"``: that game ends with
+    ``illegal_reward`` and restarts), ``seed``, ``parallel`` (None: prange for
+    N >= 16), ``copy`` (return fresh arrays), and the GameConfig fields: ``map``
+    (None: a random map per episode), ``first_player``, and the rest (``ruleset``,
+    variants, ``clans``…) as given.
+    """
+
+    def __init__(self, num_envs: int = 64, num_players=4, opponents="random", seat=None,
+                 reward: str = "win", illegal_action: str = "raise",
+                 illegal_reward: float = -1.0, seed: int = 0, parallel: bool | None = None,
+                 copy: bool = False, render_mode: str | None = None, **config):
+        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if illegal_action not in ("raise", "penalize"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalize', got {illegal_action!r}")
+        self.num_envs = int(num_envs)
+        counts = tuple(num_players) if isinstance(num_players, (list, tuple)) else (num_players,)
+        map_option = config.pop("map", None)
+        first = config.pop("first_player", None)
+        if "seed" in config:
+            raise TypeError("pass seed= once (the vector env's seed)")
+        base = [make_config(n, dict(config, map=map_option, first_player=None)) for n in counts]
+        self.num_players = counts
+        self.maps = _map_options(map_option)
+        if seat is not None and not (0 <= int(seat) < min(counts)):
+            raise ValueError(f"seat must be None or in 0..{min(counts) - 1}, got {seat!r}")
+        if first is not None and not (0 <= int(first) < min(counts)):
+            raise ValueError(f"first_player must be None or in 0..{min(counts) - 1}")
+        self.fixed_seat = -1 if seat is None else int(seat)
+        self.first_player = -1 if first is None else int(first)
+        self.reward_mode = reward
+        self._mode = reward_mode(reward)
+        self.penalize = illegal_action == "penalize"
+        self.illegal_reward = float(illegal_reward)
+        self.copy = bool(copy)
+        self.render_mode = render_mode
+        # one static table per (player count, map); each game row points at one
+        self.statics, self.configs = [], []
+        for cfg in base:
+            for sides in self.maps:
+                self.statics.append(get_static(cfg.ruleset, sides, cfg.num_players,
+                                               _variants(cfg)))
+                self.configs.append(dataclasses.replace(cfg, map=sides))
+        self.tables = np.stack([st.tables for st in self.statics])
+        self._templates = [None] * len(self.statics)
+        self.fixed_table = 0 if len(self.statics) == 1 else -1
+        n = self.num_envs
+        self.states = np.zeros((n, STATE_SIZE), np.int32)
+        self.table_index = np.zeros(n, np.int64)
+        self.seats = np.zeros(n, np.int64)
+        self.rng = np.zeros(n, np.int64)
+        self._obs = np.zeros((2, n, OBS_SIZE), np.float32)
+        self._masks = np.zeros((2, n, MASK_WIDTH), np.int8)   # padded rows, see MASK_WIDTH
+        self._cur = 0
+        self.final_obs = np.zeros((n, OBS_SIZE), np.float32)
+        self._rewards = np.zeros((2, n), np.float32)
+        self._dones = np.zeros((2, n), np.bool_)
+        self.scores = np.zeros((n, MAX_PLAYERS), np.int32)
+        self.moves = np.zeros(n, np.int64)      # actions applied per env (learner + opponents)
+        self._cfg = np.array([self.fixed_table, self.fixed_seat, self.first_player, self._mode,
+                              int(self.penalize)], np.int64)
+        self.parallel = (n >= PARALLEL_MIN_ENVS) if parallel is None else bool(parallel)
+        self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
+        self.action_space = spaces.Discrete(N_ACTIONS)
+        # Python opponents (slow path)
+        self.fast = is_random_spec(opponents)
+        self.opponent_specs = opponents
+        self._opponents = None
+        self._views = None
+        if not self.fast:
+            k = max(counts) - 1
+            specs = opponent_specs(opponents, k)
+            self._opponents = [[make_opponent(spec, seed=i * MAX_PLAYERS + j)
+                                for j, spec in enumerate(specs)] for i in range(n)]
+            self._views = [None] * n
+        self._seed = seed
+        self._pending_seeds = None
+        self._needs_reset = True
+
+    # ------------------------------------------------------------ reset
+    def seed(self, seed: int | None = None):
+        """Seed the next reset (SB3 convention)."""
+        self._pending_seeds = seed
+        return [seed]
+
+    def reset(self, seed: int | None = None):
+        """Start a fresh game in every env; returns the observations (N, OBS_SIZE)."""
+        if seed is None:
+            seed = self._pending_seeds if self._pending_seeds is not None else self._seed
+        self._pending_seeds = None
+        self._seed = None if seed is None else int(seed) + 1
+        ss = np.random.SeedSequence(seed)
+        self.rng[:] = ss.generate_state(self.num_envs, np.uint64).view(np.int64)
+        nxt = 1 - self._cur
+        _reset_all(self.states, self.tables, self.table_index, self.seats, self.rng,
+                   self.fixed_table, self.fixed_seat, self.first_player, self._masks[nxt],
+                   self.fast)
+        if not self.fast:
+            for i in range(self.num_envs):
+                self._reset_opponents(i)
+                self._py_advance(i)
+        _observe_all(self.states, self.tables, self.table_index, self.seats, self._obs[nxt],
+                     self._masks[nxt])
+        self._cur = nxt
+        self._needs_reset = False
+        self._dones[nxt] = False
+        self._rewards[nxt] = 0.0
+        return self._out(self._obs[nxt])
+
+    def _out(self, a):
+        return a.copy() if self.copy else a
+
+    # ------------------------------------------------------------- step
+    def step(self, actions):
+        """Apply one learner action per env; returns (obs, rewards, dones, infos)."""
+        if self._needs_reset:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions).reshape(-1).astype(np.int64, copy=False)
+        if actions.shape[0] != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} actions, got {actions.shape[0]}")
+        cur, nxt = self._cur, 1 - self._cur
+        if self.fast:
+            kernel = _step_parallel if self.parallel else _step_serial
+            bad = kernel(self.states, self.tables, self.table_index, self.seats, self.rng,
+                         actions, self._masks[cur], self._cfg, self._obs[nxt], self._masks[nxt],
+                         self.final_obs, self._rewards[nxt], self._dones[nxt], self.scores,
+                         self.moves,
+                         self.illegal_reward)
+            if bad >= 0:
+                self._raise_illegal(bad, int(actions[bad]))
+        else:
+            if not self.penalize:
+                bad = _first_illegal(self._masks[cur], actions)
+                if bad >= 0:
+                    self._raise_illegal(bad, int(actions[bad]))
+            self._step_python(actions, cur, nxt)
+        self._cur = nxt
+        return (self._out(self._obs[nxt]), self._out(self._rewards[nxt]),
+                self._out(self._dones[nxt]), self._infos())
+
+    def _step_python(self, actions, cur, nxt):
+        m = self._masks[cur]
+        a_ok = (actions >= 0) & (actions < N_ACTIONS)
+        illegal = np.zeros(self.num_envs, np.bool_)
+        if self.penalize:
+            illegal = ~a_ok
+            illegal[a_ok] = m[np.flatnonzero(a_ok), actions[a_ok]] == 0
+        _apply_all(self.states, self.tables, self.table_index, actions, illegal)
+        for i in range(self.num_envs):
+            if not illegal[i]:
+                self.moves[i] += 1 + self._py_advance(i)
+        _settle_all(self.states, self.tables, self.table_index, self.seats, self.rng,
+                    self.fixed_table, self.fixed_seat, self.first_player, self._mode,
+                    self.final_obs, self._rewards[nxt], self._dones[nxt], self.scores,
+                    self._masks[nxt],
+                    illegal, self.illegal_reward)
+        for i in np.flatnonzero(self._dones[nxt]):
+            self._reset_opponents(i)
+            self.moves[i] += self._py_advance(i)
+        _observe_all(self.states, self.tables, self.table_index, self.seats, self._obs[nxt],
+                     self._masks[nxt])
+
+    def _raise_illegal(self, i, a):
+        view = self._game_view(i)
+        if 0 <= a < N_ACTIONS:
+            what = f"action {a} {view.describe_action(a)!r}"
+        else:
+            what = f"action id {a} (outside 0..{N_ACTIONS - 1})"
+        legal = np.flatnonzero(self._masks[self._cur][i])
+        shown = ", ".join(repr(view.describe_action(x)) for x in legal[:8])
+        raise IllegalActionError(f"env {i}: {what} is not legal for seat {int(self.seats[i])} "
+                                 f"in context {view.context!r}; legal: {shown}"
+                                 f"{' …' if len(legal) > 8 else ''} (no env was stepped)")
+
+    def _infos(self):
+        infos = [{} for _ in range(self.num_envs)]
+        dones = self._dones[self._cur]
+        if not dones.any():
+            return infos
+        for i in np.flatnonzero(dones):
+            infos[i] = {"terminal_observation": self.final_obs[i].copy(),
+                        "scores": [int(x) for x in self.scores[i] if x >= 0],
+                        "TimeLimit.truncated": False}
+        return infos
+
+    # --------------------------------------------------- python opponents
+    def _game_view(self, i) -> Game:
+        """A Game whose state is row i (shared memory; no history)."""
+        k = int(self.table_index[i])
+        g = self._views[i] if self._views is not None else None
+        if g is None or g.static is not self.statics[k]:
+            if self._templates[k] is None:
+                self._templates[k] = Game(self.configs[k])
+            g = self._templates[k].clone()
+            if self._views is not None:
+                self._views[i] = g
+        g.state = self.states[i]
+        g.history = []
+        return g
+
+    def _reset_opponents(self, i):
+        base = int(self.rng[i]) & 0x3FFFFFFF
+        for j, agent in enumerate(self._opponents[i]):
+            reset_opponent(agent, base + j)
+
+    def _py_advance(self, i):
+        """Python opponents play env i until its learner decides; returns their moves."""
+        g = self._game_view(i)
+        k = 0
+        seat = int(self.seats[i])
+        s = g.state
+        n = g.num_players
+        while s[S_CTX] != CTX_GAME_OVER and s[S_PLAYER] != seat:
+            p = int(s[S_PLAYER])
+            agent = self._opponents[i][(p - seat) % n - 1]
+            a = int(agent.act(g))
+            legal_mask(s, g.tables, g._mask)
+            if not (0 <= a < N_ACTIONS and g._mask[a]):
+                raise IllegalActionError(f"env {i}: opponent {agent!r} at seat {p} chose "
+                                         f"illegal action {a} in context {g.context!r}")
+            apply_action(s, g.tables, a)
+            k += 1
+        return k
+
+    # -------------------------------------------------------- accessors
+    def action_masks(self) -> np.ndarray:
+        """bool[N, N_ACTIONS]: the learner's legal actions in every env."""
+        return self._masks[self._cur][:, :N_ACTIONS].astype(bool)
+
+    @property
+    def observations(self) -> np.ndarray:
+        """The current observations (N, OBS_SIZE) (a view of the internal buffer)."""
+        return self._obs[self._cur]
+
+    @property
+    def rewards(self) -> np.ndarray:
+        """The rewards of the last step (N,)."""
+        return self._rewards[self._cur]
+
+    @property
+    def dones(self) -> np.ndarray:
+        """Which games ended in the last step (N,) (they are already reset)."""
+        return self._dones[self._cur]
+
+    def sample_actions(self, rng_state=None) -> np.ndarray:
+        """A uniformly random legal action per env (numba; its own rng stream)."""
+        if rng_state is None:
+            if not hasattr(self, "_sample_rng"):
+                self._sample_rng = np.random.SeedSequence(12345).generate_state(
+                    self.num_envs, np.uint64).view(np.int64).copy()
+            rng_state = self._sample_rng
+        out = np.empty(self.num_envs, np.int64)
+        sample_legal_actions(self._masks[self._cur], rng_state, out)
+        return out
+
+    def set_state(self, i: int, game: Game, seat: int) -> None:
+        """Load a position into env i (e.g. a scenario start): ``game``'s state, learner ``seat``.
+
+        The game's map and player count must be among this env's tables; the
+        observation and mask of env i are recomputed in the current buffers.
+        """
+        key = (game.num_players, tuple(game.map))
+        for k, cfg in enumerate(self.configs):
+            if (cfg.num_players, tuple(cfg.map)) == key and \
+                    np.array_equal(self.statics[k].tables, game.tables):
+                break
+        else:
+            raise ValueError(f"no table of this env matches the game ({game.num_players} players, "
+                             f"map {','.join(game.map)}, same ruleset and variants)")
+        if not 0 <= seat < game.num_players:
+            raise ValueError(f"seat must be in 0..{game.num_players - 1}")
+        self.states[i] = game.state
+        self.table_index[i] = k
+        self.seats[i] = seat
+        c = self._cur
+        sl = slice(i, i + 1)
+        _observe_all(self.states[sl], self.tables, self.table_index[sl], self.seats[sl],
+                     self._obs[c][sl], self._masks[c][sl])
+
+    def game(self, i) -> Game:
+        """A Game copy of env i's current game (for inspection / rendering)."""
+        return self._game_view(i).clone()
+
+    # ---------------------------------------------------- SB3 interface
+    def step_async(self, actions):
+        self._async_actions = actions
+
+    def step_wait(self):
+        return self.step(self._async_actions)
+
+    def close(self):
+        pass
+
+    def get_attr(self, attr_name, indices=None):
+        if attr_name == "action_masks":
+            return [self.action_masks] * len(self._indices(indices))
+        value = getattr(self, attr_name)
+        return [value] * len(self._indices(indices))
+
+    def set_attr(self, attr_name, value, indices=None):
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name, *args, indices=None, **kwargs):
+        idx = self._indices(indices)
+        if method_name == "action_masks":
+            m = self.action_masks()
+            return [m[i] for i in idx]
+        result = getattr(self, method_name)(*args, **kwargs)
+        return [result] * len(idx)
+
+    def env_is_wrapped(self, wrapper_class, indices=None):
+        return [False] * len(self._indices(indices))
+
+    def _indices(self, indices):
+        if indices is None:
+            return range(self.num_envs)
+        if isinstance(indices, (int, np.integer)):
+            return [int(indices)]
+        return list(indices)
+
+    def get_images(self):
+        from .common import render
+        return [render(self.game(i), "rgb_array") for i in range(self.num_envs)]
+
+    def render(self, mode=None):
+        from .common import render
+        return render(self.game(0), mode or self.render_mode or "ansi")
+
+
+_SB3_CLASS = None
+
+
+def make_sb3_vec_env(num_envs: int = 64, **options):
+    """The vector env as a ``stable_baselines3`` ``VecEnv`` (needs the ``train`` extra)."""
+    global _SB3_CLASS
+    if _SB3_CLASS is None:
+        from stable_baselines3.common.vec_env import VecEnv
+
+        class CaledoniaSB3VecEnv(CaledoniaVectorEnv, VecEnv):
+            """:class:`CaledoniaVectorEnv` registered as an SB3 VecEnv."""
+
+            def __init__(self, num_envs=64, **kw):
+                CaledoniaVectorEnv.__init__(self, num_envs, **kw)
+                VecEnv.__init__(self, self.num_envs, self.observation_space, self.action_space)
+
+            def reset(self, seed=None):
+                if seed is None and self._seeds[0] is not None:
+                    seed = self._seeds[0]
+                obs = CaledoniaVectorEnv.reset(self, seed)
+                self._reset_seeds()
+                return obs
+
+            def seed(self, seed=None):
+                return VecEnv.seed(self, seed)
+
+            def step(self, actions):
+                return CaledoniaVectorEnv.step(self, actions)
+
+            def render(self, mode=None):
+                return CaledoniaVectorEnv.render(self, mode)
+
+            def get_images(self):
+                return CaledoniaVectorEnv.get_images(self)
+
+        _SB3_CLASS = CaledoniaSB3VecEnv
+    return _SB3_CLASS(num_envs, **options)
