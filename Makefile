@@ -2,6 +2,7 @@
 #   make tournament -- set up .venv, run a 200-game bot tournament, print the tables
 #   make test       -- set up .venv and run the test suite (what CI runs)
 # Also: make demo (one random game + map.png), make test-slow, make clean.
+# The venv gets the dev and train extras (torch pinned to the CPU build 2.13.0).
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
@@ -12,7 +13,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
-	$(PY) -m pip install -e ".[dev]"
+	$(PY) -m pip install -e ".[dev,train]"
 	touch $(STAMP)
 
 demo: $(STAMP)
