@@ -6,8 +6,9 @@
 
 ``agents.make(name, seed=0, **kw)`` builds an agent; ``agents.available()``
 lists the names; ``agents.register(kind, factory, ...)`` adds a kind (later
-issues register ``ppo:PATH``). Names: ``random``, ``greedy``, ``mcts`` and
-``mcts:N`` (N rollouts per decision) or ``mcts:Xs`` (X seconds per decision).
+kinds can be added). Names: ``random``, ``greedy``, ``mcts`` and
+``mcts:N`` (N rollouts per decision) or ``mcts:Xs`` (X seconds per decision),
+``ppo:PATH`` or ``ppo:pretrained`` (a trained policy; needs the train extra).
 See docs/agents.md.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 from .base import Agent
 from .greedy import GreedyAgent
 from .mcts import MCTSAgent
+from .ppo import PPOAgent
 from .random_agent import RandomAgent
 from .registry import available, kinds, make, parse_name, register, syntax
 
@@ -50,5 +52,5 @@ register("mcts", _mcts,
          help="Monte-Carlo search with greedy rollouts (default 64 rollouts per decision).",
          param="N rollouts per decision, or Xs seconds per decision", example="mcts:200, mcts:0.5s")
 
-__all__ = ["Agent", "GreedyAgent", "MCTSAgent", "RandomAgent", "available", "kinds", "make",
+__all__ = ["Agent", "GreedyAgent", "MCTSAgent", "PPOAgent", "RandomAgent", "available", "kinds", "make",
            "parse_name", "register", "syntax"]

@@ -23,6 +23,9 @@ EXAMPLES = """examples:
   caledonia replay game.json --all
   caledonia render --seed 3 --moves 40 -o board.png
   caledonia demo --players 2 --seed 7 --map A1,B2,C1,D2 -o board.png
+  caledonia train --players 2 --timesteps 2_000_000 --out runs/x      # needs the train extra
+  caledonia evaluate runs/x/best.zip --vs random,greedy --games 400
+  caledonia play --players ppo:pretrained,greedy --games 100
 run 'caledonia COMMAND --help' for every option of a command.
 """
 
@@ -458,6 +461,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="PNG file to write (default board.png), e.g. -o board.png")
     render.add_argument("--text", action="store_true", help="also print the position as text")
     render.set_defaults(func=_cmd_render)
+
+    from train.cli import add_evaluate_parser, add_plot_parser, add_train_parser
+    add_train_parser(sub)
+    add_evaluate_parser(sub)
+    add_plot_parser(sub)
     return parser
 
 

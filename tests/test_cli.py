@@ -318,7 +318,7 @@ def test_demo_still_works(tmp_path, capsys):
 def test_help_of_every_command_explains_every_option(capsys):
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
-    assert set(sub.choices) >= {"play", "replay", "render", "demo"}
+    assert set(sub.choices) >= {"play", "balance", "replay", "render", "demo", "train", "evaluate", "plot"}
     for name, cmd in sub.choices.items():
         assert main([name, "--help"]) == 0
         text = capsys.readouterr().out
@@ -326,7 +326,7 @@ def test_help_of_every_command_explains_every_option(capsys):
         for action in cmd._actions:
             if action.dest != "help":
                 assert action.help, f"{name}: option {action.dest} has no help"
-                flag = action.option_strings[-1] if action.option_strings else action.dest
+                flag = action.option_strings[-1] if action.option_strings else (action.metavar or action.dest)
                 assert flag in text
     assert main(["--help"]) == 0
     assert "examples:" in capsys.readouterr().out

@@ -20,6 +20,38 @@ SEED_BOUND = 2**31 - 1
 ENV_PLAYER_COUNTS = (2, 3, 4)
 
 
+class VecEnvMethods:
+    """The attribute / method plumbing of Stable-Baselines3's ``VecEnv`` for envs whose
+    games share one Python object (no sub-env processes): every index sees the same value."""
+
+    num_envs: int
+
+    def get_attr(self, attr_name, indices=None):
+        return [getattr(self, attr_name)] * len(self._indices(indices))
+
+    def set_attr(self, attr_name, value, indices=None):
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name, *args, indices=None, **kwargs):
+        """``action_masks`` returns each env's own row; other methods run once, shared."""
+        idx = self._indices(indices)
+        if method_name == "action_masks":
+            m = self.action_masks()
+            return [m[i] for i in idx]
+        result = getattr(self, method_name)(*args, **kwargs)
+        return [result] * len(idx)
+
+    def env_is_wrapped(self, wrapper_class, indices=None):
+        return [False] * len(self._indices(indices))
+
+    def _indices(self, indices):
+        if indices is None:
+            return range(self.num_envs)
+        if isinstance(indices, (int, np.integer)):
+            return [int(indices)]
+        return list(indices)
+
+
 def make_config(num_players, config: dict) -> GameConfig:
     """A validated GameConfig from the env keyword options (``seed`` is the first game's)."""
     if num_players not in ENV_PLAYER_COUNTS:

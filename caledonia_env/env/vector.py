@@ -38,7 +38,7 @@ from ..engine.mask import legal_mask
 from ..engine.setup import new_game
 from ..engine.step import apply_action
 from ..game import Game, IllegalActionError, _variants, get_static
-from .common import make_config
+from .common import VecEnvMethods, make_config
 from .observation import OBS_HIGH, OBS_SIZE, encode_obs
 from .opponents import is_random_spec, make_opponent, opponent_specs, reset_opponent
 from .rewards import SCORE_TOTAL, reward_mode, terminal_rewards
@@ -252,7 +252,7 @@ def _map_options(map_option):
     return [GameConfig(map=map_option).map]
 
 
-class CaledoniaVectorEnv:
+class CaledoniaVectorEnv(VecEnvMethods):
     """``num_envs`` games, one learning seat each (see module docstring).
 
     Options: ``num_players`` (2-4, or a sequence to draw from at every reset),
@@ -551,33 +551,6 @@ class CaledoniaVectorEnv:
 
     def close(self):
         pass
-
-    def get_attr(self, attr_name, indices=None):
-        if attr_name == "action_masks":
-            return [self.action_masks] * len(self._indices(indices))
-        value = getattr(self, attr_name)
-        return [value] * len(self._indices(indices))
-
-    def set_attr(self, attr_name, value, indices=None):
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name, *args, indices=None, **kwargs):
-        idx = self._indices(indices)
-        if method_name == "action_masks":
-            m = self.action_masks()
-            return [m[i] for i in idx]
-        result = getattr(self, method_name)(*args, **kwargs)
-        return [result] * len(idx)
-
-    def env_is_wrapped(self, wrapper_class, indices=None):
-        return [False] * len(self._indices(indices))
-
-    def _indices(self, indices):
-        if indices is None:
-            return range(self.num_envs)
-        if isinstance(indices, (int, np.integer)):
-            return [int(indices)]
-        return list(indices)
 
     def get_images(self):
         from .common import render

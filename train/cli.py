@@ -1,0 +1,354 @@
+"""Commands ``train``, ``evaluate`` and ``plot`` of the ``caledonia`` CLI, added to its parser
+by :func:`add_train_parser`, :func:`add_evaluate_parser` and :func:`add_plot_parser`
+(``python -m train COMMAND`` runs the same ``caledonia`` CLI).
+
+Every command function returns an exit code and prints a one-line error (code 2) for
+bad options, missing or mismatched checkpoints, instead of a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import glob
+import hashlib
+import os
+import sys
+import time
+
+TRAIN_EXAMPLES = """\
+examples:
+  caledonia train --players 2 --timesteps 2_000_000 --out runs/x
+  caledonia train --players 2 --timesteps 1_100_000 --out runs/ppo2p --n-envs 32 \\
+      --fast-fraction 0.5 --opponents self=0.4,snapshot=0.2,greedy=0.4
+  caledonia train --out runs/x --resume --timesteps 3_000_000     # continue, new total
+  tensorboard --logdir runs/x/tb
+
+opponent mix (--opponents NAME=WEIGHT,...; drawn per episode and seat in the self-play phase):
+  self      the current policy (weights synced at every rollout)
+  snapshot  a past snapshot, uniform over the last --pool-size (one every --snapshot-every steps)
+  latest    the newest snapshot
+  NAME      any bot: random, greedy, mcts:8, ppo:PATH
+  (snapshot / latest play the current policy while the pool is empty)
+"""
+
+EVAL_EXAMPLES = """\
+examples:
+  caledonia evaluate runs/x/best.zip --vs greedy --games 400
+  caledonia evaluate pretrained --vs random,greedy,mcts:16 --games 100
+  caledonia evaluate --league --runs runs --vs random,greedy --games 50   # rate every run
+  caledonia evaluate --league --games 0                # just print the league table
+
+Checkpoints are read weights-only (torch.load(weights_only=True)): no code from the file runs.
+"""
+
+PLOT_EXAMPLES = """\
+examples:
+  caledonia plot runs/x                          # writes runs/x/curve.png
+  caledonia plot runs/x -o docs/img/curve.png --title "2-player PPO"
+"""
+
+
+class CommandError(Exception):
+    """A user error: printed as 'caledonia COMMAND: error: ...' (exit code 2)."""
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r} (underscores are allowed, "
+                                         f"e.g. 2_000_000)") from None
+
+
+# ------------------------------------------------------------------ train
+def add_train_parser(subparsers) -> argparse.ArgumentParser:
+    from .trainer import TrainConfig
+    d = TrainConfig()
+    p = subparsers.add_parser(
+        "train", help="train a MaskablePPO policy by self-play (needs the train extra)",
+        description="Train a MaskablePPO policy (sb3-contrib) for one seat: first against random "
+                    "opponents in the numba vector env, then by self-play against a pool of its "
+                    "own snapshots and the baseline bots. Logs to TensorBoard (OUT/tb), evaluates "
+                    "against random and greedy (win rate with 95% Wilson CI, OUT/eval.csv), keeps "
+                    "OUT/best.zip and checkpoints, draws OUT/curve.png.",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=TRAIN_EXAMPLES)
+    a = p.add_argument
+    a("--players", type=int, default=None, help=f"players per game, 2-4 (default {d.players})")
+    a("--timesteps", type=_int, default=None,
+      help=f"total learner decisions to train, e.g. 2_000_000 (default {d.timesteps:_}); with "
+           f"--resume the new total")
+    a("--out", default=None, help=f"run folder (default {d.out})")
+    a("--resume", action="store_true",
+      help="continue the run in --out from last.zip / resume.pt with its saved settings "
+           "(config.json); only --timesteps may change")
+    a("--seed", type=int, default=None, help=f"seed (default {d.seed})")
+    g = p.add_argument_group("PPO")
+    g.add_argument("--n-envs", type=int, default=None, help=f"parallel games (default {d.n_envs})")
+    g.add_argument("--n-steps", type=int, default=None,
+                   help=f"steps per env per rollout (default {d.n_steps})")
+    g.add_argument("--batch-size", type=int, default=None, help=f"minibatch (default {d.batch_size})")
+    g.add_argument("--n-epochs", type=int, default=None, help=f"epochs per rollout (default {d.n_epochs})")
+    g.add_argument("--lr", dest="learning_rate", type=float, default=None,
+                   help=f"learning rate (default {d.learning_rate})")
+    g.add_argument("--gamma", type=float, default=None, help=f"discount (default {d.gamma})")
+    g.add_argument("--gae-lambda", type=float, default=None, help=f"GAE lambda (default {d.gae_lambda})")
+    g.add_argument("--clip-range", type=float, default=None, help=f"PPO clip (default {d.clip_range})")
+    g.add_argument("--ent-coef", type=float, default=None, help=f"entropy bonus (default {d.ent_coef})")
+    g.add_argument("--vf-coef", type=float, default=None, help=f"value loss weight (default {d.vf_coef})")
+    g.add_argument("--net", default=None,
+                   help=f"FEATURES:LAYERS, a shared feature layer then policy / value layers "
+                        f"(default {d.net})")
+    g.add_argument("--activation", choices=("relu", "tanh"), default=None,
+                   help=f"(default {d.activation})")
+    g.add_argument("--reward", choices=("win", "rank", "score_diff"), default=None,
+                   help=f"terminal reward (default {d.reward}: own VP minus the others' mean, /100)")
+    g = p.add_argument_group("opponents (self-play pool rules)")
+    g.add_argument("--fast-fraction", type=float, default=None,
+                   help=f"share of the timesteps played first against numba random opponents "
+                        f"(default {d.fast_fraction})")
+    g.add_argument("--opponents", default=None, metavar="MIX",
+                   help=f"self-play opponent mix (default {d.opponents}); see below")
+    g.add_argument("--snapshot-every", type=_int, default=None,
+                   help=f"steps between pool snapshots (default {d.snapshot_every:_})")
+    g.add_argument("--pool-size", type=int, default=None,
+                   help=f"snapshots kept in the pool (default {d.pool_size})")
+    g = p.add_argument_group("evaluation and checkpoints")
+    g.add_argument("--eval-every", type=_int, default=None,
+                   help=f"steps between evaluations (default {d.eval_every:_})")
+    g.add_argument("--eval-games", type=int, default=None,
+                   help=f"games per evaluation opponent (default {d.eval_games})")
+    g.add_argument("--eval-vs", default=None,
+                   help=f"evaluation opponents (default {d.eval_vs})")
+    g.add_argument("--checkpoint-every", type=_int, default=None,
+                   help=f"steps between checkpoints (default {d.checkpoint_every:_})")
+    g.add_argument("--keep-checkpoints", type=int, default=None,
+                   help=f"checkpoints kept in OUT/checkpoints (default {d.keep_checkpoints})")
+    g = p.add_argument_group("game and machine")
+    g.add_argument("--map", default=None, help="fixed module sides, e.g. A1,B2,C1,D2 "
+                                               "(default: a map drawn per game)")
+    g.add_argument("--threads", type=int, default=None,
+                   help="torch threads (default: torch's choice)")
+    g.add_argument("--max-minutes", type=float, default=None,
+                   help="stop (saving everything) after this much wall time, e.g. 50 "
+                        "(default 0: no limit)")
+    g.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_train)
+    return p
+
+
+def _config_from_args(args):
+    from .trainer import TrainConfig, load_config
+    fields = [f.name for f in dataclasses.fields(TrainConfig)]
+    given = {k: getattr(args, k) for k in fields if getattr(args, k, None) is not None}
+    if args.resume:
+        out = given.pop("out", TrainConfig().out)
+        timesteps = given.pop("timesteps", None)
+        if given:
+            print(f"caledonia train: --resume uses the run's saved settings; ignoring "
+                  f"{', '.join('--' + k.replace('_', '-') for k in given)}", file=sys.stderr)
+        over = {"timesteps": timesteps} if timesteps is not None else {}
+        return load_config(out, **over)
+    return TrainConfig(**given)
+
+
+def cmd_train(args) -> int:
+    try:
+        import sb3_contrib  # noqa: F401
+    except ImportError:
+        print("caledonia train: error: training needs the train extra "
+              "(pip install -e '.[train]': torch, stable-baselines3, sb3-contrib, tensorboard)",
+              file=sys.stderr)
+        return 2
+    import agents.ppo  # noqa: F401  (ppo:PATH opponents)
+    from .checkpoint import CheckpointError
+    from .trainer import train
+    try:
+        cfg = _config_from_args(args)
+        cfg.validate()
+        train(cfg, resume=args.resume, progress=not args.quiet)
+    except (ValueError, FileExistsError, CheckpointError) as e:
+        print(f"caledonia train: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+# --------------------------------------------------------------- evaluate
+def add_evaluate_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "evaluate", help="win rate (95%% CI) and score breakdown of a checkpoint; league ratings",
+        description="Play a trained checkpoint against bots: win rate with a 95% Wilson "
+                    "interval and mean VP by component, by agent and by seat. Every game is "
+                    "appended to a league file; --league plays every agent against every other "
+                    "and prints a rating table (Bradley-Terry, Elo scale) over all recorded games.",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EVAL_EXAMPLES)
+    p.add_argument("checkpoints", nargs="*", metavar="CHECKPOINT",
+                   help="checkpoint .zip (or 'pretrained', or ppo:PATH)")
+    p.add_argument("--vs", default="greedy",
+                   help="opponent bot(s), comma separated: random, greedy, mcts:16, ppo:PATH "
+                        "(default greedy; in --league: the bots added to the league)")
+    p.add_argument("--games", type=int, default=400, help="games per match (default 400)")
+    p.add_argument("--players", type=int, default=2,
+                   help="players per game, 2-4: the checkpoint against players-1 copies of the "
+                        "opponent (default 2)")
+    p.add_argument("--seed", type=int, default=0, help="match seed: game g is set up from "
+                                                      "(seed, g) (default 0)")
+    p.add_argument("--map", default=None, help="fixed module sides (default: drawn per game)")
+    p.add_argument("--sample", action="store_true",
+                   help="sample the policy's moves instead of taking the most likely legal one")
+    p.add_argument("--out", default=None, metavar="FILE.csv",
+                   help="one CSV row per player per game (as 'caledonia play --out')")
+    p.add_argument("--league", action="store_true",
+                   help="round robin of every CHECKPOINT, every RUNS/*/best.zip and the --vs bots "
+                        "(2 players, --games per pair), then the rating table")
+    p.add_argument("--runs", default=None, metavar="DIR",
+                   help="with --league: add DIR/*/best.zip (e.g. --runs runs)")
+    p.add_argument("--league-file", default="runs/league.csv", metavar="FILE.csv",
+                   help="games are appended here and ratings read from here "
+                        "(default runs/league.csv; '' to skip)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_evaluate)
+    return p
+
+
+def _ppo_spec(text: str) -> str:
+    return text if text.startswith("ppo:") else f"ppo:{text}"
+
+
+def _version(spec: str) -> str:
+    """Short content hash of a checkpoint (so a changing best.zip is rated per version)."""
+    if not spec.startswith("ppo:"):
+        return ""
+    from .players import checkpoint_path
+    path = checkpoint_path(spec[4:])
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:8]
+
+
+def _play(specs, games, args, label_note=""):
+    from caledonia_env.tournament import ProgressBar
+    from .players import play_games
+    bar = None if args.quiet else ProgressBar(games, label=f"games{label_note}")
+    t0 = time.perf_counter()
+    rows = play_games(list(specs), games, num_players=len(specs), seed=args.seed, map=args.map,
+                      labels=list(specs), progress=bar.update if bar else None,
+                      deterministic=not args.sample)
+    return rows, time.perf_counter() - t0
+
+
+def cmd_evaluate(args) -> int:
+    try:
+        return _evaluate(args)
+    except CommandError as e:
+        print(f"caledonia evaluate: error: {e}", file=sys.stderr)
+        return 2
+    except ValueError as e:            # includes CheckpointError and bad agent names
+        print(f"caledonia evaluate: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ncaledonia evaluate: interrupted", file=sys.stderr)
+        return 130
+
+
+def _evaluate(args) -> int:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise CommandError("evaluating checkpoints needs torch: pip install -e '.[train]'")
+    import agents.ppo  # noqa: F401  (ppo:PATH names)
+    from caledonia_env import tournament as tn
+    from . import rating
+    from .checkpoint import load
+    from .players import checkpoint_path, summarize
+    if args.players not in (2, 3, 4):
+        raise CommandError(f"--players must be 2, 3 or 4, got {args.players}")
+    if args.games < (0 if args.league else 1):
+        raise CommandError(f"--games must be >= 1, got {args.games}")
+    bots = [x.strip() for x in args.vs.split(",") if x.strip()]
+    ckpts = [_ppo_spec(c) for c in args.checkpoints]
+    if args.runs:
+        found = sorted(glob.glob(os.path.join(args.runs, "*", "best.zip")))
+        if not found and not ckpts:
+            raise CommandError(f"--runs {args.runs}: no */best.zip found")
+        ckpts += [_ppo_spec(f) for f in found if _ppo_spec(f) not in ckpts]
+    for c in ckpts:
+        load(checkpoint_path(c[4:]))          # clear error for missing / mismatched files
+    if args.out and args.league:
+        raise CommandError("--out is for single matches; the league keeps its games in "
+                           "--league-file")
+    league = args.league_file or None
+    versions = {s: _version(s) for s in ckpts + bots}
+    match_id = time.strftime("%Y%m%d-%H%M%S")
+    all_rows = []
+    if not args.league:
+        if not ckpts:
+            raise CommandError("give a CHECKPOINT (e.g. runs/x/best.zip or 'pretrained')")
+        for c in ckpts:
+            for b in bots:
+                specs = [c] + [b] * (args.players - 1)
+                rows, wall = _play(specs, args.games, args)
+                st = summarize(rows, role=0)
+                print(tn.report(rows))
+                print(f"\n{c} vs {b}: win rate {100 * st['win_rate']:.1f}% "
+                      f"(95% CI {100 * st['ci_low']:.1f}-{100 * st['ci_high']:.1f}%) over "
+                      f"{st['games']} games; mean VP {st['vp']:.1f} vs {st['opp_vp']:.1f}; "
+                      f"{wall:.1f} s\n")
+                for r in rows:
+                    r["game"] = f"{c}|{b}|{r['game']}"
+                all_rows += rows
+                if league:
+                    rating.append_league(league, f"{match_id}:{c}:{b}", rows, versions)
+        if args.out:
+            tn.write_csv(all_rows, args.out)
+            print(f"{len(all_rows)} rows written to {args.out}")
+        return 0
+    if args.players != 2:
+        raise CommandError("--league plays 2-player head-to-head matches (--players 2)")
+    if not league:
+        raise CommandError("--league needs a --league-file")
+    entrants = ckpts + [b for b in bots if b not in ckpts]
+    if args.games > 0:
+        if len(entrants) < 2:
+            raise CommandError("the league needs at least two agents (checkpoints, --runs, --vs)")
+        for i, a in enumerate(entrants):
+            for b in entrants[i + 1:]:
+                rows, wall = _play([a, b], args.games, args)
+                st = summarize(rows, role=0)
+                print(f"{a} vs {b}: {100 * st['win_rate']:.1f}% (95% CI "
+                      f"{100 * st['ci_low']:.1f}-{100 * st['ci_high']:.1f}%), VP {st['vp']:.1f} "
+                      f"vs {st['opp_vp']:.1f}, {args.games} games, {wall:.1f} s")
+                rating.append_league(league, f"{match_id}:{a}:{b}", rows, versions)
+    games = rating.read_league(league)
+    if not games:
+        raise CommandError(f"{league}: no games recorded yet")
+    print(f"\nleague table ({len(games)} games in {league}):")
+    print(rating.format_ratings(rating.ratings(games)))
+    return 0
+
+
+# ------------------------------------------------------------------- plot
+def add_plot_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser("plot", help="draw a run's learning curve (PNG)",
+                              description="Draw RUN/eval.csv and RUN/train.csv: evaluation win "
+                                          "rates with 95% bands and the training reward.",
+                              formatter_class=argparse.RawDescriptionHelpFormatter,
+                              epilog=PLOT_EXAMPLES)
+    p.add_argument("run", help="run folder, e.g. runs/x")
+    p.add_argument("-o", "--output", default=None,
+                   help="PNG to write (default RUN/curve.png), e.g. -o curve.png")
+    p.add_argument("--title", default=None, help="figure title (default: the run folder's name "
+                                                 "and the wall time), e.g. --title 'run 3'")
+    p.set_defaults(func=cmd_plot)
+    return p
+
+
+def cmd_plot(args) -> int:
+    from .plot import plot_run
+    try:
+        path = plot_run(args.run, args.output or os.path.join(args.run, "curve.png"), args.title)
+    except ValueError as e:
+        print(f"caledonia plot: error: {e}", file=sys.stderr)
+        return 2
+    print(f"learning curve written to {path}")
+    return 0

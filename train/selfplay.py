@@ -1,0 +1,320 @@
+"""Self-play vector env: the learner against a mix of its past snapshots and bots.
+
+:class:`SelfPlayVecEnv` is a Stable-Baselines3 ``VecEnv`` (with
+``action_masks()`` for MaskablePPO) of ``num_envs`` games, one learning seat
+each. At every episode start each opponent seat draws its player from an
+:class:`OpponentMix` such as ``self=0.3,snapshot=0.3,greedy=0.2,random=0.2``:
+
+- ``self``: the current learner policy (weights synced at every rollout start);
+- ``snapshot``: a past snapshot drawn uniformly from the :class:`SnapshotPool`
+  (the ``pool_size`` most recent snapshots; one is added every
+  ``snapshot_every`` steps by the trainer);
+- ``latest``: the most recent snapshot;
+- any other entry: a bot name for ``agents.make`` (``random``, ``greedy``,
+  ``mcts:8``...) or ``ppo:PATH`` (a fixed checkpoint).
+
+While the pool is empty, ``snapshot`` and ``latest`` play the current policy.
+Policy opponents sample from their masked action distribution (not argmax) and
+are evaluated in one batched forward pass per decision step across all games.
+
+Games run through the Python :class:`caledonia_env.Game` API (the numba vector
+env's fast path only has random opponents). Rewards are the envs' terminal
+rewards (:func:`caledonia_env.env.rewards.terminal_rewards`).
+"""
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnv
+
+from caledonia_env.config import GameConfig
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.constants import MAX_PLAYERS
+from caledonia_env.engine.mask import legal_mask
+from caledonia_env.env.common import VecEnvMethods
+from caledonia_env.env.observation import OBS_HIGH, OBS_SIZE, encode_obs
+from caledonia_env.env.rewards import reward_mode, terminal_rewards
+from caledonia_env.game import Game, IllegalActionError
+
+from .players import PolicyPlayer, checkpoint_path
+
+POOL_KEYS = ("self", "snapshot", "latest")
+
+
+class OpponentMix:
+    """Weighted opponent kinds, parsed from ``"self=0.3,greedy=0.2,random"`` (weight 1 when
+    omitted; weights are normalized)."""
+
+    def __init__(self, text_or_items):
+        if isinstance(text_or_items, str):
+            items = []
+            for part in text_or_items.split(","):
+                part = part.strip()
+                if not part:
+                    continue
+                name, sep, w = part.rpartition("=") if "=" in part else (part, "", "1")
+                name = name.strip()
+                try:
+                    weight = float(w)
+                except ValueError:
+                    raise ValueError(f"opponent mix entry {part!r}: weight {w!r} is not a "
+                                     f"number (use NAME=WEIGHT, e.g. greedy=0.25)") from None
+                items.append((name, weight))
+        else:
+            items = [(str(k), float(v)) for k, v in text_or_items]
+        if not items:
+            raise ValueError("the opponent mix is empty; e.g. self=0.4,snapshot=0.3,greedy=0.3")
+        for name, w in items:
+            if not w >= 0:
+                raise ValueError(f"opponent weight of {name!r} must be >= 0, got {w}")
+            if name not in POOL_KEYS:
+                _check_agent_name(name)
+        total = sum(w for _, w in items)
+        if total <= 0:
+            raise ValueError("opponent weights sum to 0")
+        self.names = [n for n, _ in items]
+        self.probs = np.array([w / total for _, w in items])
+
+    def sample(self, rng) -> str:
+        return self.names[int(rng.choice(len(self.names), p=self.probs))]
+
+    def uses_pool(self) -> bool:
+        return any(n in POOL_KEYS for n, p in zip(self.names, self.probs) if p > 0)
+
+    def __str__(self):
+        return ",".join(f"{n}={p:.3g}" for n, p in zip(self.names, self.probs))
+
+
+def _check_agent_name(name):
+    if name.startswith("ppo:"):
+        return
+    import agents
+    try:
+        agents.make(name, seed=0)
+    except ValueError as e:
+        raise ValueError(f"opponent mix: {e}\n(pool entries: {', '.join(POOL_KEYS)})") from None
+
+
+class SnapshotPool:
+    """The learner's current policy (``self``) and its last ``size`` snapshots."""
+
+    def __init__(self, arch, size: int = 10, seed: int = 0):
+        from .checkpoint import build_actor
+        if size < 1:
+            raise ValueError(f"pool size must be >= 1, got {size}")
+        self.arch = arch
+        self.size = int(size)
+        self._build = lambda: build_actor(arch, OBS_SIZE, N_ACTIONS)
+        self.current = PolicyPlayer(self._build().eval(), deterministic=False, seed=seed,
+                                    name="self")
+        self.snapshots: list[PolicyPlayer] = []
+        self._seed = seed
+
+    def sync(self, actor_state: dict) -> None:
+        """Copy the learner's actor weights into the ``self`` player."""
+        self.current.actor.load_state_dict(actor_state)
+
+    def add(self, actor_state: dict, label: str) -> None:
+        actor = self._build().eval()
+        actor.load_state_dict(actor_state)
+        self._seed += 1
+        self.snapshots.append(PolicyPlayer(actor, deterministic=False, seed=self._seed,
+                                           name=label))
+        del self.snapshots[:-self.size]
+
+    def pick(self, key: str, rng) -> PolicyPlayer:
+        if key == "self" or not self.snapshots:
+            return self.current
+        if key == "latest":
+            return self.snapshots[-1]
+        return self.snapshots[int(rng.integers(len(self.snapshots)))]
+
+
+class SelfPlayVecEnv(VecEnvMethods, VecEnv):
+    """``num_envs`` games, one learning seat each, opponents drawn per episode from ``mix``.
+
+    ``seat``: the learner's player index, None to draw it per episode; ``reward``: a
+    terminal reward mode of the envs (``win``, ``rank``, ``score_diff``); ``map``: fixed
+    module sides or None (drawn per game); ``game_kw``: other GameConfig fields.
+    """
+
+    def __init__(self, num_envs: int, num_players: int, mix: OpponentMix, pool: SnapshotPool,
+                 reward: str = "score_diff", seed: int = 0, seat: int | None = None,
+                 map=None, game_kw: dict | None = None):
+        if num_players not in (2, 3, 4):
+            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players}")
+        self.n_players = num_players
+        self.mix = mix
+        self.pool = pool
+        self.reward_mode = reward
+        self._mode = reward_mode(reward)
+        self.fixed_seat = seat
+        self.map = map
+        self.game_kw = dict(game_kw or {})
+        GameConfig(num_players=num_players, map=map, **self.game_kw)      # validate now
+        self.render_mode = None
+        super().__init__(num_envs, spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+                         spaces.Discrete(N_ACTIONS))
+        n = num_envs
+        self.games: list[Game | None] = [None] * n
+        self.seats = np.zeros(n, np.int64)
+        self.opponents: list[list] = [[None] * num_players for _ in range(n)]
+        self.opponent_names: list[list] = [[None] * num_players for _ in range(n)]
+        self._bots: dict = {}
+        self._obs = np.zeros((n, OBS_SIZE), np.float32)
+        self._masks = np.zeros((n, N_ACTIONS), np.int8)
+        self._rbuf = np.zeros(MAX_PLAYERS, np.float64)
+        self._obs_tmp = np.zeros((n, OBS_SIZE), np.float32)
+        self._mask_tmp = np.zeros((n, N_ACTIONS), np.int8)
+        self.rng = np.random.default_rng(seed)
+        self._actions = None
+        self.episodes = 0
+
+    # ------------------------------------------------------------ episodes
+    def _bot(self, i, p, name):
+        key = (i, p, name)
+        bot = self._bots.get(key)
+        if bot is None:
+            if name.startswith("ppo:"):
+                bot = PolicyPlayer.from_checkpoint(checkpoint_path(name[4:]), deterministic=False,
+                                                   name=name)
+                self._bots[(None, None, name)] = bot
+                for k in range(self.num_envs):
+                    for q in range(self.n_players):
+                        self._bots[(k, q, name)] = bot
+            else:
+                import agents
+                bot = agents.make(name, seed=0)
+                self._bots[key] = bot
+        return bot
+
+    def _new_episode(self, i):
+        game = Game(GameConfig(num_players=self.n_players, seed=int(self.rng.integers(2**31 - 1)),
+                               map=self.map, **self.game_kw))
+        self.games[i] = game
+        seat = self.fixed_seat if self.fixed_seat is not None else int(
+            self.rng.integers(self.n_players))
+        self.seats[i] = seat
+        for p in range(self.n_players):
+            if p == seat:
+                self.opponents[i][p] = self.opponent_names[i][p] = None
+                continue
+            key = self.mix.sample(self.rng)
+            if key in ("self", "snapshot", "latest"):
+                player = self.pool.pick(key, self.rng)
+            else:
+                player = self._bot(i, p, key)
+                if not getattr(player, "batched", False):
+                    player.reset(int(self.rng.integers(2**31 - 1)))
+            self.opponents[i][p] = player
+            self.opponent_names[i][p] = player.name if key in POOL_KEYS else key
+        self.episodes += 1
+
+    def _waiting(self, i) -> bool:
+        g = self.games[i]
+        return not g.is_terminal and g.current_player != self.seats[i]
+
+    def _advance(self, envs):
+        """Opponents play in every env of ``envs`` until its learner decides or it ends;
+        policy opponents are batched across envs."""
+        pending = [i for i in envs if self._waiting(i)]
+        while pending:
+            groups: dict[int, list] = {}
+            for i in pending:
+                g = self.games[i]
+                c = self.opponents[i][g.current_player]
+                if getattr(c, "batched", False):
+                    groups.setdefault(id(c), [c, []])[1].append(i)
+                else:
+                    g.step(c.act(g))
+            for c, idx in groups.values():
+                k = len(idx)
+                for j, i in enumerate(idx):
+                    g = self.games[i]
+                    encode_obs(g.state, g.tables, g.current_player, self._obs_tmp[j])
+                    legal_mask(g.state, g.tables, self._mask_tmp[j])
+                for j, a in enumerate(c.act_batch(self._obs_tmp[:k], self._mask_tmp[:k])):
+                    self.games[idx[j]].step(int(a))
+            pending = [i for i in pending if self._waiting(i)]
+
+    def _observe(self, i):
+        g = self.games[i]
+        encode_obs(g.state, g.tables, int(self.seats[i]), self._obs[i])
+        legal_mask(g.state, g.tables, self._masks[i])
+
+    # ------------------------------------------------------------ VecEnv API
+    def reset(self):
+        if self._seeds[0] is not None:
+            self.rng = np.random.default_rng(self._seeds[0])
+        self._reset_seeds()
+        for i in range(self.num_envs):
+            self._new_episode(i)
+        self._advance(range(self.num_envs))
+        self._restart_finished()
+        for i in range(self.num_envs):
+            self._observe(i)
+        return self._obs.copy()
+
+    def _restart_finished(self):
+        """Games that ended before the learner's first decision are replaced."""
+        for _ in range(100):
+            bad = [i for i in range(self.num_envs) if self.games[i].is_terminal]
+            if not bad:
+                return
+            for i in bad:
+                self._new_episode(i)
+            self._advance(bad)
+        raise RuntimeError("games keep ending before the learner's first decision")
+
+    def step_async(self, actions):
+        self._actions = np.asarray(actions).reshape(-1)
+
+    def step_wait(self):
+        acts = self._actions
+        if acts is None or acts.shape[0] != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} actions")
+        for i in range(self.num_envs):
+            a = int(acts[i])
+            if not (0 <= a < N_ACTIONS and self._masks[i, a]):
+                g = self.games[i]
+                raise IllegalActionError(
+                    f"env {i}: action {a} is not legal for the learner (seat {self.seats[i]}, "
+                    f"context {g.context!r})"
+                    f"; MaskablePPO must be used with action masks")
+        for i in range(self.num_envs):
+            self.games[i].step(int(acts[i]))
+        self._advance(range(self.num_envs))
+        rewards = np.zeros(self.num_envs, np.float32)
+        dones = np.zeros(self.num_envs, bool)
+        infos: list[dict] = [{} for _ in range(self.num_envs)]
+        finished = []
+        for i in range(self.num_envs):
+            g = self.games[i]
+            if not g.is_terminal:
+                continue
+            seat = int(self.seats[i])
+            terminal_rewards(g.state, g.tables, self._mode, self._rbuf)
+            rewards[i] = self._rbuf[seat]
+            dones[i] = True
+            last = np.empty(OBS_SIZE, np.float32)
+            encode_obs(g.state, g.tables, seat, last)
+            winners = g.winners()
+            infos[i] = {"terminal_observation": last, "scores": [int(x) for x in g.scores()],
+                        "win": (1.0 / len(winners)) if seat in winners else 0.0,
+                        "opponents": [x for x in self.opponent_names[i] if x is not None],
+                        "TimeLimit.truncated": False}
+            finished.append(i)
+        for i in finished:
+            self._new_episode(i)
+        self._advance(finished)
+        if finished:
+            self._restart_finished()
+        for i in range(self.num_envs):
+            self._observe(i)
+        return self._obs.copy(), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        return self._masks.astype(bool)
+
+    def close(self):
+        pass
