@@ -81,6 +81,19 @@ def base_scenario(n=2, **kw):
     return d
 
 
+def finish_round5(d):
+    """Round 5, every other player passed: player 0 passes and the game ends (R-7)."""
+    n = d["num_players"]
+    d.update(round=5, scoring_tiles=[None] * 5, turn_order=list(range(n)), current_player=0,
+             next_turn_order=list(range(1, n)))
+    for p in range(1, n):
+        d["players"][p]["passed"] = True
+    g = Game.from_scenario(d)
+    g.step(g.parse_action("pass"))
+    assert g.is_terminal
+    return g
+
+
 def mask_names(game):
     return sorted(game.describe_action(a) for a in game.legal_actions())
 

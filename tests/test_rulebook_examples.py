@@ -2,7 +2,7 @@
 
 from caledonia_env import Game
 from caledonia_env.engine import layout as L
-from conftest import base_scenario
+from conftest import base_scenario, finish_round5
 
 
 def player(game, p, field, n=1):
@@ -39,19 +39,6 @@ def test_R_3_3_1_neighborhood_whisky_at_7(hexes):
     g.step(g.parse_action("neighborhood buy 1 whisky"))
     assert player(g, 0, L.P_MONEY) == money0 - 7
     assert g.state[L.S_PRICE + 5] == 11
-
-
-def finish_round5(d):
-    """Round 5, every other player passed: player 0 passes and the game ends (R-7)."""
-    n = d["num_players"]
-    d.update(round=5, scoring_tiles=[None] * 5, turn_order=list(range(n)), current_player=0,
-             next_turn_order=list(range(1, n)))
-    for p in range(1, n):
-        d["players"][p]["passed"] = True
-    g = Game.from_scenario(d)
-    g.step(g.parse_action("pass"))
-    assert g.is_terminal
-    return g
 
 
 def test_R_7_import_scoring_15_8_18():

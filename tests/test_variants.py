@@ -8,25 +8,13 @@ from caledonia_env.engine import layout as L
 from caledonia_env.engine.constants import NEUTRAL, T_LOCH, T_PORT
 from caledonia_env.engine.layout import STATE_SIZE
 from caledonia_env.engine.playout import random_games
-from conftest import base_scenario, mask_names
+from conftest import base_scenario, finish_round5, mask_names
 
 RS = Game(GameConfig(num_players=2)).ruleset
 
 
 def pv(game, p, field):
     return int(game.state[L.S_PLAYERS + p * L.P_SIZE + field])
-
-
-def finish_round5(d):
-    n = d["num_players"]
-    d.update(round=5, scoring_tiles=[None] * 5, turn_order=list(range(n)), current_player=0,
-             next_turn_order=list(range(1, n)))
-    for p in range(1, n):
-        d["players"][p]["passed"] = True
-    g = Game.from_scenario(d)
-    g.step(g.parse_action("pass"))
-    assert g.is_terminal
-    return g
 
 
 def play_random(game, seed):

@@ -114,27 +114,19 @@ def goods_ok(s, T, po, c):
 @njit(cache=True)
 def meat_deficit(T, c, cows, sheep):
     """Animals the player lacks for contract c's beef and mutton."""
-    d = 0
-    beef = cval(T, c, C_NEED + 4)
-    mutton = cval(T, c, C_NEED + 5)
-    if beef > cows:
-        d += beef - cows
-    if mutton > sheep:
-        d += mutton - sheep
-    return d
+    return _lacking(cval(T, c, C_NEED + 4), cval(T, c, C_NEED + 5), cows, sheep)
 
 
 @njit(cache=True)
 def meat_deficit2(T, c, c2, cows, sheep):
     """Animals the player lacks for the beef and mutton of contracts c and c2 together."""
-    d = 0
-    beef = cval(T, c, C_NEED + 4) + cval(T, c2, C_NEED + 4)
-    mutton = cval(T, c, C_NEED + 5) + cval(T, c2, C_NEED + 5)
-    if beef > cows:
-        d += beef - cows
-    if mutton > sheep:
-        d += mutton - sheep
-    return d
+    return _lacking(cval(T, c, C_NEED + 4) + cval(T, c2, C_NEED + 4),
+                    cval(T, c, C_NEED + 5) + cval(T, c2, C_NEED + 5), cows, sheep)
+
+
+@njit(cache=True, inline="always")
+def _lacking(beef, mutton, cows, sheep):
+    return max(beef - cows, 0) + max(mutton - sheep, 0)
 
 
 @njit(cache=True)

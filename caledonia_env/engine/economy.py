@@ -1,6 +1,7 @@
 """Money, market and upgrade effects: R-3.1 trade, R-3.3.1 purchases, R-3.4-3.6 upgrades."""
 from numba import njit
 
+from .actions import A_HIRE, A_SHIP, A_TECH
 from .clans import cpar
 from .constants import N_GOODS
 from .layout import (P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_SHIP, P_TECH, P_TRACK,
@@ -128,3 +129,27 @@ def do_hire(s, T, po, bonus):
     s[po + P_MONEY] -= hire_cost(T, bonus)
     s[po + P_TRACK] -= 1
     s[po + P_MERCH] += 1
+
+
+@njit(cache=True)
+def upgrade_mask(s, T, po, bonus, mask):
+    """Mark the upgrades the player can pay (R-3.4 shipping, R-3.5 technology, R-3.6 merchant),
+    at the export upgrade bonus prices with ``bonus`` (R-3.7.2)."""
+    if can_ship(s, T, po, bonus):
+        mask[A_SHIP] = 1
+    for t in range(2):
+        if can_tech(s, T, po, t, bonus):
+            mask[A_TECH + t] = 1
+    if can_hire(s, T, po, bonus):
+        mask[A_HIRE] = 1
+
+
+@njit(cache=True)
+def do_upgrade(s, T, po, a, bonus):
+    """Apply upgrade action ``a`` (A_SHIP, A_TECH + t or A_HIRE), bonus price with ``bonus``."""
+    if a == A_SHIP:
+        do_ship(s, T, po, bonus)
+    elif a == A_HIRE:
+        do_hire(s, T, po, bonus)
+    else:
+        do_tech(s, T, po, a - A_TECH, bonus)

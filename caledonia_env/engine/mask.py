@@ -3,10 +3,10 @@ from numba import njit
 
 from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_CELLAR_IN,
                       A_CELLAR_OUT, A_CELLAR_SKIP, A_DECLINE_HEX, A_DECLINE_UPGRADE, A_END_TURN,
-                      A_FULFILL, A_FULFILL_BOTH, A_HIRE, A_KEEP, A_KEEP_NONE, A_NB_BUY,
+                      A_FULFILL, A_FULFILL_BOTH, A_KEEP, A_KEEP_NONE, A_NB_BUY,
                       A_NB_DONE, A_OBTAIN, A_OBTAIN_DONE, A_PASS, A_PICK_GOOD, A_PLACE, A_PORT,
-                      A_PRICE, A_PROCESS, A_RETRIEVE, A_ROW, A_SELECT, A_SHIP, A_START_PICK,
-                      A_TECH, A_TRADE, PRICE_DELTAS)
+                      A_PRICE, A_PROCESS, A_RETRIEVE, A_ROW, A_SELECT, A_START_PICK,
+                      A_TRADE, PRICE_DELTAS)
 from .clans import brew_max, butter_max, can_row_from, cpar, may_row, row_ok
 from .board import pofs
 from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
@@ -18,7 +18,7 @@ from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
                         CTX_AUCTION, CTX_BREW, CTX_BUTTER, CTX_CELLAR, CTX_ROW,
                         CTX_SECOND_CONTRACT, MAX_BUTTER)
 from .contracts import can_afford_contract, goods_ok, meat_deficit, meat_deficit2, need_good
-from .economy import can_hire, can_nb_buy, can_ship, can_tech, can_trade
+from .economy import can_nb_buy, can_trade, upgrade_mask
 from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, S_BONUS_HEX, S_BONUS_UPG, S_CTX,
                      S_DRAWN, S_MAIN_DONE, S_MEAT_PORTS, S_MEAT_REM, S_NB_PENDING, S_OCC,
                      S_P4_GOOD, S_PICKS, S_PLAYER, S_PROC_KIND, S_PORT_KIND, S_PORT_LEFT, S_SLOTS,
@@ -127,13 +127,7 @@ def legal_mask(s, T, mask):
                 if s[S_SLOTS + i] >= 0:
                     mask[A_OBTAIN + i] = 1
         _places(s, T, p, mask, False)
-        if can_ship(s, T, po, False):
-            mask[A_SHIP] = 1
-        for t in range(2):
-            if can_tech(s, T, po, t, False):
-                mask[A_TECH + t] = 1
-        if can_hire(s, T, po, False):
-            mask[A_HIRE] = 1
+        upgrade_mask(s, T, po, False, mask)
         for b in range(n_boxes(s, T, p)):
             if _fulfill_ok(s, T, p, b):
                 mask[A_FULFILL + b] = 1
@@ -185,13 +179,7 @@ def legal_mask(s, T, mask):
             _places(s, T, p, mask, True)
         if s[S_BONUS_UPG] > 0:
             mask[A_DECLINE_UPGRADE] = 1
-            if can_ship(s, T, po, True):
-                mask[A_SHIP] = 1
-            for t in range(2):
-                if can_tech(s, T, po, t, True):
-                    mask[A_TECH + t] = 1
-            if can_hire(s, T, po, True):
-                mask[A_HIRE] = 1
+            upgrade_mask(s, T, po, True, mask)
             for i in range(2 * N_GOODS):
                 if s[po + P_MARKET + i] > 0:
                     mask[A_RETRIEVE + i] = 1

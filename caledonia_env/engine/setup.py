@@ -31,6 +31,21 @@ def _fill(s, start, count, value):
 
 
 @njit(cache=True)
+def _draw_tiles(s, T, pool_at, pool_size, dest, count):
+    """Shuffle the tiles switched on in the table's pool (``T[pool_at + t]``) and put the
+    first ``count`` of them (fewer if the pool is smaller) at ``s[dest:]``."""
+    pool = np.empty(pool_size, np.int32)
+    k = 0
+    for t in range(pool_size):
+        if T[pool_at + t]:
+            pool[k] = t
+            k += 1
+    shuffle(s, pool, 0, k)
+    for i in range(min(count, k)):
+        s[dest + i] = pool[i]
+
+
+@njit(cache=True)
 def new_game(s, T, seed, first_player):
     """Write a fresh game into state row ``s``; ``first_player`` -1 draws it (R-1.6)."""
     s[:] = 0
@@ -57,26 +72,10 @@ def new_game(s, T, seed, first_player):
     fill_slots(s, T, T[T_SOLO_START_SLOTS])     # solo: five contracts (R-9.2)
     # R-1.4 scoring tiles: 5 of the pool in random order
     if T[T_SCORING_TILES_ON]:
-        pool = np.empty(N_SCORING_TILES, np.int32)
-        k = 0
-        for t in range(N_SCORING_TILES):
-            if T[T_TILE_POOL + t]:
-                pool[k] = t
-                k += 1
-        shuffle(s, pool, 0, k)
-        for r in range(min(T[T_ROUNDS], k)):
-            s[S_TILES + r] = pool[r]
+        _draw_tiles(s, T, T_TILE_POOL, N_SCORING_TILES, S_TILES, T[T_ROUNDS])
     # R-1.2 ports: 4 tiles of the pool, one per corner
     if T[T_PORTS_ON]:
-        pool = np.empty(N_PORT_TILES, np.int32)
-        k = 0
-        for t in range(N_PORT_TILES):
-            if T[T_PORT_POOL + t]:
-                pool[k] = t
-                k += 1
-        shuffle(s, pool, 0, k)
-        for c in range(min(N_CORNERS, k)):
-            s[S_PORTS + c] = pool[c]
+        _draw_tiles(s, T, T_PORT_POOL, N_PORT_TILES, S_PORTS, N_CORNERS)
     # R-1.3 market
     for g in range(N_GOODS):
         s[S_PRICE + g] = T[T_PRICE_START + g]

@@ -7,7 +7,7 @@ from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_C
                       A_FULFILL, A_FULFILL_BOTH, A_HIRE, A_KEEP, A_KEEP_NONE, A_NB_BUY,
                       A_NB_DONE, A_OBTAIN, A_OBTAIN_DONE, A_PASS, A_PICK_GOOD, A_PLACE, A_PORT,
                       A_PRICE, A_PROCESS, A_RETRIEVE, A_ROW, A_SELECT, A_SHIP, A_START_PICK,
-                      A_TECH, A_TRADE, PRICE_DELTAS)
+                      A_TRADE, PRICE_DELTAS)
 from .clans import cellar_out, cpar, do_brew, do_butter, take_from_board
 from .board import count_units, neighbor_goods, pofs
 from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
@@ -19,7 +19,7 @@ from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
                         MAX_DRAW, MAX_MERCHANTS, MAX_NB_BUY, MAX_NODES, MAX_PROCESS,
                         N_GOODS, N_UNITS, OCC_STRIDE, P9, PROCESS_IN, PROCESS_OUT, SHEEP)
 from .contracts import cval, fulfill, put_under, take_contract
-from .economy import do_hire, do_nb_buy, do_ship, do_tech, do_trade, move_price
+from .economy import do_nb_buy, do_trade, do_upgrade, move_price
 from .flow import auction_bid, auction_pick_done, end_turn, resolve, take_pair
 from .layout import (P_BOARD, P_BOX, P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_PASSED,
                      P_PORTS_USED, S_BONUS_HEX, S_BONUS_UPG, S_CTX, S_DRAWN,
@@ -159,12 +159,8 @@ def apply_action(s, T, a):
             elif a >= A_PLACE and a < A_SHIP:
                 r = a - A_PLACE
                 place_unit(s, T, p, r // MAX_NODES, r % MAX_NODES, False, True)
-            elif a == A_SHIP:
-                do_ship(s, T, po, False)
-            elif a == A_TECH or a == A_TECH + 1:
-                do_tech(s, T, po, a - A_TECH, False)
-            elif a == A_HIRE:
-                do_hire(s, T, po, False)
+            elif a >= A_SHIP and a <= A_HIRE:
+                do_upgrade(s, T, po, a, False)
             elif a >= A_FULFILL and a < A_PORT:
                 do_fulfill(s, T, p, a - A_FULFILL)
             elif a == A_FULFILL_BOTH:
@@ -246,12 +242,8 @@ def apply_action(s, T, a):
             place_unit(s, T, p, r // MAX_NODES, r % MAX_NODES, True, True)
         else:
             s[S_BONUS_UPG] -= 1
-            if a == A_SHIP:
-                do_ship(s, T, po, True)
-            elif a == A_TECH or a == A_TECH + 1:
-                do_tech(s, T, po, a - A_TECH, True)
-            elif a == A_HIRE:
-                do_hire(s, T, po, True)
+            if a >= A_SHIP and a <= A_HIRE:
+                do_upgrade(s, T, po, a, True)
             else:
                 i = a - A_RETRIEVE
                 s[po + P_MARKET + i] -= 1
