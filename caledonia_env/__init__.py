@@ -1,7 +1,10 @@
 """caledonia_env: a fast, faithful Clans of Caledonia simulator for RL research.
 
-Layers (top to bottom): envs -> Game API -> numba engine -> ruleset data + map.
+Layers, each importing only from below (docs/architecture.md; tests/test_layers.py):
+data, map -> engine -> game/scenario -> env -> agents -> tournament -> train -> cli.
+This root module is the facade at the top: it wires the registrations.
 """
+from . import plugins
 from .config import GameConfig
 from .game import Game, IllegalActionError
 from .scenario import ScenarioError, from_scenario, to_scenario
@@ -22,6 +25,16 @@ def _register_gym():
 
 
 _register_gym()
+
+
+def _agent_factory(name: str, seed: int = 0):
+    """Opponents by name for the envs: ``caledonia_env.agents.make`` (loaded on first use)."""
+    from . import agents
+    return agents.make(name, seed=seed)
+
+
+if plugins.opponent_factory is None:
+    plugins.opponent_factory = _agent_factory
 
 
 def __getattr__(name):

@@ -365,7 +365,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="PNG of the final map (default map.png; '' to skip)")
     demo.set_defaults(func=_cmd_demo)
 
-    import agents
+    from caledonia_env import agents
 
     from .config import CLAN_NAMES
     play = sub.add_parser(
@@ -462,7 +462,7 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("--text", action="store_true", help="also print the position as text")
     render.set_defaults(func=_cmd_render)
 
-    from train.cli import add_evaluate_parser, add_plot_parser, add_train_parser
+    from caledonia_env.train.cli import add_evaluate_parser, add_plot_parser, add_train_parser
     add_train_parser(sub)
     add_evaluate_parser(sub)
     add_plot_parser(sub)

@@ -62,7 +62,7 @@ class TournamentSpec:
 
 def validate(spec: TournamentSpec) -> None:
     """Raise ValueError with the allowed values for any bad part of ``spec``."""
-    import agents
+    from caledonia_env import agents
     n = len(spec.players)
     if n not in (2, 3, 4):
         raise ValueError(f"--players needs 2 to 4 agent names separated by commas "
@@ -90,7 +90,7 @@ _AGENTS: dict = {}
 def _agent(name: str, i: int, kw: dict, game):
     """This process's agent for seat i; the first use warms it up (numba compilation or
     cache loading) on a copy of ``game`` so it does not count as thinking time."""
-    import agents
+    from caledonia_env import agents
     key = (name, i)
     if key not in _AGENTS:
         bot = agents.make(name, seed=0, **kw)

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-import agents
-from agents.base import Agent
-from agents.evaluation import DEFAULT_WEIGHTS, evaluate, final_margin
+from caledonia_env import agents
+from caledonia_env.agents.base import Agent
+from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, evaluate, final_margin
 from caledonia_env import Game, GameConfig
 from caledonia_env.tournament import TournamentSpec, run, wilson
 
@@ -76,7 +76,7 @@ def test_register_prefix_kind_with_required_parameter():
         with pytest.raises(ValueError, match="already registered"):
             agents.register("test-fixed", factory)
     finally:
-        from agents import registry
+        from caledonia_env.agents import registry
         registry._KINDS.pop("test-fixed", None)
 
 
@@ -152,7 +152,7 @@ def test_R_3_8_greedy_does_not_pass_first_with_money_to_invest():
 
 
 def test_mcts_rejects_bad_options():
-    from agents.mcts import MCTSAgent
+    from caledonia_env.agents.mcts import MCTSAgent
     with pytest.raises(ValueError):
         MCTSAgent(rollouts=0)
     with pytest.raises(ValueError):

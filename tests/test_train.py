@@ -16,8 +16,8 @@ import pytest
 
 from caledonia_env import Game, GameConfig
 from caledonia_env.tournament import wilson
-from train import rating
-from train.checkpoint import Arch
+from caledonia_env.train import rating
+from caledonia_env.agents.checkpoint import Arch
 
 
 def _needs_train():
@@ -52,7 +52,7 @@ def _rows(results):
 
 
 def test_R_7_summarize_counts_tied_wins_as_half():
-    from train.players import summarize
+    from caledonia_env.train.players import summarize
     # 6 wins, 2 ties (shared win: 1/2 each, R-7 tiebreak left them equal), 2 losses
     rows = _rows([(1.0, 0.0)] * 6 + [(0.5, 0.5)] * 2 + [(0.0, 1.0)] * 2)
     st = summarize(rows, role=0)
@@ -110,7 +110,7 @@ def test_league_file_roundtrip(tmp_path):
 # ------------------------------------------------------------ opponent mix
 def test_opponent_mix_parsing_and_errors():
     _needs_train()
-    from train.selfplay import OpponentMix
+    from caledonia_env.train.selfplay import OpponentMix
     mix = OpponentMix("self=2,greedy=1,random")
     assert mix.names == ["self", "greedy", "random"]
     assert mix.probs == pytest.approx([0.5, 0.25, 0.25])
@@ -142,7 +142,7 @@ def test_arch_parse():
 def small_ckpt(tmp_path_factory):
     """A checkpoint of an untrained small network (fast to build)."""
     _needs_train()
-    from train import checkpoint as ck
+    from caledonia_env.train import checkpoint as ck
     arch = Arch(16, (8,), (8,))
     obs, n = ck.spaces()
     actor = ck.build_actor(arch, obs, n)
@@ -157,7 +157,7 @@ def small_ckpt(tmp_path_factory):
 
 
 def test_checkpoint_roundtrip_and_actor(small_ckpt):
-    from train import checkpoint as ck
+    from caledonia_env.train import checkpoint as ck
     c = ck.load(small_ckpt)
     assert (c.meta["obs_size"], c.meta["n_actions"]) == ck.spaces()
     assert c.arch == Arch(16, (8,), (8,)) and len(c.sha256) == 64
@@ -169,7 +169,7 @@ def test_checkpoint_roundtrip_and_actor(small_ckpt):
 
 def test_missing_checkpoint_says_so_and_lists_zips(tmp_path, small_ckpt):
     _needs_train()
-    from train import checkpoint as ck
+    from caledonia_env.train import checkpoint as ck
     (tmp_path / "best.zip").write_bytes(open(small_ckpt, "rb").read())
     with pytest.raises(ck.CheckpointError, match="does not exist.*best.zip"):
         ck.load(tmp_path / "bset.zip")
@@ -181,7 +181,7 @@ def test_missing_checkpoint_says_so_and_lists_zips(tmp_path, small_ckpt):
 
 
 def _rewrite(src, dst, meta_fn=None, weights=None):
-    from train import checkpoint as ck
+    from caledonia_env.train import checkpoint as ck
     with zipfile.ZipFile(src) as zf:
         meta = json.loads(zf.read(ck.META_NAME))
         w = zf.read(ck.WEIGHTS_NAME)
@@ -194,7 +194,7 @@ def _rewrite(src, dst, meta_fn=None, weights=None):
 
 
 def test_mismatched_spaces_fail_clearly(tmp_path, small_ckpt):
-    from train import checkpoint as ck
+    from caledonia_env.train import checkpoint as ck
     bad = _rewrite(small_ckpt, tmp_path / "a.zip", lambda m: m.update(n_actions=m["n_actions"] - 215))
     with pytest.raises(ck.CheckpointError, match="actions.*N_ACTIONS.*retrain"):
         ck.load(bad)
@@ -213,7 +213,7 @@ def test_mismatched_spaces_fail_clearly(tmp_path, small_ckpt):
 
 def test_sb3_model_zip_is_refused_with_an_explanation(tmp_path):
     _needs_train()
-    from train import checkpoint as ck
+    from caledonia_env.train import checkpoint as ck
     path = tmp_path / "model.zip"
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("data", "{}")
@@ -237,7 +237,7 @@ class _Evil:
 
 def test_loading_never_runs_code_from_the_file(tmp_path, small_ckpt):
     import torch
-    from train import checkpoint as ck
+    from caledonia_env.train import checkpoint as ck
     buf = io.BytesIO()
     torch.save({"x": _Evil()}, buf)
     bad = _rewrite(small_ckpt, tmp_path / "evil.zip", weights=buf.getvalue())
@@ -248,7 +248,7 @@ def test_loading_never_runs_code_from_the_file(tmp_path, small_ckpt):
 
 # ------------------------------------------------------------ policy players
 def test_policy_player_plays_legal_moves_and_respects_the_mask(small_ckpt):
-    from train.players import PolicyPlayer
+    from caledonia_env.agents.policy import PolicyPlayer
     for det in (True, False):
         pl = PolicyPlayer.from_checkpoint(small_ckpt, deterministic=det, seed=1)
         game = Game(GameConfig(num_players=2, seed=5))
@@ -267,7 +267,7 @@ def test_policy_player_plays_legal_moves_and_respects_the_mask(small_ckpt):
 
 def test_play_games_rotates_seats_and_matches_tournament_rows(small_ckpt):
     from caledonia_env.tournament import CSV_FIELDS
-    from train.players import play_games
+    from caledonia_env.train.players import play_games
     rows = play_games([f"ppo:{small_ckpt}", "random"], 4, seed=3, batch=3)
     assert len(rows) == 8 and set(CSV_FIELDS) <= set(rows[0])
     roles = {(r["game"], r["player"]): r["role"] for r in rows}
@@ -281,8 +281,8 @@ def test_play_games_rotates_seats_and_matches_tournament_rows(small_ckpt):
 
 def test_ppo_agent_registry_kind(small_ckpt):
     _needs_train()
-    import agents
-    import agents.ppo  # noqa: F401
+    from caledonia_env import agents
+    import caledonia_env.agents.ppo  # noqa: F401
     bot = agents.make(f"ppo:{small_ckpt}", seed=2)
     assert bot.name == f"ppo:{small_ckpt}" and "ppo" not in agents.available()
     game = Game(GameConfig(num_players=2, seed=1))
@@ -296,8 +296,8 @@ def test_ppo_agent_registry_kind(small_ckpt):
 
 # ------------------------------------------------------------ self-play env
 def test_selfplay_env_draws_opponents_and_finishes_games(small_ckpt):
-    from train import checkpoint as ck
-    from train.selfplay import OpponentMix, SelfPlayVecEnv, SnapshotPool
+    from caledonia_env.train import checkpoint as ck
+    from caledonia_env.train.selfplay import OpponentMix, SelfPlayVecEnv, SnapshotPool
     c = ck.load(small_ckpt)
     pool = SnapshotPool(c.arch, size=2, seed=0)
     env = SelfPlayVecEnv(6, 2, OpponentMix(f"snapshot=1,random=1,ppo:{small_ckpt}=1"), pool,
@@ -330,7 +330,7 @@ def test_selfplay_env_draws_opponents_and_finishes_games(small_ckpt):
 
 # ------------------------------------------------------------ training smoke test
 def _tiny(out, **kw):
-    from train.trainer import TrainConfig
+    from caledonia_env.train.trainer import TrainConfig
     base = dict(players=2, timesteps=1024, out=str(out), n_envs=4, n_steps=64, batch_size=128,
                 n_epochs=1, net="32:16", fast_fraction=0.5, eval_every=512, eval_games=4,
                 checkpoint_every=512, snapshot_every=256, pool_size=2,
@@ -341,10 +341,10 @@ def _tiny(out, **kw):
 
 def test_train_smoke_save_reload_play_and_resume(tmp_path):
     _needs_train()
-    import agents
-    import agents.ppo  # noqa: F401
-    from train import checkpoint as ck
-    from train.trainer import load_config, train
+    from caledonia_env import agents
+    import caledonia_env.agents.ppo  # noqa: F401
+    from caledonia_env.train import checkpoint as ck
+    from caledonia_env.train.trainer import load_config, train
     out = tmp_path / "run"
     logs = []
     train(_tiny(out), progress=False, log=logs.append)
@@ -380,8 +380,8 @@ def test_train_smoke_save_reload_play_and_resume(tmp_path):
 
 def test_resume_without_a_run_fails_clearly(tmp_path):
     _needs_train()
-    from train import checkpoint as ck
-    from train.trainer import Trainer, load_config
+    from caledonia_env.train import checkpoint as ck
+    from caledonia_env.train.trainer import Trainer, load_config
     with pytest.raises(ck.CheckpointError, match="config.json not found"):
         load_config(str(tmp_path / "nothing"))
     (tmp_path / "r").mkdir()
@@ -396,8 +396,8 @@ def test_actor_matches_the_sb3_policy(tmp_path):
     _needs_train()
     import torch
     from caledonia_env.env import make_sb3_vec_env
-    from train import checkpoint as ck
-    from train.trainer import TrainConfig, build_model
+    from caledonia_env.train import checkpoint as ck
+    from caledonia_env.train.trainer import TrainConfig, build_model
     cfg = TrainConfig(n_envs=4, n_steps=16, batch_size=32, net="32:16")
     env = make_sb3_vec_env(4, num_players=2, seed=1)
     model = build_model(cfg, env)
@@ -453,8 +453,8 @@ PRETRAINED = os.path.join(os.path.dirname(__file__), "..", "train", "pretrained"
 
 def test_pretrained_checkpoint_is_small_loads_and_plays():
     _needs_train()
-    import agents
-    import agents.ppo  # noqa: F401
+    from caledonia_env import agents
+    import caledonia_env.agents.ppo  # noqa: F401
     assert os.path.getsize(PRETRAINED) <= 10 * 2**20
     bot = agents.make("ppo:pretrained", seed=0)
     assert bot.meta["num_players"] == 2
@@ -469,7 +469,7 @@ def test_pretrained_checkpoint_is_small_loads_and_plays():
 def test_pretrained_beats_random_in_90_percent_of_games():
     """The documented claim (docs/training.md): >= 90% against random, 2 players."""
     _needs_train()
-    from train.players import play_games, summarize
+    from caledonia_env.train.players import play_games, summarize
     rows = play_games(["ppo:pretrained", "random"], 300, seed=2024)
     st = summarize(rows, role=0)
     assert st["ci_low"] >= 0.9, st

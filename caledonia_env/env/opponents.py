@@ -2,14 +2,16 @@
 
 An opponent is anything with ``act(game) -> action id`` (and optionally
 ``reset(seed)``), a plain callable ``f(game) -> action id``, or a name. The
-name ``"random"`` is built in (:class:`RandomAgent`); any other name is looked
-up in the ``agents`` package (``agents.make(name, seed=...)``), imported only
-when such a name is used, so the envs work without it.
+name ``"random"`` is built in (:class:`RandomAgent`); any other name is made by
+the factory in :data:`caledonia_env.plugins.opponent_factory`, which the package
+root fills with ``caledonia_env.agents.make`` (imported only when such a name is
+used): the env layer never imports the agents layer.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .. import plugins
 from ..engine.actions import N_ACTIONS
 from ..engine.mask import legal_mask
 
@@ -60,13 +62,11 @@ def make_opponent(spec, seed: int = 0):
     if isinstance(spec, str):
         if spec == "random":
             return RandomAgent(seed)
+        if plugins.opponent_factory is None:
+            raise ValueError(f"opponent {spec!r}: only 'random' is built in and no agent "
+                             f"factory is set (caledonia_env.plugins.opponent_factory)")
         try:
-            import agents
-        except ImportError as e:
-            raise ValueError(f"opponent {spec!r}: only 'random' is built in; other names come "
-                             f"from the 'agents' package, which cannot be imported ({e})") from e
-        try:
-            return agents.make(spec, seed=seed)
+            return plugins.opponent_factory(spec, seed=seed)
         except (KeyError, ValueError) as e:
             raise ValueError(f"opponent {spec!r}: {e} ('random' is built in)") from None
     if hasattr(spec, "act"):

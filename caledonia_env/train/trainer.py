@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from . import checkpoint as ckpt
+from ..agents import checkpoint as ckpt
 
 RUN_FILES = ("config.json", "eval.csv", "train.csv", "best.zip", "last.zip", "resume.pt")
 EVAL_FIELDS = ("timesteps", "wall_seconds", "opponent", "games", "wins", "win_rate", "ci_low",
@@ -115,7 +115,7 @@ class TrainConfig:
     def eval_opponents(self) -> list[str]:
         names = [x.strip() for x in self.eval_vs.split(",") if x.strip()]
         if names:
-            import agents
+            from caledonia_env import agents
             for n in names:
                 if not n.startswith("ppo:"):
                     agents.make(n, seed=0)
@@ -371,7 +371,8 @@ class Trainer:
 
     # ---------------------------------------------------------- evaluation
     def evaluate(self):
-        from .players import PolicyPlayer, play_games, summarize
+        from ..agents.policy import PolicyPlayer
+        from .players import play_games, summarize
         cfg = self.cfg
         actor = ckpt.build_actor(self.model.caledonia_arch, *ckpt.spaces())
         actor.load_state_dict(ckpt.actor_state(self.model.policy.state_dict()))

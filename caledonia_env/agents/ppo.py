@@ -1,8 +1,8 @@
 """``ppo:PATH``: a policy trained by ``caledonia train`` (MaskablePPO) playing as a bot.
 
 ``agents.make("ppo:runs/x/best.zip")`` or ``ppo:pretrained`` (the shipped
-2-player checkpoint, ``train/pretrained/ppo_2p.zip``). The checkpoint is read
-weights-only (no pickled code, see ``train/checkpoint.py``); torch is imported
+2-player checkpoint, ``caledonia_env/agents/pretrained/ppo_2p.zip``). The checkpoint is read
+weights-only (no pickled code, see ``caledonia_env/agents/checkpoint.py``); torch is imported
 only when such an agent is made, so ``agents`` works without the train extra.
 By default the agent plays the most likely legal action (``deterministic=True``);
 ``agents.make("ppo:PATH", deterministic=False)`` samples from the policy instead.
@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 from .base import Agent
+from .policy import PolicyPlayer, checkpoint_path
 from .registry import kinds, register
 
 _ACTORS: dict = {}
@@ -19,7 +20,7 @@ _ACTORS: dict = {}
 
 def _policy(path: str, deterministic: bool):
     try:
-        from train.players import PolicyPlayer, checkpoint_path
+        import torch  # noqa: F401
     except ImportError as e:
         raise ValueError(f"ppo agents need torch: pip install -e '.[train]' ({e})") from None
     full = checkpoint_path(path)

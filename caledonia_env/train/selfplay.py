@@ -36,7 +36,7 @@ from caledonia_env.env.observation import OBS_HIGH, OBS_SIZE, encode_obs
 from caledonia_env.env.rewards import reward_mode, terminal_rewards
 from caledonia_env.game import Game, IllegalActionError
 
-from .players import PolicyPlayer, checkpoint_path
+from ..agents.policy import PolicyPlayer, checkpoint_path
 
 POOL_KEYS = ("self", "snapshot", "latest")
 
@@ -88,7 +88,7 @@ class OpponentMix:
 def _check_agent_name(name):
     if name.startswith("ppo:"):
         return
-    import agents
+    from caledonia_env import agents
     try:
         agents.make(name, seed=0)
     except ValueError as e:
@@ -99,7 +99,7 @@ class SnapshotPool:
     """The learner's current policy (``self``) and its last ``size`` snapshots."""
 
     def __init__(self, arch, size: int = 10, seed: int = 0):
-        from .checkpoint import build_actor
+        from ..agents.checkpoint import build_actor
         if size < 1:
             raise ValueError(f"pool size must be >= 1, got {size}")
         self.arch = arch
@@ -183,7 +183,7 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
                     for q in range(self.n_players):
                         self._bots[(k, q, name)] = bot
             else:
-                import agents
+                from caledonia_env import agents
                 bot = agents.make(name, seed=0)
                 self._bots[key] = bot
         return bot

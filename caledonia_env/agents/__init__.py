@@ -1,6 +1,6 @@
 """Baseline bots for caledonia_env and a registry by name.
 
-    >>> import agents
+    >>> from caledonia_env import agents
     >>> bot = agents.make("greedy", seed=1)
     >>> game.step(bot.act(game))
 

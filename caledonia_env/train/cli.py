@@ -1,6 +1,5 @@
 """Commands ``train``, ``evaluate`` and ``plot`` of the ``caledonia`` CLI, added to its parser
-by :func:`add_train_parser`, :func:`add_evaluate_parser` and :func:`add_plot_parser`
-(``python -m train COMMAND`` runs the same ``caledonia`` CLI).
+by :func:`add_train_parser`, :func:`add_evaluate_parser` and :func:`add_plot_parser`.
 
 Every command function returns an exit code and prints a one-line error (code 2) for
 bad options, missing or mismatched checkpoints, instead of a traceback.
@@ -159,8 +158,8 @@ def cmd_train(args) -> int:
               "(pip install -e '.[train]': torch, stable-baselines3, sb3-contrib, tensorboard)",
               file=sys.stderr)
         return 2
-    import agents.ppo  # noqa: F401  (ppo:PATH opponents)
-    from .checkpoint import CheckpointError
+    import caledonia_env.agents.ppo  # noqa: F401  (ppo:PATH opponents)
+    from ..agents.checkpoint import CheckpointError
     from .trainer import train
     try:
         cfg = _config_from_args(args)
@@ -220,7 +219,7 @@ def _version(spec: str) -> str:
     """Short content hash of a checkpoint (so a changing best.zip is rated per version)."""
     if not spec.startswith("ppo:"):
         return ""
-    from .players import checkpoint_path
+    from ..agents.policy import checkpoint_path
     path = checkpoint_path(spec[4:])
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()[:8]
@@ -256,11 +255,12 @@ def _evaluate(args) -> int:
         import torch  # noqa: F401
     except ImportError:
         raise CommandError("evaluating checkpoints needs torch: pip install -e '.[train]'")
-    import agents.ppo  # noqa: F401  (ppo:PATH names)
+    import caledonia_env.agents.ppo  # noqa: F401  (ppo:PATH names)
     from caledonia_env import tournament as tn
     from . import rating
-    from .checkpoint import load
-    from .players import checkpoint_path, summarize
+    from ..agents.checkpoint import load
+    from ..agents.policy import checkpoint_path
+    from .players import summarize
     if args.players not in (2, 3, 4):
         raise CommandError(f"--players must be 2, 3 or 4, got {args.players}")
     if args.games < (0 if args.league else 1):

@@ -1,0 +1,82 @@
+"""The house has one direction of dependency (docs/architecture.md).
+
+Every import in the package, at module level or inside a function, is read with
+``ast``; a module may import only from its own layer or a lower one.
+"""
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1] / "caledonia_env"
+
+# lowest first; a module belongs to the first prefix that matches its dotted name
+LAYERS = [
+    ("plugins",),
+    ("data", "map"),
+    ("engine",),
+    ("config",),
+    ("game", "scenario", "records", "render_text"),
+    ("env",),
+    ("agents",),
+    ("tournament",),
+    ("train",),
+    ("cli", "__main__", "__init__", "web"),
+]
+
+
+def layer_of(module: str) -> int:
+    """Layer index of a dotted name relative to the package ('' = the package root)."""
+    head = module.split(".")[0] if module else "__init__"
+    for i, names in enumerate(LAYERS):
+        if head in names:
+            return i
+    raise AssertionError(f"module caledonia_env.{module} is in no layer: add it to LAYERS "
+                         f"and to docs/architecture.md")
+
+
+def modules():
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT).with_suffix("")
+        parts = list(rel.parts)
+        yield ".".join(parts), path
+
+
+def imported(path: Path, module: str):
+    """Dotted names (relative to caledonia_env) of everything ``path`` imports from the package."""
+    pkg = module.split(".")[:-1] if not module.endswith("__init__") else module.split(".")[:-1]
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == "caledonia_env" or a.name.startswith("caledonia_env."):
+                    yield a.name.removeprefix("caledonia_env").lstrip("."), node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg[: len(pkg) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            elif node.module and (node.module == "caledonia_env"
+                                  or node.module.startswith("caledonia_env.")):
+                target = node.module.removeprefix("caledonia_env").lstrip(".")
+            else:
+                continue
+            for a in node.names:       # a submodule, or a name defined in `target`
+                sub = ".".join(filter(None, [target, a.name]))
+                path_of = ROOT.joinpath(*sub.split("."))
+                is_module = path_of.with_suffix(".py").exists() or path_of.is_dir()
+                yield (sub if is_module else target), node.lineno
+
+
+@pytest.mark.parametrize("module,path", list(modules()), ids=lambda x: str(x))
+def test_imports_point_down(module, path):
+    mine = layer_of(module)
+    bad = [(t, line) for t, line in imported(path, module) if layer_of(t) > mine]
+    assert not bad, (f"caledonia_env.{module} (layer {LAYERS[mine]}) imports from a higher "
+                     f"layer: " + ", ".join(f"{t} (line {line})" for t, line in bad))
+
+
+def test_layer_check_catches_an_upward_import(tmp_path):
+    f = tmp_path / "x.py"
+    f.write_text("def f():\n    from ..agents import make\n")
+    assert [t for t, _ in imported(f, "env.x")] == ["agents"]
+    assert layer_of("agents") > layer_of("env.x")
