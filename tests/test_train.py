@@ -142,7 +142,7 @@ def test_arch_parse():
 def small_ckpt(tmp_path_factory):
     """A checkpoint of an untrained small network (fast to build)."""
     _needs_train()
-    from caledonia_env.train import checkpoint as ck
+    from caledonia_env.agents import checkpoint as ck
     arch = Arch(16, (8,), (8,))
     obs, n = ck.spaces()
     actor = ck.build_actor(arch, obs, n)
@@ -157,7 +157,7 @@ def small_ckpt(tmp_path_factory):
 
 
 def test_checkpoint_roundtrip_and_actor(small_ckpt):
-    from caledonia_env.train import checkpoint as ck
+    from caledonia_env.agents import checkpoint as ck
     c = ck.load(small_ckpt)
     assert (c.meta["obs_size"], c.meta["n_actions"]) == ck.spaces()
     assert c.arch == Arch(16, (8,), (8,)) and len(c.sha256) == 64
@@ -169,7 +169,7 @@ def test_checkpoint_roundtrip_and_actor(small_ckpt):
 
 def test_missing_checkpoint_says_so_and_lists_zips(tmp_path, small_ckpt):
     _needs_train()
-    from caledonia_env.train import checkpoint as ck
+    from caledonia_env.agents import checkpoint as ck
     (tmp_path / "best.zip").write_bytes(open(small_ckpt, "rb").read())
     with pytest.raises(ck.CheckpointError, match="does not exist.*best.zip"):
         ck.load(tmp_path / "bset.zip")
@@ -181,7 +181,7 @@ def test_missing_checkpoint_says_so_and_lists_zips(tmp_path, small_ckpt):
 
 
 def _rewrite(src, dst, meta_fn=None, weights=None):
-    from caledonia_env.train import checkpoint as ck
+    from caledonia_env.agents import checkpoint as ck
     with zipfile.ZipFile(src) as zf:
         meta = json.loads(zf.read(ck.META_NAME))
         w = zf.read(ck.WEIGHTS_NAME)
@@ -194,7 +194,7 @@ def _rewrite(src, dst, meta_fn=None, weights=None):
 
 
 def test_mismatched_spaces_fail_clearly(tmp_path, small_ckpt):
-    from caledonia_env.train import checkpoint as ck
+    from caledonia_env.agents import checkpoint as ck
     bad = _rewrite(small_ckpt, tmp_path / "a.zip", lambda m: m.update(n_actions=m["n_actions"] - 215))
     with pytest.raises(ck.CheckpointError, match="actions.*N_ACTIONS.*retrain"):
         ck.load(bad)
@@ -213,7 +213,7 @@ def test_mismatched_spaces_fail_clearly(tmp_path, small_ckpt):
 
 def test_sb3_model_zip_is_refused_with_an_explanation(tmp_path):
     _needs_train()
-    from caledonia_env.train import checkpoint as ck
+    from caledonia_env.agents import checkpoint as ck
     path = tmp_path / "model.zip"
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("data", "{}")
@@ -237,7 +237,7 @@ class _Evil:
 
 def test_loading_never_runs_code_from_the_file(tmp_path, small_ckpt):
     import torch
-    from caledonia_env.train import checkpoint as ck
+    from caledonia_env.agents import checkpoint as ck
     buf = io.BytesIO()
     torch.save({"x": _Evil()}, buf)
     bad = _rewrite(small_ckpt, tmp_path / "evil.zip", weights=buf.getvalue())
@@ -296,7 +296,7 @@ def test_ppo_agent_registry_kind(small_ckpt):
 
 # ------------------------------------------------------------ self-play env
 def test_selfplay_env_draws_opponents_and_finishes_games(small_ckpt):
-    from caledonia_env.train import checkpoint as ck
+    from caledonia_env.agents import checkpoint as ck
     from caledonia_env.train.selfplay import OpponentMix, SelfPlayVecEnv, SnapshotPool
     c = ck.load(small_ckpt)
     pool = SnapshotPool(c.arch, size=2, seed=0)
@@ -343,7 +343,7 @@ def test_train_smoke_save_reload_play_and_resume(tmp_path):
     _needs_train()
     from caledonia_env import agents
     import caledonia_env.agents.ppo  # noqa: F401
-    from caledonia_env.train import checkpoint as ck
+    from caledonia_env.agents import checkpoint as ck
     from caledonia_env.train.trainer import load_config, train
     out = tmp_path / "run"
     logs = []
@@ -380,7 +380,7 @@ def test_train_smoke_save_reload_play_and_resume(tmp_path):
 
 def test_resume_without_a_run_fails_clearly(tmp_path):
     _needs_train()
-    from caledonia_env.train import checkpoint as ck
+    from caledonia_env.agents import checkpoint as ck
     from caledonia_env.train.trainer import Trainer, load_config
     with pytest.raises(ck.CheckpointError, match="config.json not found"):
         load_config(str(tmp_path / "nothing"))
@@ -396,7 +396,7 @@ def test_actor_matches_the_sb3_policy(tmp_path):
     _needs_train()
     import torch
     from caledonia_env.env import make_sb3_vec_env
-    from caledonia_env.train import checkpoint as ck
+    from caledonia_env.agents import checkpoint as ck
     from caledonia_env.train.trainer import TrainConfig, build_model
     cfg = TrainConfig(n_envs=4, n_steps=16, batch_size=32, net="32:16")
     env = make_sb3_vec_env(4, num_players=2, seed=1)
@@ -448,7 +448,7 @@ def test_cli_errors_are_one_line_messages(tmp_path, capsys):
 
 
 # ------------------------------------------------------------ shipped checkpoint
-PRETRAINED = os.path.join(os.path.dirname(__file__), "..", "train", "pretrained", "ppo_2p.zip")
+PRETRAINED = os.path.join(os.path.dirname(__file__), "..", "caledonia_env", "agents", "pretrained", "ppo_2p.zip")
 
 
 def test_pretrained_checkpoint_is_small_loads_and_plays():
