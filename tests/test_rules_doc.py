@@ -125,6 +125,27 @@ def test_rule_links_its_tests(rule_id):
             f"rules.md: {rule_id} links {link}, which does not name {rule_id}"
 
 
+def _slugs(md):
+    """GitHub heading anchors of a markdown text, plus its explicit ``<a id>`` anchors."""
+    heads = re.findall(r"^#+ (.+)$", md, re.M)
+    slugs = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in heads}
+    return slugs | set(ANCHOR_RE.findall(md))
+
+
+def test_rules_md_links_resolve():
+    """Relative links of rules.md point to existing files and anchors."""
+    text = RULES_MD.read_text(encoding="utf-8")
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if "://" in target:
+            continue
+        file, _, frag = target.partition("#")
+        path = (RULES_MD.parent / file).resolve() if file else RULES_MD
+        assert path.is_file(), f"rules.md links missing file {target}"
+        if frag:
+            assert frag in _slugs(path.read_text(encoding="utf-8")), \
+                f"rules.md links missing anchor {target}"
+
+
 def test_no_mentions_of_files_outside_the_repo():
     """(c) Docs, README, code, tests and notebooks stand alone: no paths to the project's
     private specification files."""
