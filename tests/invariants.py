@@ -1,4 +1,4 @@
-"""State invariants checked after every step of random games (DESIGN.md quality habits)."""
+"""State invariants checked after every step of random games (engine quality habits)."""
 import numpy as np
 
 from caledonia_env.engine import layout as L

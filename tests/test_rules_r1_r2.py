@@ -1,4 +1,4 @@
-"""Scenario tests for RULES.md R-1 (setup, no-clan game) and R-2 (round structure).
+"""Scenario tests for docs/rules.md R-1 (setup, no-clan game) and R-2 (round structure).
 
 Rule ids covered: R-1.1 … R-1.9 (R-1.7 only the starting-tile part of the no-clan game;
 the clan draft and R-1.10 auction belong to the clans issue), R-2, R-2.1, R-2.2.

@@ -1,4 +1,4 @@
-"""Scenario tests for RULES.md R-3, the eight main actions.
+"""Scenario tests for docs/rules.md R-3, the eight main actions.
 
 Rule ids covered: R-3.1 trade, R-3.2 obtain a contract, R-3.3 expand, R-3.3.1 neighborhood
 bonus, R-3.3.2 structure bonus, R-3.4 shipping, R-3.5 technology, R-3.6 hire, R-3.7
@@ -1202,7 +1202,7 @@ def test_R_3_8_pass_always_legal_and_forced_when_nothing_else():
 
 # ================================================================== R-3 mask cross-check
 def reference_main_actions(g):
-    """Main actions RULES.md R-3 allows in the current position (ports off, no clans)."""
+    """Main actions R-3 allows in the current position (ports off, no clans)."""
     sc = g.to_scenario()
     b = g.board
     p = g.current_player

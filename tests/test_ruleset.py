@@ -1,4 +1,4 @@
-"""Ruleset data: default values (DATA.md / RULES.md), provenance, overrides, validation."""
+"""Ruleset data: default values (docs/ruleset.md, docs/rules.md), provenance, overrides, validation."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_name_orders():
 
 
 def test_units_player_board(rs):
-    """R-1.5, R-3.3, R-6.1, R-6.2, R-6.3 and DATA.md player board."""
+    """R-1.5, R-3.3, R-6.1, R-6.2, R-6.3 and the player board."""
     u = rs.units
     assert list(u.count) == [4] * 8
     assert list(u.cost) == [4, 6, 6, 8, 8, 10, 6, 10]
@@ -125,7 +125,7 @@ def test_contracts(rs):
     assert c.gain_money[2] == 10 and c.gain_upgrade[9] == 2
     assert not c.need_goods[:, [G("grain"), G("milk")]].any()
     assert (c.need_goods.sum(1) + c.need_meat.sum(1) > 0).all()
-    # column sums pin the bundled copy of DATA.md's contracts.csv
+    # column sums pin the bundled copy of the community contracts.csv
     assert c.table.sum(0).tolist() == [40, 35, 33, 34, 18, 18, 53, 49, 45, 109, 174, 13, 12]
     assert np.array_equal(c.column("gain_hops"), c.gain_imports[:, 3])
 

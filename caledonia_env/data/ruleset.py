@@ -563,8 +563,8 @@ def _check_contract_columns(cols, ctx: _Ctx, where: str) -> None:
     expected = ("id",) + CONTRACT_COLUMNS
     for bad in ("need_grain", "need_milk"):
         if bad in cols:
-            ctx.fail((where, f"column '{bad}'"), "contracts may not need grain or milk (RULES "
-                     "R-3.7, DATA.md)")
+            ctx.fail((where, f"column '{bad}'"), "contracts may not need grain or milk (R-3.7, "
+                     "docs/rules.md)")
     unknown = [x for x in cols if x not in expected]
     missing = [x for x in expected if x not in cols]
     dup = [x for i, x in enumerate(cols) if x in list(cols)[:i]]
