@@ -578,3 +578,109 @@ def test_bundled_directory_copy_loads_equal(tmp_path, rs):
     for f in DEFAULT_RULESET_DIR.iterdir():
         shutil.copy(f, tmp_path / f.name)
     assert load_ruleset(tmp_path) == rs
+
+
+# ---------------------------------------------------------------------------
+# Fields the engine never read are gone (unknown keys are rejected)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("over, message", [
+    ({"setup": {"ports_in_play": 4}}, "table 'setup': unknown field 'ports_in_play'"),
+    ({"setup": {"port_markers": 4}}, "table 'setup': unknown field 'port_markers'"),
+    ({"units": {"bakery": {"input": "grain"}}}, "unit 'bakery': unknown field 'input'"),
+    ({"units": {"cow": {"meat": "beef"}}}, "unit 'cow': unknown field 'meat'"),
+])
+def test_removed_fields_are_rejected(over, message):
+    """R-5 / R-6.3 / R-3.7: port corners, building inputs and meat are fixed by the engine."""
+    with pytest.raises(RulesetError, match=re.escape(message)):
+        load_ruleset(over)
+
+
+# ---------------------------------------------------------------------------
+# Values the engine cannot honour (capacities of its arrays and action ids)
+# ---------------------------------------------------------------------------
+def _many_contracts(n):
+    row = load_ruleset().to_dict()["contracts"][0]
+    return [{**row, "id": i} for i in range(1, n + 1)]
+
+
+ENGINE_REFUSES = [
+    # (override, substrings: the path, the allowed range, the capacity named)
+    ({"economy": {"neighborhood": {"limit_by_players": {"2": 5}}}},
+     ["field 'neighborhood', field 'limit_by_players', players '2'", "5 is outside 0..4",
+      "MAX_NB_BUY"]),
+    ({"export_board": {"structure_bonus": {"draw": 7}}},
+     ["field 'structure_bonus', field 'draw'", "7 is outside 0..6", "MAX_DRAW"]),
+    ({"clans": {"buchanan": {"structure_draw": 7}}},
+     ["clan 'buchanan', field 'structure_draw'", "0..6", "MAX_DRAW"]),
+    ({"ports": {"P4": {"steps": 4}}}, ["port 'P4', field 'steps'", "4 is outside 1..3"]),
+    ({"export_board": {"slots_by_players": {"4": 7}}},
+     ["field 'slots_by_players', players '4'", "1..6", "MAX_SLOTS"]),
+    ({"economy": {"merchants": {"total": 9}}},
+     ["field 'merchants', field 'total'", "0..8", "MAX_MERCHANTS"]),
+    ({"economy": {"shipping": {"max_level": 8}}},
+     ["field 'shipping', field 'max_level'", "1..7", "MAX_LEVEL"]),
+    ({"export_board": {"import_track": {"length": 64}}},
+     ["field 'import_track', field 'length'", "1..63", "MAX_TRACK"]),
+    ({"clans": {"brewer": {"beer_max_per_contract": 4}}},
+     ["clan 'brewer', field 'beer_max_per_contract'", "0..3", "MAX_BREW"]),
+    ({"setup": {"auction_max_bid": 31}}, ["field 'auction_max_bid'", "0..30", "MAX_BID"]),
+    ({"setup": {"rounds": 6},
+      "export_board": {"contract_cost_by_round": [-5, 0, 5, 10, 15, 20],
+                       "sources": {"contract_cost_by_round": ["rulebook"] * 6}}},
+     ["field 'rounds'", "1..5", "N_ROUNDS_MAX"]),
+    ({"clans": {"stewart": {"export_boxes": 3}}},
+     ["clan 'stewart', field 'export_boxes'", "0..2", "MAX_BOXES"]),
+    ({"units": {"bakery": {"count": 5}}, "clans": {"campbell": {"building_discount": [3] * 5}}},
+     ["unit 'bakery', field 'count'", "0..4", "MAX_PROCESS"]),
+    ({"solo": {"goods_die": list(GOODS) * 3}},
+     ["field 'goods_die'", "18 items, outside the allowed length 1..12", "MAX_DIE"]),
+    ({"contracts": _many_contracts(65)}, ["table 'contracts'", "65 items", "1..64",
+                                          "MAX_CONTRACTS"]),
+    ({"setup": {"extra_clans_drawn": 2}}, ["field 'extra_clans_drawn'", "1..1"]),
+    ({"ports": {"P6": {"units": 3}}}, ["port 'P6', field 'units'", "1..2"]),
+]
+
+
+@pytest.mark.parametrize("over, expected", ENGINE_REFUSES,
+                         ids=[e[1][0][:40] for e in ENGINE_REFUSES])
+def test_engine_refuses_what_it_cannot_honour(over, expected):
+    """R-3.3.1 (neighborhood purchases), R-3.3.2 / R-8.1 (structure draw), P4 (price steps) and
+    every other capacity: the override loads, the engine refuses it naming file, table, field
+    and the allowed range (derived from its MAX_* constants)."""
+    from caledonia_env.engine.tables import check_engine_support
+
+    rs = load_ruleset(over)
+    with pytest.raises(RulesetError) as info:
+        check_engine_support(rs)
+    msg = str(info.value)
+    assert msg.startswith("<override>: table '"), msg
+    for part in expected:
+        assert part in msg, msg
+
+
+def test_engine_limits_follow_its_constants():
+    """R-3.3.1 / R-3.3.2 / P4: the bounds are the engine's capacities, not literals."""
+    from caledonia_env.engine.actions import PRICE_DELTAS
+    from caledonia_env.engine.constants import MAX_DRAW, MAX_NB_BUY
+    from caledonia_env.engine.tables import CAPACITY_LIMITS
+
+    bound = {(t, p): hi for t, p, lo, hi, why, length in CAPACITY_LIMITS}
+    assert bound["economy", "neighborhood.limit_by_players.*"] == MAX_NB_BUY == 4
+    assert bound["export_board", "structure_bonus.draw"] == MAX_DRAW == 6
+    assert bound["ports", "P4.steps"] == max(PRICE_DELTAS) == 3
+
+
+def test_game_refuses_an_override_the_engine_cannot_honour(tmp_path):
+    """R-3.3.1: a purchase limit above the action ids is refused when a game is built."""
+    from caledonia_env.game import Game
+
+    over = tmp_path / "o.json"
+    over.write_text(json.dumps({"economy": {"neighborhood": {"limit_by_players": {"4": 6}}}}))
+    with pytest.raises(RulesetError, match=re.escape(f"{over}: table 'economy'") + ".*players '4'"):
+        Game(num_players=4, seed=0, ruleset=str(over))
+
+
+def test_default_ruleset_fits_the_engine(rs):
+    from caledonia_env.engine.tables import check_engine_support
+
+    check_engine_support(rs)

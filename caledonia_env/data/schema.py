@@ -315,9 +315,14 @@ def walk(model, loc) -> tuple[list[str], Any]:
     segs, t = [], model
     for key in loc:
         t = _unwrap(t)
-        if get_origin(t) is Union:           # discriminated row: ``key`` is the kind tag
-            t = next(m for m in get_args(t) if get_args(_fields(m)["kind"].annotation) == (key,))
-        elif isinstance(key, int):
+        if get_origin(t) is Union:           # a row by kind: pydantic puts the kind in ``loc``
+            members = get_args(t)
+            tagged = [m for m in members if get_args(_fields(m)["kind"].annotation) == (key,)]
+            if tagged:
+                t = tagged[0]
+                continue
+            t = next((m for m in members if key in _fields(m)), members[0])
+        if isinstance(key, int):
             segs.append(f"item {key + 1}")
             args = get_args(t)
             t = args[0] if get_origin(t) is list and args else Any

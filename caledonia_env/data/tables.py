@@ -267,10 +267,8 @@ class Ruleset:
         for keys, v in values(self._raw[table], path.split(".") if path else [], []):
             n = len(v) if length else v
             if not lo <= n <= hi:
-                what = f"{n} items" if length else str(n)
-                raise self.error(table, keys,
-                                 f"{what}; must be {'of length ' if length else ''}{lo}..{hi} "
-                                 f"({why})")
+                what = f"{n} items, outside the allowed length" if length else f"{n} is outside"
+                raise self.error(table, keys, f"{what} {lo}..{hi} ({why})")
 
     def __eq__(self, other):
         return isinstance(other, Ruleset) and other._fingerprint == self._fingerprint
