@@ -65,9 +65,7 @@ def test_units_player_board(rs):
     assert u.output[U("field")] == 2 and u.output[U("sheep")] == 1
     assert [GOODS[i] if i >= 0 else None for i in u.good] == [
         "wool", "milk", "grain", "cheese", "bread", "whisky", None, None]
-    assert u.input[U("cheese_dairy")] == G("milk") and u.input[U("distillery")] == G("grain")
-    assert u.input[U("sheep")] == -1
-    assert u.meat[U("cow")] == 0 and u.meat[U("sheep")] == 1 and u.meat[U("field")] == -1
+    assert not hasattr(u, "input") and not hasattr(u, "meat")  # fixed by the engine, not data
     assert u.terrain.shape == (8, 3)
     assert u.terrain[U("lumberjack")].tolist() == [False, True, False]
     assert u.terrain[U("miner")][TERRAINS.index("mountain")]
@@ -101,9 +99,9 @@ def test_export_board(rs):
     x = rs.export_board
     assert x.contract_cost.tolist() == [-5, 0, 5, 10, 15]  # round 1 gains £5, round 5 costs £15
     assert x.slots.tolist() == [0, 6, 6, 5, 6]
-    assert x.pass_bonus[4].tolist() == [16, 12, 8, 4]
-    assert x.pass_bonus[3].tolist() == [16, 12, 8, 0]
-    assert x.pass_bonus[2].tolist() == [16, 12, 0, 0]
+    assert x.pass_bonus[4].tolist() == [16, 14, 12, 10]  # R-3.8, community (Automa helper app)
+    assert x.pass_bonus[3].tolist() == [16, 14, 12, 0]
+    assert x.pass_bonus[2].tolist() == [16, 14, 0, 0]
     assert x.pass_bonus[1, 0] == 16  # solo: every pass
     assert x.import_track_length == 30 and x.import_money_per_mark == 1
     assert np.flatnonzero(x.import_marked).tolist() == list(range(3, 31, 3))
@@ -216,7 +214,8 @@ def test_setup(rs):
     s = rs.setup
     assert s.rounds == 5 and (s.min_players, s.max_players) == (1, 4)
     assert s.no_clans_seat_money.tolist() == [0, 2, 4, 6]
-    assert s.auction_max_bid == 30 and s.extra_clans_drawn == 1 and s.ports_in_play == 4
+    assert s.auction_max_bid == 30 and s.extra_clans_drawn == 1
+    assert not hasattr(s, "ports_in_play") and not hasattr(s, "port_markers")  # map corners
 
 
 def test_solo(rs):
@@ -254,9 +253,6 @@ def test_estimates_list_data_md_estimates(rs):
         ("units", "cheese_dairy.cost"): 8, ("economy", "shipping.max_level"): 6,
         ("market", "whisky.start_3_4"): 10, ("market", "wool.min"): 2,
         ("market", "cheese.solo_avg_max"): 11,
-        ("export_board", "contract_cost_by_round[1]"): 0,
-        ("export_board", "contract_cost_by_round[3]"): 10,
-        ("export_board", "pass_bonus_by_players.4"): [16, 12, 8, 4],
         ("export_board", "slots_by_players.3"): 5,
         ("export_board", "import_track.marked_spaces"): list(range(3, 31, 3)),
         ("starting_tiles", "S1.money"): 70, ("starting_tiles", "S9.goods.whisky"): 1,
@@ -264,8 +260,9 @@ def test_estimates_list_data_md_estimates(rs):
     }.items():
         assert est.get(key) == value, key
     for key in [("units", "bakery.cost"), ("units", "distillery.cost"), ("units", "miner.cost"),
-                ("units", "sheep.count"), ("export_board", "contract_cost_by_round[0]"),
-                ("export_board", "contract_cost_by_round[4]"), ("solo", "pass_money")]:
+                ("units", "sheep.count"), ("solo", "pass_money")] + [
+                ("export_board", f"contract_cost_by_round[{i}]") for i in range(5)] + [
+                ("export_board", f"pass_bonus_by_players.{n}") for n in "234"]:
         assert key not in est, key
     assert not [e for e in rs.estimates() if e[0] in ("clans", "ports", "scoring_tiles",
                                                        "final_scoring", "setup")]
@@ -581,3 +578,109 @@ def test_bundled_directory_copy_loads_equal(tmp_path, rs):
     for f in DEFAULT_RULESET_DIR.iterdir():
         shutil.copy(f, tmp_path / f.name)
     assert load_ruleset(tmp_path) == rs
+
+
+# ---------------------------------------------------------------------------
+# Fields the engine never read are gone (unknown keys are rejected)
+# ---------------------------------------------------------------------------
+@pytest.mark.parametrize("over, message", [
+    ({"setup": {"ports_in_play": 4}}, "table 'setup': unknown field 'ports_in_play'"),
+    ({"setup": {"port_markers": 4}}, "table 'setup': unknown field 'port_markers'"),
+    ({"units": {"bakery": {"input": "grain"}}}, "unit 'bakery': unknown field 'input'"),
+    ({"units": {"cow": {"meat": "beef"}}}, "unit 'cow': unknown field 'meat'"),
+])
+def test_removed_fields_are_rejected(over, message):
+    """R-5 / R-6.3 / R-3.7: port corners, building inputs and meat are fixed by the engine."""
+    with pytest.raises(RulesetError, match=re.escape(message)):
+        load_ruleset(over)
+
+
+# ---------------------------------------------------------------------------
+# Values the engine cannot honour (capacities of its arrays and action ids)
+# ---------------------------------------------------------------------------
+def _many_contracts(n):
+    row = load_ruleset().to_dict()["contracts"][0]
+    return [{**row, "id": i} for i in range(1, n + 1)]
+
+
+ENGINE_REFUSES = [
+    # (override, substrings: the path, the allowed range, the capacity named)
+    ({"economy": {"neighborhood": {"limit_by_players": {"2": 5}}}},
+     ["field 'neighborhood', field 'limit_by_players', players '2'", "5 is outside 0..4",
+      "MAX_NB_BUY"]),
+    ({"export_board": {"structure_bonus": {"draw": 7}}},
+     ["field 'structure_bonus', field 'draw'", "7 is outside 0..6", "MAX_DRAW"]),
+    ({"clans": {"buchanan": {"structure_draw": 7}}},
+     ["clan 'buchanan', field 'structure_draw'", "0..6", "MAX_DRAW"]),
+    ({"ports": {"P4": {"steps": 4}}}, ["port 'P4', field 'steps'", "4 is outside 1..3"]),
+    ({"export_board": {"slots_by_players": {"4": 7}}},
+     ["field 'slots_by_players', players '4'", "1..6", "MAX_SLOTS"]),
+    ({"economy": {"merchants": {"total": 9}}},
+     ["field 'merchants', field 'total'", "0..8", "MAX_MERCHANTS"]),
+    ({"economy": {"shipping": {"max_level": 8}}},
+     ["field 'shipping', field 'max_level'", "1..7", "MAX_LEVEL"]),
+    ({"export_board": {"import_track": {"length": 64}}},
+     ["field 'import_track', field 'length'", "1..63", "MAX_TRACK"]),
+    ({"clans": {"brewer": {"beer_max_per_contract": 4}}},
+     ["clan 'brewer', field 'beer_max_per_contract'", "0..3", "MAX_BREW"]),
+    ({"setup": {"auction_max_bid": 31}}, ["field 'auction_max_bid'", "0..30", "MAX_BID"]),
+    ({"setup": {"rounds": 6},
+      "export_board": {"contract_cost_by_round": [-5, 0, 5, 10, 15, 20],
+                       "sources": {"contract_cost_by_round": ["rulebook"] * 6}}},
+     ["field 'rounds'", "1..5", "N_ROUNDS_MAX"]),
+    ({"clans": {"stewart": {"export_boxes": 3}}},
+     ["clan 'stewart', field 'export_boxes'", "0..2", "MAX_BOXES"]),
+    ({"units": {"bakery": {"count": 5}}, "clans": {"campbell": {"building_discount": [3] * 5}}},
+     ["unit 'bakery', field 'count'", "0..4", "MAX_PROCESS"]),
+    ({"solo": {"goods_die": list(GOODS) * 3}},
+     ["field 'goods_die'", "18 items, outside the allowed length 1..12", "MAX_DIE"]),
+    ({"contracts": _many_contracts(65)}, ["table 'contracts'", "65 items", "1..64",
+                                          "MAX_CONTRACTS"]),
+    ({"setup": {"extra_clans_drawn": 2}}, ["field 'extra_clans_drawn'", "1..1"]),
+    ({"ports": {"P6": {"units": 3}}}, ["port 'P6', field 'units'", "1..2"]),
+]
+
+
+@pytest.mark.parametrize("over, expected", ENGINE_REFUSES,
+                         ids=[e[1][0][:40] for e in ENGINE_REFUSES])
+def test_engine_refuses_what_it_cannot_honour(over, expected):
+    """R-3.3.1 (neighborhood purchases), R-3.3.2 / R-8.1 (structure draw), P4 (price steps) and
+    every other capacity: the override loads, the engine refuses it naming file, table, field
+    and the allowed range (derived from its MAX_* constants)."""
+    from caledonia_env.engine.tables import check_engine_support
+
+    rs = load_ruleset(over)
+    with pytest.raises(RulesetError) as info:
+        check_engine_support(rs)
+    msg = str(info.value)
+    assert msg.startswith("<override>: table '"), msg
+    for part in expected:
+        assert part in msg, msg
+
+
+def test_engine_limits_follow_its_constants():
+    """R-3.3.1 / R-3.3.2 / P4: the bounds are the engine's capacities, not literals."""
+    from caledonia_env.engine.actions import PRICE_DELTAS
+    from caledonia_env.engine.constants import MAX_DRAW, MAX_NB_BUY
+    from caledonia_env.engine.tables import CAPACITY_LIMITS
+
+    bound = {(t, p): hi for t, p, lo, hi, why, length in CAPACITY_LIMITS}
+    assert bound["economy", "neighborhood.limit_by_players.*"] == MAX_NB_BUY == 4
+    assert bound["export_board", "structure_bonus.draw"] == MAX_DRAW == 6
+    assert bound["ports", "P4.steps"] == max(PRICE_DELTAS) == 3
+
+
+def test_game_refuses_an_override_the_engine_cannot_honour(tmp_path):
+    """R-3.3.1: a purchase limit above the action ids is refused when a game is built."""
+    from caledonia_env.game import Game
+
+    over = tmp_path / "o.json"
+    over.write_text(json.dumps({"economy": {"neighborhood": {"limit_by_players": {"4": 6}}}}))
+    with pytest.raises(RulesetError, match=re.escape(f"{over}: table 'economy'") + ".*players '4'"):
+        Game(num_players=4, seed=0, ruleset=str(over))
+
+
+def test_default_ruleset_fits_the_engine(rs):
+    from caledonia_env.engine.tables import check_engine_support
+
+    check_engine_support(rs)

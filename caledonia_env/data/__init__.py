@@ -1,9 +1,11 @@
 """Ruleset data: the game's numbers as data files, their loader and validation.
 
-See docs/ruleset.md. ``load_ruleset()`` returns the bundled default ``Ruleset``.
+Modules: ``names`` (fixed name orders), ``schema`` (pydantic models), ``checks``
+(cross-table checks, contracts), ``tables`` (the immutable ``Ruleset``), ``estimates``
+(provenance), ``loader`` (files and overrides). See docs/ruleset.md. ``load_ruleset()`` returns the bundled default ``Ruleset``.
 """
 
-from caledonia_env.data.ruleset import (
+from caledonia_env.data.ruleset import (  # noqa: F401  (re-exports)
     BASIC_GOODS,
     BUILDINGS,
     CLAN_START_FIELDS,

@@ -10,9 +10,11 @@ import numpy as np
 
 from ..data import ruleset as R
 from . import layout as L
+from .actions import PRICE_DELTAS
 from .constants import (BUCHANAN, CAMPBELL, CLAN_NAMES, CUNNINGHAM, FERGUSSON, MACDONALD,
                         MACKENZIE, MAX_BID, MAX_BOXES, MAX_BREW, MAX_CONTRACTS, MAX_COVER,
-                        MAX_DRAW, MAX_NODES, MAX_PLAYERS, MAX_PROCESS, MINER, N_CLANS,
+                        MAX_DRAW, MAX_MERCHANTS, MAX_NB_BUY, MAX_NODES, MAX_PLAYERS,
+                        MAX_PROCESS, MAX_SLOTS, MAX_START_PICKS, N_ROUNDS_MAX, MINER, N_CLANS,
                         N_UNITS, N_PORT_TILES, N_SCORING_TILES, NO_CLAN, ROBERTSON, STEWART,
                         BREWER, FISHERMAN, LUMBERJACK, UNIT_NAMES, UNREACHABLE,
                         T_FOREST, T_LOCH, T_MOUNTAIN, T_PASTURE, T_PORT)
@@ -35,63 +37,82 @@ class Variants:
     covered_hexes: tuple = ()        # R-9.3 given covered hexes (labels); () = drawn
 
 
-def _check_engine_support(rs):
-    """The engine's effects follow the printed tiles; refuse data it cannot honour."""
+# Engine capacities (array sizes and action-id ranges) the ruleset data must fit:
+# (table, JSON path, lowest, highest, why, check the length instead of the value).
+CAPACITY_LIMITS = (
+    ("setup", "rounds", 1, N_ROUNDS_MAX, f"round tables hold N_ROUNDS_MAX = {N_ROUNDS_MAX}", False),
+    ("setup", "max_players", 1, MAX_PLAYERS, f"MAX_PLAYERS = {MAX_PLAYERS} seats", False),
+    ("setup", "auction_max_bid", 0, MAX_BID, f"bid action ids reach MAX_BID = {MAX_BID}", False),
+    ("setup", "player_start.export_boxes", 0, MAX_BOXES, f"MAX_BOXES = {MAX_BOXES}", False),
+    ("clans", "*.export_boxes", 0, MAX_BOXES, f"MAX_BOXES = {MAX_BOXES}", False),
+    *((("units", f"{b}.count", 0, MAX_PROCESS,
+        f"production ids process up to MAX_PROCESS = {MAX_PROCESS} buildings of a type", False)
+       for b in R.BUILDINGS)),
+    ("economy", "merchants.total", 0, MAX_MERCHANTS,
+     f"trade action ids encode up to MAX_MERCHANTS = {MAX_MERCHANTS} merchants", False),
+    ("economy", "shipping.max_level", 1, L.MAX_LEVEL - 1,
+     f"reach tables hold levels below MAX_LEVEL = {L.MAX_LEVEL}", False),
+    ("economy", "neighborhood.limit_by_players.*", 0, MAX_NB_BUY,
+     f"purchase action ids encode up to MAX_NB_BUY = {MAX_NB_BUY} goods", False),
+    ("export_board", "slots_by_players.*", 1, MAX_SLOTS, f"MAX_SLOTS = {MAX_SLOTS} slots", False),
+    ("export_board", "structure_bonus.draw", 0, MAX_DRAW,
+     f"keep action ids cover MAX_DRAW = {MAX_DRAW} drawn contracts", False),
+    ("export_board", "structure_bonus.keep", 0, MAX_BOXES, f"MAX_BOXES = {MAX_BOXES}", False),
+    ("export_board", "import_track.length", 1, L.MAX_TRACK - 1,
+     f"the track table holds MAX_TRACK = {L.MAX_TRACK} spaces", False),
+    ("ports", "P4.steps", 1, max(PRICE_DELTAS),
+     f"price action ids encode steps {PRICE_DELTAS}", False),
+    ("clans", "buchanan.structure_draw", 0, MAX_DRAW,
+     f"keep action ids cover MAX_DRAW = {MAX_DRAW} drawn contracts", False),
+    ("clans", "buchanan.structure_keep", 0, MAX_BOXES, f"MAX_BOXES = {MAX_BOXES}", False),
+    ("clans", "brewer.beer_max_per_contract", 0, MAX_BREW,
+     f"brew action ids reach MAX_BREW = {MAX_BREW}", False),
+    ("clans", "campbell.building_discount", 1, MAX_PROCESS,
+     f"one discount per building, MAX_PROCESS = {MAX_PROCESS}", True),
+    ("solo", "goods_die", 1, L.MAX_DIE, f"dice have at most MAX_DIE = {L.MAX_DIE} faces", True),
+    ("solo", "price_die", 1, L.MAX_DIE, f"dice have at most MAX_DIE = {L.MAX_DIE} faces", True),
+    ("solo", "export_vp", 0, L.MAX_THRESH, f"MAX_THRESH = {L.MAX_THRESH} thresholds", True),
+    ("solo", "settlement_vp", 0, L.MAX_THRESH, f"MAX_THRESH = {L.MAX_THRESH} thresholds", True),
+    ("contracts", "", 1, MAX_CONTRACTS, f"the deck holds MAX_CONTRACTS = {MAX_CONTRACTS}", True),
+)
+
+# Effects the engine implements one way only (the printed tiles, R-5 and R-8).
+BEHAVIOUR_LIMITS = (
+    ("ports", "P1.animals", 1, 1, "P1 spares exactly one animal", False),
+    ("ports", "P3.discard", 1, 1, "P3 discards exactly one good", False),
+    ("ports", "P5.discard", 1, 1, "P5 discards exactly one good", False),
+    ("ports", "P6.units", 1, 2, "P6 swaps one or two units", False),
+    ("clans", "buchanan.contracts_per_action", 1, 2, "one second-contract decision (R-8.1)",
+     False),
+    ("clans", "buchanan.fulfill_per_action", 1, 2, "one second fulfilment (R-8.1)", False),
+    ("clans", "mackenzie.cellar_money", 2, 2, "two aging spaces (R-8.6)", True),
+    ("clans", "mackenzie.cellar_in_per_production", 0, 1, "one barrel per production (R-8.6)",
+     False),
+    ("setup", "extra_clans_drawn", 1, MAX_START_PICKS - MAX_PLAYERS,
+     "a draft offers players + 1 starting picks (R-1.7)", False),
+    ("setup", "player_start.workers_to_place", 0, 8, "eight placement passes (R-1.8)", False),
+    ("clans", "*.workers_to_place", 0, 8, "eight placement passes (R-1.8)", False),
+)
+
+
+def check_engine_support(rs):
+    """Refuse ruleset data the engine cannot honour: a :class:`RulesetError` names
+    the file, table, field and the allowed range."""
+    for limit in CAPACITY_LIMITS + BEHAVIOUR_LIMITS:
+        rs.require(*limit[:5], length=limit[5])
     for i, name in enumerate(R.PORTS):
         if rs.ports.kind[i] != i:
-            raise ValueError(f"ports.json: port {name} has kind {R.PORT_KINDS[rs.ports.kind[i]]!r}; "
-                             f"the engine implements port {name} as {R.PORT_KINDS[i]!r} only")
-    params = {n: j for j, n in enumerate(R.PORT_PARAMS)}
-    for tile, field in (("P1", "animals"), ("P3", "discard"), ("P5", "discard")):
-        v = rs.ports.params[R.PORTS.index(tile), params[field]]
-        if v != 1:
-            raise ValueError(f"ports.json: {tile}.{field} = {v}; the engine supports 1")
-    units = rs.ports.params[R.PORTS.index("P6"), params["units"]]
-    if units not in (1, 2):
-        raise ValueError(f"ports.json: P6.units = {units}; the engine supports 1 or 2")
-    for i, name in enumerate(R.SCORING_TILES):
-        if rs.scoring_tiles.per[i] <= 0:
-            raise ValueError(f"scoring_tiles.json: {name}.per must be positive")
+            raise rs.error("ports", f"{name}.kind", f"{R.PORT_KINDS[rs.ports.kind[i]]!r}; the "
+                           f"engine implements port {name} as {R.PORT_KINDS[i]!r} only")
     for name in R.BUILDINGS:
         u = R.UNITS.index(name)
         if rs.units.count[u] * rs.units.output[u] > MAX_PROCESS:
-            raise ValueError(f"units.json: {name} count x output = {rs.units.count[u]} x "
-                             f"{rs.units.output[u]}; the engine processes at most {MAX_PROCESS} "
-                             f"per building type (R-6.3)")
-    if len(rs.contracts.ids) > 62:
-        raise ValueError("contracts.csv: the engine holds at most 62 contracts")
-    if rs.setup.rounds > 5:
-        raise ValueError("setup.json: the engine supports at most 5 rounds")
-    cp = rs.clans.params
-    limits = (("buchanan", "contracts_per_action", 2), ("buchanan", "fulfill_per_action", 2),
-              ("buchanan", "structure_draw", MAX_DRAW), ("buchanan", "structure_keep", MAX_BOXES),
-              ("brewer", "beer_max_per_contract", MAX_BREW))
-    for clan, field, top in limits:
-        if cp[clan][field] > top:
-            raise ValueError(f"clans.json: {clan}.{field} = {cp[clan][field]}; the engine "
-                             f"supports at most {top}")
-    if len(cp["mackenzie"]["cellar_money"]) != 2:
-        raise ValueError("clans.json: mackenzie.cellar_money must list 2 aging spaces")
-    if cp["mackenzie"]["cellar_in_per_production"] > 1:
-        raise ValueError("clans.json: mackenzie.cellar_in_per_production: the engine supports 0 or 1")
-    if not cp["fergusson"]["last_worker_after_all"]:
-        raise ValueError("clans.json: fergusson.last_worker_after_all: the engine places "
-                         "workers beyond the second after everyone's second (true only)")
-    fields = list(R.CLAN_START_FIELDS)
-    for c in range(N_CLANS):
-        if rs.clans.start[c, fields.index("export_boxes")] > MAX_BOXES:
-            raise ValueError(f"clans.json: {CLAN_NAMES[c]}.export_boxes > {MAX_BOXES}")
-        if rs.clans.start[c, fields.index("workers_to_place")] > 8:
-            raise ValueError(f"clans.json: {CLAN_NAMES[c]}.workers_to_place > 8")
-    if rs.setup.auction_max_bid > MAX_BID:
-        raise ValueError(f"setup.json: auction_max_bid > {MAX_BID} (action ids)")
-    if max(rs.units.count[3:6]) > MAX_PROCESS:
-        raise ValueError(f"units.json: more than {MAX_PROCESS} buildings of a type")
-    so = rs.solo
-    if max(len(so.goods_die), len(so.price_die)) > L.MAX_DIE:
-        raise ValueError(f"solo.json: dice have at most {L.MAX_DIE} faces in the engine")
-    if max(len(so.export_vp), len(so.settlement_vp)) > L.MAX_THRESH:
-        raise ValueError(f"solo.json: at most {L.MAX_THRESH} scoring thresholds")
+            raise rs.error("units", f"{name}.output", f"count x output = {rs.units.count[u]} x "
+                           f"{rs.units.output[u]}; production ids process at most MAX_PROCESS = "
+                           f"{MAX_PROCESS} per building type (R-6.3)")
+    if not rs.clans.params["fergusson"]["last_worker_after_all"]:
+        raise rs.error("clans", "fergusson.last_worker_after_all", "false; the engine places "
+                       "workers beyond the second after everyone's second (true only)")
 
 
 def _port_params(rs):
@@ -123,7 +144,7 @@ def reach_lists(ship_req):
 
 def build_tables(rs, board, num_players, variants=Variants()):
     """Return the int32 static table (layout.T_*) for this game setup."""
-    _check_engine_support(rs)
+    check_engine_support(rs)
     n = num_players
     T = np.zeros(L.TABLE_SIZE, np.int32)
 
@@ -147,7 +168,7 @@ def build_tables(rs, board, num_players, variants=Variants()):
     T[L.T_MERCH_TRACK] = rs.economy.merchants_total - start["merchants_in_supply"]
     T[L.T_HIRE_COST] = rs.economy.hire_cost
     T[L.T_HIRE_BONUS_COST] = rs.economy.hire_bonus_cost
-    T[L.T_SHIP_MAX] = min(rs.economy.shipping_max_level, L.MAX_LEVEL - 1)
+    T[L.T_SHIP_MAX] = rs.economy.shipping_max_level
     T[L.T_SHIP_COST] = rs.economy.shipping_cost
     T[L.T_SHIP_BONUS_COST] = rs.economy.shipping_bonus_cost
     T[L.T_TECH_COST] = rs.economy.technology_cost
@@ -177,7 +198,7 @@ def build_tables(rs, board, num_players, variants=Variants()):
     put(L.T_CONTRACT_COST, rs.export_board.contract_cost)
     put(L.T_PASS_BONUS, rs.export_board.pass_bonus[n])
     marked = np.zeros(L.MAX_TRACK, np.int32)
-    length = min(rs.export_board.import_track_length, L.MAX_TRACK - 1)
+    length = rs.export_board.import_track_length
     marked[:length + 1] = rs.export_board.import_marked[:length + 1]
     put(L.T_IMPORT_MARKED, marked)
     T[L.T_IMPORT_MARK_PAY] = rs.export_board.import_money_per_mark
@@ -187,7 +208,6 @@ def build_tables(rs, board, num_players, variants=Variants()):
     T[L.T_STRUCT_KEEP] = rs.export_board.structure_keep
 
     nc = len(rs.contracts.ids)
-    assert nc <= MAX_CONTRACTS
     T[L.T_N_CONTRACTS] = nc
     put(L.T_CONTRACTS, rs.contracts.table)
 
@@ -294,8 +314,7 @@ def _clan_tables(rs, n, variants, T, put):
     sup = start[:, fields.index("merchants_in_supply")]
     put(L.T_CLAN_MERCH_SUPPLY, sup)
     put(L.T_CLAN_MERCH_TRACK, total - sup)
-    put(L.T_CLAN_SHIP, np.minimum(start[:, ship_col], min(rs.economy.shipping_max_level,
-                                                          L.MAX_LEVEL - 1)))
+    put(L.T_CLAN_SHIP, start[:, ship_col])
     put(L.T_CLAN_WORKERS, start[:, fields.index("workers_to_place")])
     put(L.T_CLAN_BOXES, start[:, fields.index("export_boxes")])
 

@@ -1,0 +1,140 @@
+"""Reading ruleset files and overrides: ``load_ruleset``.
+
+Every game number lives in the data files of ``DEFAULT_RULESET_DIR`` (one JSON
+table per file plus ``contracts.csv``); see docs/ruleset.md for the tables,
+their provenance and how to override them.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from .checks import Ctx, check_contracts, cross_checks, parse_contracts_csv
+from .names import JSON_TABLES, PLAYER_COUNTS, TABLES, RulesetError, show
+from .schema import validate_table
+from .tables import Ruleset, build
+
+DEFAULT_RULESET_DIR = Path(__file__).resolve().parent / "ruleset"
+
+_FILES = {k: f"{k}.json" for k in JSON_TABLES} | {"contracts": "contracts.csv"}
+
+
+def _parse_json(text: str, label: str, table: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as ex:
+        raise RulesetError(f"{label}: table '{table}': malformed JSON at line {ex.lineno}, "
+                           f"column {ex.colno}: {ex.msg}") from None
+
+
+def _read(path: Path, label: str, table: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RulesetError(f"{label}: table '{table}': missing file ({path})") from None
+    except (OSError, UnicodeDecodeError) as ex:
+        raise RulesetError(f"{label}: table '{table}': cannot read file: {ex}") from None
+
+
+def _read_table(path: Path, label: str, table: str) -> Any:
+    text = _read(path, label, table)
+    if table == "contracts":
+        return parse_contracts_csv(text, Ctx(label, table))
+    return _parse_json(text, label, table)
+
+
+def _deep_merge(base: Any, over: Any) -> Any:
+    if isinstance(base, dict) and isinstance(over, dict):
+        out = dict(base)
+        for k, v in over.items():
+            out[k] = _deep_merge(base[k], v) if k in base else copy.deepcopy(v)
+        return out
+    return copy.deepcopy(over)
+
+
+def _validate_and_build(tables: dict, labels: dict) -> Ruleset:
+    ctxs = {k: Ctx(labels[k], k) for k in TABLES}
+    for k in JSON_TABLES:
+        validate_table(k, tables[k], labels[k])
+    check_contracts(tables["contracts"], ctxs["contracts"],
+                     max(tables["export_board"]["slots_by_players"][n] for n in PLAYER_COUNTS))
+    cross_checks(tables, ctxs)
+    return build(tables, labels)
+
+
+_DEFAULT: Ruleset | None = None
+
+
+def load_ruleset(override: str | os.PathLike | Mapping[str, Any] | Ruleset | None = None
+                 ) -> Ruleset:
+    """Load the bundled ruleset, optionally with user overrides.
+
+    ``override`` may be:
+
+    * ``None`` — the bundled default (cached; rulesets are immutable);
+    * a directory — each ``<table>.json`` / ``contracts.csv`` present there
+      replaces the default file of that name; missing files fall back to the
+      default; other ``.json``/``.csv`` names are an error (typo protection);
+    * a ``.json`` file — ``{"<table>": {...}, ...}`` merged recursively into the
+      default tables (objects merge key by key; numbers, strings and lists
+      replace); ``"contracts"`` may be given as a list of row objects;
+    * a mapping with the same content as such a file (e.g. ``rs.to_dict()``).
+
+    Raises :class:`RulesetError` naming the file, table and field at fault.
+    """
+    global _DEFAULT
+    if isinstance(override, Ruleset):
+        return override
+    if override is None and _DEFAULT is not None:
+        return _DEFAULT
+    labels = dict(_FILES)
+    tables = {t: _read_table(DEFAULT_RULESET_DIR / f, f, t) for t, f in _FILES.items()}
+    if override is None:
+        _DEFAULT = _validate_and_build(tables, labels)
+        return _DEFAULT
+
+    if isinstance(override, Mapping):
+        _merge_override(tables, labels, dict(override), "<override>")
+        return _validate_and_build(tables, labels)
+
+    path = Path(override)
+    if path.is_dir():
+        known = set(_FILES.values())
+        for p in sorted(path.iterdir()):
+            if p.suffix in (".json", ".csv") and p.name not in known:
+                raise RulesetError(f"{p}: unknown ruleset file '{p.name}' (known files: "
+                                   f"{', '.join(_FILES.values())})")
+        for table, fname in _FILES.items():
+            p = path / fname
+            if p.is_file():
+                tables[table], labels[table] = _read_table(p, str(p), table), str(p)
+        return _validate_and_build(tables, labels)
+    if path.is_file() and path.suffix == ".json":
+        data = _parse_json(_read(path, str(path), "*"), str(path), "*")
+        if not isinstance(data, dict):
+            raise RulesetError(f"{path}: expected an object {{\"<table>\": {{...}}}}, "
+                               f"got {show(data)[:40]}")
+        _merge_override(tables, labels, data, str(path))
+        return _validate_and_build(tables, labels)
+    if not path.exists():
+        raise RulesetError(f"{path}: no such ruleset directory or file")
+    raise RulesetError(f"{path}: a ruleset override is a directory or a .json file")
+
+
+def _merge_override(tables: dict, labels: dict, data: dict, label: str) -> None:
+    for table, value in data.items():
+        if table not in _FILES:
+            raise RulesetError(f"{label}: unknown table '{table}' (known tables: "
+                               f"{', '.join(TABLES)})")
+        if table == "contracts":
+            tables[table] = copy.deepcopy(value)
+        else:
+            if not isinstance(value, dict):
+                raise RulesetError(f"{label}: table '{table}': expected an object, "
+                                   f"got {show(value)[:40]}")
+            tables[table] = _deep_merge(tables[table], value)
+        labels[table] = label

@@ -1,0 +1,68 @@
+"""Fixed name orders of the ruleset tables.
+
+Every per-good / per-unit / per-clan array of a :class:`~caledonia_env.data.Ruleset`
+is indexed in these orders; the numbers themselves live in the data files.
+"""
+
+import json
+
+SOURCES = ("rulebook", "community", "estimate")
+GOODS = ("wool", "grain", "milk", "bread", "cheese", "whisky")
+BASIC_GOODS = GOODS[:3]
+PROCESSED_GOODS = GOODS[3:]
+IMPORT_GOODS = ("cotton", "tobacco", "sugar_cane", "hops")
+TRACKED_IMPORTS = IMPORT_GOODS[:3]          # moved on the export board's import track
+MEATS = ("beef", "mutton")                  # beef = slaughtered cow, mutton = slaughtered sheep
+UNITS = ("sheep", "cow", "field", "cheese_dairy", "bakery", "distillery", "lumberjack", "miner")
+BUILDINGS = ("cheese_dairy", "bakery", "distillery")
+WORKERS = ("lumberjack", "miner")
+TERRAINS = ("pasture", "forest", "mountain")
+CLANS = ("buchanan", "campbell", "cunningham", "fergusson", "macdonald",
+         "mackenzie", "robertson", "stewart", "brewer")
+PORTS = tuple(f"P{i}" for i in range(1, 10))
+SCORING_TILES = tuple(f"T{i}" for i in range(1, 10))
+STARTING_TILES = tuple(f"S{i}" for i in range(1, 10))
+PLAYER_COUNTS = ("1", "2", "3", "4")        # keys of by-player-count JSON objects
+MAX_PLAYERS = len(PLAYER_COUNTS)
+
+SCORING_KINDS = ("basic_goods", "processed_goods", "deployed_units", "deployed_workers",
+                 "border_units", "tracked_imports", "meat", "upgrades", "expensive_hexes")
+PORT_KINDS = ("meat_reduction", "money", "basic_exchange", "price_shift", "processed_exchange",
+              "swap_units", "upgrade_glory", "money_structure", "copy_port")
+PORT_PARAMS = ("animals", "money", "discard", "gain", "steps", "units", "upgrades", "glory", "cost")
+PORT_KIND_PARAMS = {
+    "meat_reduction": ("animals",),
+    "money": ("money",),
+    "basic_exchange": ("discard", "gain"),
+    "price_shift": ("steps",),
+    "processed_exchange": ("discard", "gain"),
+    "swap_units": ("units",),
+    "upgrade_glory": ("upgrades", "glory"),
+    "money_structure": ("money",),
+    "copy_port": ("cost",),
+}
+# Per-player starting material a clan may change (setup.player_start holds the no-clan values).
+CLAN_START_FIELDS = ("workers_to_place", "export_boxes", "merchants_in_supply",
+                     "shipping_level_1_2", "shipping_level_3_4")
+CONTRACT_COLUMNS = ("need_wool", "need_bread", "need_cheese", "need_whisky", "need_beef",
+                    "need_mutton", "gain_cotton", "gain_tobacco", "gain_sugar_cane", "gain_hops",
+                    "gain_money", "gain_free_hex", "gain_upgrade")
+TABLES = ("setup", "units", "economy", "market", "export_board", "starting_tiles",
+          "scoring_tiles", "ports", "final_scoring", "clans", "solo", "contracts")
+JSON_TABLES = TABLES[:-1]
+META = ("source", "sources", "note")        # provenance keys of any JSON object
+
+
+class RulesetError(ValueError):
+    """A ruleset file is missing, malformed or inconsistent, or the engine cannot honour it.
+
+    The message names the file, the table, the field and the problem.
+    """
+
+
+def show(v) -> str:
+    """A value as JSON (for error messages)."""
+    try:
+        return json.dumps(v)
+    except (TypeError, ValueError):
+        return repr(v)
