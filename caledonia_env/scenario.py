@@ -255,16 +255,12 @@ def write_scenario(game, d: dict) -> None:
         s[L.S_TILES:L.S_TILES + N_ROUNDS_MAX] = -1
         for r, t in enumerate(_list("scoring_tiles", d["scoring_tiles"], N_ROUNDS_MAX)):
             if t is not None:
-                tile = _lookup(SCORING_TILES, t, "scoring tile")
-                s[L.S_TILES + r] = tile
-                places.put("scoring tile", SCORING_TILES[tile], "scoring_tiles")
+                s[L.S_TILES + r] = _lookup(SCORING_TILES, t, "scoring tile")
     if "ports" in d:
         s[L.S_PORTS:L.S_PORTS + N_CORNERS] = -1
         for c, t in _dict("ports", d["ports"], tuple(CORNERS.lower())).items():
             if t is not None:
-                tile = _lookup(PORT_TILES, t, "port tile")
-                s[L.S_PORTS + _lookup(CORNERS, c, "corner")] = tile
-                places.put("port tile", PORT_TILES[tile], "ports")
+                s[L.S_PORTS + _lookup(CORNERS, c, "corner")] = _lookup(PORT_TILES, t, "port tile")
     track = _dict("import_track", d.get("import_track", {}), IMPORT_NAMES[:3])
     for i, g in enumerate(IMPORT_NAMES[:3]):
         s[L.S_IMPORT + i] = _int(f"import_track.{g}", track.get(g, 0), 0,
@@ -332,8 +328,10 @@ def _pending_range(name, n, n_nodes):
         return -1, n_nodes - 1
     if name in ("auction_leader", "auction_bidder"):
         return -1, n - 1
-    if name in ("turn_position", "production_seat", "auction_seat"):
+    if name == "turn_position":
         return 0, n - 1
+    if name in ("production_seat", "auction_seat"):     # n: every seat is done
+        return 0, n
     return (-1 if name in PENDING_DEFAULTS else 0), 2 ** 20
 
 
@@ -395,13 +393,16 @@ def _set_player(game, p, pd, places):
     total = int(rs.economy.merchants_total)
     s[po + L.P_MERCH] = _int(f"{where}.merchants", pd.get("merchants",
                              int(start["merchants_in_supply"])), 0, total)
-    s[po + L.P_TRACK] = _int(f"{where}.merchants_on_track", pd.get(
-        "merchants_on_track", total - int(start["merchants_in_supply"])), 0, total)
     for side, goods in _dict(f"{where}.market", pd.get("market", {}), SIDES).items():
         si = _lookup(SIDES, side, "market side")
         for g, k in _dict(f"{where}.market.{side}", goods, GOOD_NAMES).items():
             s[po + L.P_MARKET + si * 6 + _lookup(GOOD_NAMES, g, "good")] = _int(
                 f"{where}.market.{side}.{g}", k, 0, total)
+    # default: the clan's start, less what the supply and the market already hold
+    rest = total - int(s[po + L.P_MERCH] + s[po + L.P_MARKET:po + L.P_MARKET + 12].sum())
+    s[po + L.P_TRACK] = _int(f"{where}.merchants_on_track", pd.get(
+        "merchants_on_track", max(0, min(total - int(start["merchants_in_supply"]), rest))),
+        0, total)
     merchants = int(s[po + L.P_MERCH] + s[po + L.P_TRACK]
                     + s[po + L.P_MARKET:po + L.P_MARKET + 12].sum())
     if merchants > total:
