@@ -124,8 +124,10 @@ def test_scenario_records_replay_and_verify():
 def test_an_edited_legal_action_diverges_at_its_step(finished):
     d = json.loads(finished.to_json())
     g = Game(num_players=2, seed=finished.config.seed)
-    k = next(i for i in range(len(d["actions"]))
-             if len(g.legal_actions()) > 1 or g.step(d["actions"][i]))
+    k = 0
+    while len(g.legal_actions()) < 2:       # the first step with a choice
+        g.step(d["actions"][k])
+        k += 1
     d["actions"][k] = next(int(a) for a in g.legal_actions() if a != d["actions"][k])
     with pytest.raises(RecordError, match=f"at step {k} "):
         Game.from_json(d)
