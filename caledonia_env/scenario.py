@@ -16,6 +16,7 @@ import numpy as np
 from .config import GameConfig
 from .data.ruleset import CLAN_START_FIELDS
 from .engine import layout as L
+from .engine.flow import resolve
 from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, EMPTY, FISHERMAN, GOOD_NAMES,
                                IMPORT_NAMES, MAX_BOXES, MAX_CONTRACTS, MAX_DRAW, MAX_NODES, MAX_SLOTS,
                                MAX_START_PICKS, N_CORNERS, N_ROUNDS_MAX, NEUTRAL, NO_CLAN, OCC_STRIDE,
@@ -69,6 +70,12 @@ TOP_KEYS = ("num_players", "map", "seed", "ruleset", "ports_enabled", "scoring_t
 PLAYER_KEYS = ("money", "goods", "merchants", "merchants_on_track", "market", "units",
                "shipping", "technology", "glory", "contracts", "fulfilled", "ports_used",
                "passed", "start_tile", "clan", "score", "cellar", "whisky_made", "bid", "beer")
+
+
+# pending fields that are work inside one player's turn (phase "actions" only)
+TURN_WORK = ("neighborhood_goods", "structure_pending", "meat_left", "meat_ports", "free_hexes",
+             "upgrades", "port_kind", "port_left", "row_from", "brew_left", "second_contract",
+             "drawn")
 
 
 class ScenarioError(ValueError):
@@ -303,6 +310,7 @@ def write_scenario(game, d: dict) -> None:
             s[L.S_PICK_CLANS + i] = -1 if clan is None else CLAN_NAMES.index(clan)
             places.put("clan", clan, where)
     _write_pending(s, n, board, _dict("pending", d.get("pending", {})))
+    _check_pending(game, ctx, cur)
     if "rng" in d:
         s[L.S_RNG] = _int("rng", d["rng"], 1, 2 ** 31 - 2)
     s[L.S_DONE] = int(_bool("done", d.get("done", False)))
@@ -350,6 +358,40 @@ def _write_pending(s, n, board, pending):
         if len(values) != k:
             raise ScenarioError(f"pending.{name} lists {k} values, got {value!r}")
         s[off:off + k] = [_int(f"pending.{name}", v, lo, hi) for v in values]
+
+
+def _check_pending(game, ctx, cur):
+    """Pending work the player can finish: meat to slaughter within their animals and meat
+    ports (R-3.7); a rowing fisherman that is theirs (R-8.5)."""
+    s, board = game.state, game.board
+    if s[L.S_PHASE] != PH_ACTIONS:
+        busy = [k for k in TURN_WORK if k != "drawn" and (s[PENDING[k][0]:sum(PENDING[k])]
+                                                         != PENDING_DEFAULTS.get(k, 0)).any()]
+        if busy or s[L.S_N_DRAWN]:
+            raise ScenarioError(f"pending {busy or ['drawn']}: work of a turn is pending only "
+                                f"in phase 'actions'")
+    elif cur >= 0:
+        probe = s.copy()          # the engine's choice of the next decision (R-2.2 order)
+        resolve(probe, game.tables)
+        if probe[L.S_CTX] != s[L.S_CTX]:
+            raise ScenarioError(f"context {ctx!r} disagrees with the pending work of the turn: "
+                                f"the engine asks for {CONTEXT_NAMES[int(probe[L.S_CTX])]!r} "
+                                f"next (set 'pending', e.g. main_done=1 after the main action)")
+    if cur < 0:
+        return
+    units = [int(s[L.S_OCC + m]) for m in range(board.n_nodes)]
+    mine = [o % OCC_STRIDE for o in units if 0 <= o != NEUTRAL and o // OCC_STRIDE == cur]
+    beef, mutton = int(s[L.S_MEAT_REM]), int(s[L.S_MEAT_REM + 1])
+    short = max(beef - mine.count(UNIT_NAMES.index("cow")), 0) \
+        + max(mutton - mine.count(UNIT_NAMES.index("sheep")), 0)
+    if short > bin(int(s[L.S_MEAT_PORTS])).count("1"):
+        raise ScenarioError(f"pending.meat_left {[beef, mutton]}: player {cur} lacks {short} "
+                            f"cow(s)/sheep to slaughter and has not that many meat ports (R-3.7)")
+    src = int(s[L.S_ROW_FROM])
+    if (src >= 0 or ctx == "fisherman rowing") and \
+            (src < 0 or units[src] != cur * OCC_STRIDE + FISHERMAN):
+        raise ScenarioError(f"pending.row_from must be the hex of a fisherman of player {cur} "
+                            f"in context 'fisherman rowing' (R-8.5), else -1; got {src}")
 
 
 def _land(T, node):
