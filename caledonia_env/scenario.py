@@ -338,6 +338,8 @@ def _pending_range(name, n, n_nodes):
         return -1, n - 1
     if name == "turn_position":
         return 0, n - 1
+    if name == "production_kind":
+        return 0, 4
     if name in ("production_seat", "auction_seat"):     # n: every seat is done
         return 0, n
     return (-1 if name in PENDING_DEFAULTS else 0), 2 ** 20
@@ -370,6 +372,11 @@ def _check_pending(game, ctx, cur):
         if busy or s[L.S_N_DRAWN]:
             raise ScenarioError(f"pending {busy or ['drawn']}: work of a turn is pending only "
                                 f"in phase 'actions'")
+        kinds = {"production": (0, 1, 2), "cellar": (3,), "butter": (4,)}.get(ctx)
+        if kinds and (s[L.S_PROC_KIND] not in kinds or s[L.S_PROC_SEAT] >= game.num_players):
+            raise ScenarioError(f"in context {ctx!r} pending.production_kind must be one of "
+                                f"{kinds} (0-2 buildings, 3 cellar, 4 butter) and "
+                                f"production_seat a seat (< {game.num_players})")
     elif cur >= 0:
         probe = s.copy()          # the engine's choice of the next decision (R-2.2 order)
         resolve(probe, game.tables)
@@ -384,6 +391,10 @@ def _check_pending(game, ctx, cur):
     beef, mutton = int(s[L.S_MEAT_REM]), int(s[L.S_MEAT_REM + 1])
     short = max(beef - mine.count(UNIT_NAMES.index("cow")), 0) \
         + max(mutton - mine.count(UNIT_NAMES.index("sheep")), 0)
+    if (beef or mutton) and ctx not in ("slaughter", "port copy"):
+        raise ScenarioError(f"pending.meat_left {[beef, mutton]}: meat is slaughtered right "
+                            f"after a fulfilled contract, in context 'slaughter' (R-3.7; "
+                            f"'port copy' for a P9 copying P1), not in {ctx!r}")
     if short > bin(int(s[L.S_MEAT_PORTS])).count("1"):
         raise ScenarioError(f"pending.meat_left {[beef, mutton]}: player {cur} lacks {short} "
                             f"cow(s)/sheep to slaughter and has not that many meat ports (R-3.7)")
