@@ -40,11 +40,31 @@ def _start(n, seed, steps):
 SMALL = st.integers(-2, 12)
 
 
+def _int_paths(obj, path=()):
+    """Paths to every int inside a scenario (for small nudges deep in the dict)."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _int_paths(v, path + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _int_paths(v, path + (i,))
+    elif type(obj) is int:
+        yield path
+
+
 @st.composite
 def mutated_scenarios(draw):
     d = _start(draw(st.sampled_from([2, 3, 4])), draw(st.integers(0, 50)),
                draw(st.integers(-1, 90)))
     for _ in range(draw(st.integers(1, 2))):
+        paths = list(_int_paths(d))
+        if paths and draw(st.booleans()):          # nudge any int: pending, goods, prices...
+            *head, last = draw(st.sampled_from(paths))
+            target = d
+            for k in head:
+                target = target[k]
+            target[last] += draw(st.sampled_from([-2, -1, 1, 2, 3]))
+            continue
         players = d.get("players")
         target, keys = d, TOP_KEYS
         if isinstance(players, list) and players and draw(st.booleans()):
