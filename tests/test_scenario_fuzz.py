@@ -113,7 +113,7 @@ def _playout(game, seed):
     raise AssertionError(f"the game did not finish in {MAX_STEPS} steps")
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
 @given(d=mutated_scenarios(), seed=st.integers(0, 2 ** 16))
 def test_fuzzed_scenarios_are_rejected_or_play_to_the_end(d, seed):
     try:
