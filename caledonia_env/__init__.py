@@ -1,7 +1,8 @@
 """caledonia_env: a fast, faithful Clans of Caledonia simulator for RL research.
 
 Layers, each importing only from below (docs/architecture.md; tests/test_layers.py):
-data, map -> engine -> config -> scenario/records -> game -> env -> agents -> tournament -> train -> cli.
+data, map -> engine -> config -> scenario/records -> game -> env -> agents -> tournament
+-> train -> cli.
 This root module is the facade at the top: it wires the registrations.
 """
 from . import plugins

@@ -283,14 +283,14 @@ class Game:
         """The game record (docs/records.md): config (or starting scenario), map, actions,
         optional ``agents`` names (one per player), scores when the game is over, and
         sha256 checksums of the final state and of the state after every action."""
+        if agents is not None and len(agents) != self.num_players:
+            raise ValueError(f"agents names one agent per player ({self.num_players}), "
+                             f"got {len(agents)}")
         replay = self._start()
         digests = []
         for a in self.history:
             _apply_action(replay.state, replay.tables, a)
             digests.append(step_digest(replay.state))
-        if agents is not None and len(agents) != self.num_players:
-            raise ValueError(f"agents names one agent per player ({self.num_players}), "
-                             f"got {len(agents)}")
         return json.dumps(make_record(
             config=self.config.to_dict(), map=self.map, fingerprint=self.ruleset.fingerprint(),
             actions=self.history, step_digests=digests, final_state=self.state,
