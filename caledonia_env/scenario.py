@@ -210,8 +210,9 @@ def write_scenario(game, d: dict) -> None:
         raise ScenarioError(f"context {ctx!r} does not occur in phase {phase!r}; allowed: "
                             f"{', '.join(PHASE_CONTEXTS[phase])}")
     s[L.S_CTX] = CONTEXT_NAMES.index(ctx)
-    order = _list("turn_order", d.get("turn_order", list(range(n))), n)
-    if sorted(order, key=repr) != list(range(n)):
+    order = [_int("turn_order[]", x, 0, n - 1)
+             for x in _list("turn_order", d.get("turn_order", list(range(n))), n)]
+    if sorted(order) != list(range(n)):
         raise ScenarioError(f"turn_order must be a permutation of 0..{n - 1}, got {order}")
     s[L.S_ORDER:L.S_ORDER + 4] = -1
     s[L.S_ORDER:L.S_ORDER + n] = order

@@ -24,11 +24,11 @@ JUNK = st.one_of(
 )
 
 
-def _start(n, seed, steps):
+def _start(n, seed, steps, clans=None):
     """A valid scenario: a hand-written one, or a played position written back."""
-    if steps < 0:
+    if steps < 0 and n > 1:
         return base_scenario(n, players=[{"money": 15, "goods": {"wool": 1}} for _ in range(n)])
-    g = Game(num_players=n, seed=seed)
+    g = Game(num_players=n, seed=seed, solo=n == 1, clans=clans)
     rng = np.random.default_rng(seed)
     for _ in range(steps):
         if g.is_terminal:
@@ -54,8 +54,8 @@ def _int_paths(obj, path=()):
 
 @st.composite
 def mutated_scenarios(draw):
-    d = _start(draw(st.sampled_from([2, 3, 4])), draw(st.integers(0, 50)),
-               draw(st.integers(-1, 90)))
+    d = _start(draw(st.sampled_from([1, 2, 3, 4])), draw(st.integers(0, 50)),
+               draw(st.integers(-1, 90)), draw(st.sampled_from([None, "draft"])))
     for _ in range(draw(st.integers(1, 2))):
         paths = list(_int_paths(d))
         if paths and draw(st.booleans()):          # nudge any int: pending, goods, prices...

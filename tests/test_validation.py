@@ -190,6 +190,7 @@ def test_R_1_current_player_out_of_range_is_an_error_not_a_crash():
     (dict(phase="actions", context="production"), "does not occur in phase 'actions'"),
     (dict(phase="later"), "unknown phase"),
     (dict(turn_order=[0, 0]), "permutation"), (dict(turn_order=[0, 1, 2]), "at most 2"),
+    (dict(turn_order=[0, True]), r"turn_order\[\] must be an int"),
     (dict(next_turn_order=[1, 1]), "twice"),
     (dict(market={"whisky": 99}), "market price of whisky"),
     (dict(import_track={"cotton": -1}), "import_track.cotton"),
