@@ -1,19 +1,21 @@
 """caledonia_env: a fast, faithful Clans of Caledonia simulator for RL research.
 
 Layers, each importing only from below (docs/architecture.md; tests/test_layers.py):
-data, map -> engine -> game/scenario -> env -> agents -> tournament -> train -> cli.
+data, map -> engine -> config -> scenario/records -> game -> env -> agents -> tournament
+-> train -> cli.
 This root module is the facade at the top: it wires the registrations.
 """
 from . import plugins
 from .config import GameConfig
 from .game import Game, IllegalActionError
-from .scenario import ScenarioError, from_scenario, to_scenario
+from .records import RecordError, RecordWarning
+from .scenario import ScenarioError, to_scenario
 
-Game.from_scenario = staticmethod(from_scenario)
-Game.to_scenario = to_scenario
+from_scenario = Game.from_scenario
 
 __version__ = "0.1.0"
-__all__ = ["Game", "GameConfig", "IllegalActionError", "ScenarioError", "__version__",
+__all__ = ["Game", "GameConfig", "IllegalActionError", "RecordError", "RecordWarning",
+           "ScenarioError", "__version__", "from_scenario", "to_scenario",
            "env", "raw_env"]
 
 

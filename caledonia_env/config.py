@@ -1,8 +1,11 @@
 """GameConfig: everything that defines a game before the first action."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import os
+from dataclasses import asdict, dataclass, field, fields
 from typing import Optional
+
+import numpy as np
 
 MODULES = "ABCD"
 PLAYER_COUNTS = (1, 2, 3, 4)
@@ -11,21 +14,62 @@ CLAN_NAMES = ("buchanan", "campbell", "cunningham", "fergusson", "macdonald", "m
 CLAN_MODES = ("none", "draft", "auction", "fixed")
 
 
+class ConfigError(ValueError):
+    """A GameConfig field with a value outside its allowed values."""
+
+
+class ConfigTypeError(ConfigError, TypeError):
+    """A GameConfig field of the wrong type (a TypeError and a ValueError)."""
+
+
+def _wrong_type(name, value, allowed):
+    return ConfigTypeError(f"GameConfig.{name} must be {allowed}, got {type(value).__name__} "
+                           f"{value!r}")
+
+
+def _as_int(name, value):
+    """``value`` as an int: Python or NumPy integers, never bools."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise _wrong_type(name, value, "an int")
+    return int(value)
+
+
+def _as_bool(name, value):
+    if not isinstance(value, (bool, np.bool_)):
+        raise _wrong_type(name, value, "a bool (True or False)")
+    return bool(value)
+
+
+def _labels(name, value):
+    """A comma-separated string or a sequence of strings, as a tuple of stripped upper labels."""
+    items = value.split(",") if isinstance(value, str) else value
+    if isinstance(items, (bytes, dict, set)) or not hasattr(items, "__iter__"):
+        raise _wrong_type(name, value, "a comma-separated string or a sequence of strings")
+    items = list(items)
+    if not all(isinstance(x, str) for x in items):
+        raise _wrong_type(name, value, "a comma-separated string or a sequence of strings")
+    return tuple(x.strip().upper() for x in items)
+
+
 @dataclass(frozen=True)
 class GameConfig:
     """A game's setup. ``map=None`` draws one side per module from ``seed`` (R-1.1).
 
-    ``ruleset`` is a path to a ruleset directory or override file (see
-    ``docs/ruleset.md``), or None for the bundled data.
+    ``ruleset`` is a path (str or ``os.PathLike``) to a ruleset directory or override
+    file (see ``docs/ruleset.md``), or None for the bundled data.
 
     Clans (``docs/clans.md``): ``clans=None`` (or ``"none"``) plays without clans
     (R-1.9); ``clans="draft"`` draws players + 1 clan/starting-tile pairs that the
-    players choose in reverse turn order (R-1.7); a sequence of clan names (one per
-    player, ``None``/``"none"`` for no clan) fixes every player's clan.
+    players choose in reverse turn order (R-1.7); a sequence of different clan names
+    (one per player, ``None``/``"none"`` for no clan) fixes every player's clan.
     ``clan_auction=True`` auctions the clans instead (R-9.4). ``kickstarter_clan``
     adds the optional brewer to the clans drawn. ``solo=True`` with
     ``num_players=1`` is the solo game (R-9.2); ``smaller_map`` covers four land
     hexes (R-9.3), chosen from the seed or given as ``covered_hexes`` labels.
+
+    Every field is checked: a wrong type raises :class:`ConfigTypeError` (a TypeError
+    and a ValueError), a wrong value :class:`ConfigError` (a ValueError); fields
+    annotated ``bool``/``int`` are type-checked from their annotation.
     """
     num_players: int = 4
     seed: int = 0
@@ -45,28 +89,48 @@ class GameConfig:
     extra: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
-        if not isinstance(self.num_players, int) or self.num_players not in PLAYER_COUNTS:
-            raise ValueError(f"num_players must be one of {PLAYER_COUNTS} (1 = solo), "
-                             f"got {self.num_players!r}")
-        if (self.num_players == 1) != bool(self.solo):
-            raise ValueError("num_players must be one of (2, 3, 4), or 1 with solo=True (the solo "
-                             f"game, R-9.2); got num_players={self.num_players}, solo={self.solo!r}")
+        for f in fields(self):
+            check = {"bool": _as_bool, "int": _as_int}.get(f.type)
+            if check is not None:
+                object.__setattr__(self, f.name, check(f.name, getattr(self, f.name)))
+        if self.extra:
+            raise ConfigError(f"unknown GameConfig options: {sorted(self.extra)}; allowed: "
+                              f"{sorted(f.name for f in fields(self) if f.name != 'extra')}")
+        if self.num_players not in PLAYER_COUNTS:
+            raise ConfigError(f"num_players must be one of {PLAYER_COUNTS} (1 = solo), "
+                              f"got {self.num_players!r}")
+        if (self.num_players == 1) != self.solo:
+            raise ConfigError("num_players must be one of (2, 3, 4), or 1 with solo=True (the "
+                              f"solo game, R-9.2); got num_players={self.num_players}, "
+                              f"solo={self.solo!r}")
+        if self.seed < 0:
+            raise ConfigError(f"seed must be a non-negative int, got {self.seed!r}")
+        self._check_ruleset()
         self._check_clans()
         self._check_map_variant()
-        if not isinstance(self.seed, int) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative int, got {self.seed!r}")
         if self.map is not None:
-            sides = self.map.split(",") if isinstance(self.map, str) else list(self.map)
-            sides = tuple(s.strip().upper() for s in sides)
+            sides = _labels("map", self.map)
             allowed = [f"{m}{i}" for m in MODULES for i in (1, 2)]
             if len(sides) != 4 or any(s[:1] != m or s not in allowed for s, m in zip(sides, MODULES)):
-                raise ValueError(f"map must name one side of each module in order A,B,C,D "
-                                 f"(e.g. 'A1,B2,C1,D2'); allowed sides: {allowed}; got {self.map!r}")
+                raise ConfigError(f"map must name one side of each module in order A,B,C,D "
+                                  f"(e.g. 'A1,B2,C1,D2'); allowed sides: {allowed}; "
+                                  f"got {self.map!r}")
             object.__setattr__(self, "map", sides)
-        if self.first_player is not None and not (0 <= self.first_player < self.num_players):
-            raise ValueError(f"first_player must be in 0..{self.num_players - 1} or None")
-        if self.extra:
-            raise ValueError(f"unknown GameConfig options: {sorted(self.extra)}")
+        if self.first_player is not None:
+            first = _as_int("first_player", self.first_player)
+            if not 0 <= first < self.num_players:
+                raise ConfigError(f"first_player must be None or in 0..{self.num_players - 1}, "
+                                  f"got {first}")
+            object.__setattr__(self, "first_player", first)
+
+    def _check_ruleset(self):
+        r = self.ruleset
+        if r is None:
+            return
+        if not isinstance(r, (str, os.PathLike)) or not isinstance(os.fspath(r), str):
+            raise _wrong_type("ruleset", r, "None (bundled data) or the path (str or "
+                              "os.PathLike) of a ruleset directory or override file")
+        object.__setattr__(self, "ruleset", os.fspath(r))
 
     def _check_clans(self):
         c = self.clans
@@ -75,49 +139,51 @@ class GameConfig:
         elif isinstance(c, str):
             c = c.strip().lower()
             if c != "draft":
-                raise ValueError(f"clans must be None/'none' (R-1.9), 'draft' (R-1.7) or one clan "
-                                 f"name per player from {CLAN_NAMES}; got {self.clans!r}")
+                raise ConfigError(f"clans must be None/'none' (R-1.9), 'draft' (R-1.7) or one "
+                                  f"clan name per player from {CLAN_NAMES}; got {self.clans!r}")
         else:
-            try:
-                names = list(c)
-            except TypeError:
-                raise ValueError(f"clans must be None, 'draft' or a sequence of clan names, "
-                                 f"got {self.clans!r}") from None
+            if isinstance(c, (bytes, dict, set)) or not hasattr(c, "__iter__"):
+                raise _wrong_type("clans", c, "None, 'draft' or a sequence of clan names")
+            names = list(c)
             if len(names) != self.num_players:
-                raise ValueError(f"clans lists one clan per player ({self.num_players}), "
-                                 f"got {len(names)}: {self.clans!r}")
+                raise ConfigError(f"clans lists one clan per player ({self.num_players}), "
+                                  f"got {len(names)}: {self.clans!r}")
             out = []
             for x in names:
-                key = "none" if x is None else str(x).strip().lower()
+                if x is not None and not isinstance(x, str):
+                    raise _wrong_type("clans", c, f"a sequence of clan names from {CLAN_NAMES} "
+                                      f"or None")
+                key = "none" if x is None else x.strip().lower()
                 if key != "none" and key not in CLAN_NAMES:
-                    raise ValueError(f"unknown clan {x!r}; allowed: {CLAN_NAMES} or None")
+                    raise ConfigError(f"unknown clan {x!r}; allowed: {CLAN_NAMES} or None")
+                if key != "none" and key in out:
+                    raise ConfigError(f"clans names {key!r} twice; every clan is played by "
+                                      f"one player at most (R-8): {self.clans!r}")
                 out.append(None if key == "none" else key)
             c = tuple(out)
         if self.clan_auction:
             if isinstance(c, tuple):
-                raise ValueError("clan_auction=True auctions drawn clans (R-9.4); it cannot be "
-                                 "combined with a fixed clan list")
+                raise ConfigError("clan_auction=True auctions drawn clans (R-9.4); it cannot be "
+                                  "combined with a fixed clan list")
             c = "draft" if c is None else c
         if self.kickstarter_clan and not isinstance(c, str):
-            raise ValueError("kickstarter_clan adds the brewer to the drawn clans: use it with "
-                             "clans='draft' or clan_auction=True (or name 'brewer' in a clan list)")
+            raise ConfigError("kickstarter_clan adds the brewer to the drawn clans: use it with "
+                              "clans='draft' or clan_auction=True (or name 'brewer' in a clan "
+                              "list)")
         object.__setattr__(self, "clans", c)
 
     def _check_map_variant(self):
         if self.covered_hexes is not None:
             if not self.smaller_map:
-                raise ValueError("covered_hexes needs smaller_map=True (R-9.3)")
-            hexes = self.covered_hexes
-            if isinstance(hexes, str):
-                hexes = hexes.split(",")
-            hexes = tuple(str(h).strip().upper() for h in hexes)
+                raise ConfigError("covered_hexes needs smaller_map=True (R-9.3)")
+            hexes = _labels("covered_hexes", self.covered_hexes)
             if len(hexes) != 4 or len(set(hexes)) != 4:
-                raise ValueError(f"covered_hexes names four different land hexes (R-9.3), "
-                                 f"got {self.covered_hexes!r}")
+                raise ConfigError(f"covered_hexes names four different land hexes (R-9.3), "
+                                  f"got {self.covered_hexes!r}")
             object.__setattr__(self, "covered_hexes", hexes)
         if self.smaller_map and self.num_players not in (2, 3):
-            raise ValueError("the smaller map variant (R-9.3) is for 2-3 player games; "
-                             f"got num_players={self.num_players}")
+            raise ConfigError("the smaller map variant (R-9.3) is for 2-3 player games; "
+                              f"got num_players={self.num_players}")
 
     @property
     def clan_mode(self) -> str:
@@ -140,9 +206,9 @@ class GameConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "GameConfig":
+        if not isinstance(d, dict):
+            raise _wrong_type("from_dict argument", d, "a dict (GameConfig.to_dict())")
         d = dict(d)
         known = set(cls.__dataclass_fields__) - {"extra"}
         unknown = {k: d.pop(k) for k in list(d) if k not in known}
-        if d.get("map") is not None:
-            d["map"] = tuple(d["map"])
         return cls(**d, extra=unknown)

@@ -17,14 +17,52 @@ from .engine.setup import new_game as _new_game
 from .engine.step import apply_action as _apply_action
 from .engine.tables import Variants, build_tables
 from .map import build_board
+from .records import RecordError, Verifier, make_record, read_record, step_digest
+from .scenario import ScenarioError, scenario_config, to_scenario, write_scenario
 
-JSON_VERSION = 1
 PORT_TILE_NAMES = tuple(f"P{i}" for i in range(1, 10))
 TILE_NAMES = tuple(f"T{i}" for i in range(1, 10))
 
 
 class IllegalActionError(ValueError):
     """An action id that is not legal in the pending decision."""
+
+
+def action_id(action) -> int:
+    """One action id as an int, checked the same way by ``Game.step`` and every env.
+
+    Accepts a Python ``int``, a NumPy integer scalar or a 0-d integer array (what
+    ``model.predict`` returns for one observation). Rejects with a TypeError naming the
+    type: ``bool``/``np.bool_``, floats, strings, None, lists and arrays with a
+    dimension (even of size 1: a batch belongs to the vector env). An id outside
+    ``0..N_ACTIONS-1`` raises :class:`IllegalActionError` (a ValueError).
+    """
+    if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+        action = action[()]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        shape = f" of shape {action.shape}" if isinstance(action, np.ndarray) else ""
+        raise TypeError(f"an action id must be an int or a NumPy integer scalar, got "
+                        f"{type(action).__name__}{shape} {action!r}")
+    a = int(action)
+    if not 0 <= a < N_ACTIONS:
+        raise IllegalActionError(f"action id {a} is outside 0..{N_ACTIONS - 1}")
+    return a
+
+
+def action_ids(actions, num: int) -> np.ndarray:
+    """A batch of ``num`` action ids (vector env) as int64, one per env: an integer array
+    (or a list of ints) of shape ``(num,)``; bool, float, string or object arrays raise a
+    TypeError (shape ``(num, 1)``, or a scalar when ``num == 1``, is accepted too).
+    Range and legality are checked per env by the caller."""
+    arr = np.asarray(actions)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"actions must be integer action ids (one per env), got an array of "
+                        f"dtype {arr.dtype} from {type(actions).__name__}")
+    if arr.ndim == 2 and arr.shape[1] == 1 or arr.ndim == 0 and num == 1:
+        arr = arr.reshape(-1)
+    if arr.shape != (num,):
+        raise ValueError(f"expected {num} actions (shape ({num},)), got shape {arr.shape}")
+    return arr.astype(np.int64, copy=False)
 
 
 class Static:
@@ -130,12 +168,12 @@ class Game:
         return np.flatnonzero(self._mask)
 
     def step(self, action) -> None:
-        """Apply a legal action id; raises IllegalActionError otherwise."""
-        a = int(action)
+        """Apply a legal action id (see :func:`action_id` for the accepted types); raises
+        TypeError for a non-integer, IllegalActionError otherwise. A rejected call leaves
+        the state unchanged."""
+        a = action_id(action)
         if self.is_terminal:
             raise IllegalActionError("the game is over; no action is legal")
-        if not 0 <= a < N_ACTIONS:
-            raise IllegalActionError(f"action id {a} is outside 0..{N_ACTIONS - 1}")
         _legal_mask(self.state, self.tables, self._mask)
         if not self._mask[a]:
             legal = np.flatnonzero(self._mask)
@@ -153,9 +191,7 @@ class Game:
 
     # ------------------------------------------------------------ names
     def describe_action(self, action) -> str:
-        a = int(action)
-        if not 0 <= a < N_ACTIONS:
-            raise ValueError(f"action id {a} is outside 0..{N_ACTIONS - 1}")
+        a = action_id(action)
         name = self.static.names[a]
         if A_PORT <= a < A_PORT + N_CORNERS:
             tile = int(self.state[L.S_PORTS + a - A_PORT])
@@ -229,30 +265,75 @@ class Game:
         g._mask = np.zeros(N_ACTIONS, np.int8)
         return g
 
-    def to_json(self) -> str:
-        """Config + map + action history: replays exactly with :meth:`from_json`."""
-        record = {"version": JSON_VERSION, "config": self.config.to_dict(),
-                  "map": list(self.map), "ruleset_fingerprint": self.ruleset.fingerprint(),
-                  "actions": self.history}
-        if self.scenario is not None:
-            record["scenario"] = self.scenario
-        return json.dumps(record)
+    # ------------------------------------------------------------ scenarios
+    @classmethod
+    def from_scenario(cls, d: dict) -> "Game":
+        """A game at the position a scenario dict describes (docs/scenarios.md); every
+        problem is a :class:`~caledonia_env.scenario.ScenarioError` naming the field."""
+        game = cls(scenario_config(d))
+        write_scenario(game, d)
+        return game
+
+    def to_scenario(self) -> dict:
+        """The position as a scenario dict (``Game.from_scenario(g.to_scenario())`` equals g)."""
+        return to_scenario(self)
+
+    # ------------------------------------------------------------ records
+    def to_json(self, agents=None) -> str:
+        """The game record (docs/records.md): config (or starting scenario), map, actions,
+        optional ``agents`` names (one per player), scores when the game is over, and
+        sha256 checksums of the final state and of the state after every action."""
+        if agents is not None and len(agents) != self.num_players:
+            raise ValueError(f"agents names one agent per player ({self.num_players}), "
+                             f"got {len(agents)}")
+        replay = self._start()
+        digests = []
+        for a in self.history:
+            _apply_action(replay.state, replay.tables, a)
+            digests.append(step_digest(replay.state))
+        return json.dumps(make_record(
+            config=self.config.to_dict(), map=self.map, fingerprint=self.ruleset.fingerprint(),
+            actions=self.history, step_digests=digests, final_state=self.state,
+            scores=[int(x) for x in self.scores()] if self.is_terminal else None,
+            scenario=self.scenario, agents=agents))
+
+    def _start(self) -> "Game":
+        return Game(self.config) if self.scenario is None else Game.from_scenario(self.scenario)
 
     @classmethod
-    def from_json(cls, text: str) -> "Game":
-        d = json.loads(text)
-        if d.get("version") != JSON_VERSION:
-            raise ValueError(f"unsupported game record version {d.get('version')!r}")
-        if "scenario" in d:
-            from .scenario import from_scenario
-            game = from_scenario(d["scenario"])
-        else:
-            game = cls(GameConfig.from_dict(d["config"]))
-        if list(game.map) != list(d["map"]):
-            raise ValueError("the record's map does not match its config and seed")
+    def record_start(cls, record) -> "Game":
+        """The starting position of a record (JSON text or dict, see :func:`read_record`),
+        checked against its map and ruleset fingerprint; RecordError otherwise."""
+        d = read_record(record)
+        try:
+            if "scenario" in d:
+                game = cls.from_scenario(d["scenario"])
+            else:
+                game = cls(GameConfig.from_dict(d["config"]))
+        except ValueError as e:
+            raise RecordError(f"the record's setup is invalid: {e}") from None
+        if "map" in d and list(game.map) != list(d["map"]):
+            raise RecordError("the record's map does not match its config and seed")
         if game.ruleset.fingerprint() != d.get("ruleset_fingerprint", game.ruleset.fingerprint()):
-            raise ValueError("the record was played with another ruleset (fingerprint differs)")
-        game.apply_sequence(d["actions"])
+            raise RecordError("the record was played with another ruleset (fingerprint differs)")
+        return game
+
+    @classmethod
+    def from_json(cls, text, *, strict: bool = False) -> "Game":
+        """Replay a record (JSON text or dict) and verify it: RecordError naming the first
+        step whose action is illegal or whose state differs from the record's digest.
+        Old records without checksum replay with a RecordWarning (RecordError if
+        ``strict``)."""
+        d = read_record(text)
+        game = cls.record_start(d)
+        check = Verifier(d, strict=strict)
+        for k, a in enumerate(d["actions"]):
+            try:
+                game.step(a)
+            except IllegalActionError as e:
+                raise RecordError(f"step {k}: the record's action is illegal: {e}") from None
+            check.step(k, a, game.state)
+        check.final(game.state, game.scores() if game.is_terminal else None)
         return game
 
     # ------------------------------------------------------------ text
@@ -265,5 +346,6 @@ class Game:
                 f"context={self.context!r}, player={self.current_player})")
 
 
-__all__ = ["Game", "GameConfig", "IllegalActionError", "GOOD_NAMES", "UNIT_NAMES",
+__all__ = ["Game", "GameConfig", "IllegalActionError", "RecordError", "ScenarioError",
+           "action_id", "action_ids", "GOOD_NAMES", "UNIT_NAMES",
            "IMPORT_NAMES", "TILE_NAMES", "PORT_TILE_NAMES"]

@@ -580,8 +580,11 @@ def opp_free(board, m, opp):
 
 @pytest.mark.parametrize("players,level", [(1, 1), (2, 1), (3, 0), (4, 0)])
 def test_R_8_5_river_crossing_with_1_2_players(players, level):
-    g = Game(GameConfig(num_players=players, solo=players == 1, clans=("macdonald",) * players))
-    assert all(pv(g, p, L.P_SHIP) == level for p in range(players))
+    # each clan is played once (duplicate clans are rejected): MacDonald in every seat in turn
+    for seat in range(players):
+        clans = tuple("macdonald" if p == seat else None for p in range(players))
+        g = Game(GameConfig(num_players=players, solo=players == 1, clans=clans))
+        assert pv(g, seat, L.P_SHIP) == level
 
 
 def test_R_8_5_macdonald_may_start_with_a_fisherman():

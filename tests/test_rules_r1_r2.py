@@ -325,7 +325,7 @@ def test_R_1_8_starting_workers_in_order_then_reverse_paid_one_per_hex():
 def test_R_1_8_starting_worker_must_be_affordable():
     """R-1.8: a starting worker is offered only where its cost plus land cost is affordable."""
     d = base_scenario(2, round=1, phase="setup_workers", context="starting worker")
-    g0 = Game.from_scenario(d)
+    g0 = Game(GameConfig(num_players=2, map=d["map"]))   # £0 has no worker: not a position
     rs = g0.ruleset
     b = g0.board
     cheapest = min(int(b.land_cost[v]) for v in range(b.n_hex)
@@ -468,7 +468,7 @@ def test_R_2_2_actions_repeatable_pass_ends_participation():
     """R-2.2: exactly one main action per turn; every action but Pass may be repeated in
     later turns; after passing the player gets no more turns this round."""
     d = base_scenario(2, scoring_tiles=[None] * 5, next_turn_order=[1])
-    d["players"][0] = {"money": 100, "goods": {"wool": 4}, "merchants": 4}
+    d["players"][0] = {"money": 100, "goods": {"wool": 4}, "merchants": 2}   # + 5 on the track
     d["players"][1] = {"money": 0, "passed": True}
     g = Game.from_scenario(d)
     for name in ("hire merchant", "hire merchant", "shipping upgrade", "shipping upgrade",

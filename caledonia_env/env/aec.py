@@ -135,16 +135,19 @@ class raw_env(AECEnv):
         if action is None:
             raise IllegalActionError(f"{agent} must act (context {self.game.context!r}); "
                                      f"None is only for terminated agents")
+        game = self.game
+        illegal = None
+        try:
+            game.step(action)     # TypeError for a non-integer id (game.action_id)
+        except IllegalActionError as e:
+            if self.illegal_action == "raise":
+                raise             # nothing changed: rewards are cleared only below
+            illegal = str(e)
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
             self.rewards[a] = 0.0
-        game = self.game
-        try:
-            game.step(action)
-        except IllegalActionError as e:
-            if self.illegal_action == "raise":
-                raise
-            self._end_illegal(agent, str(e))
+        if illegal is not None:
+            self._end_illegal(agent, illegal)
             return
         if game.is_terminal:
             r = rewards_of(game, self._reward_mode)

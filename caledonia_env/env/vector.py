@@ -37,7 +37,7 @@ from ..engine.layout import P_SCORE, S_CTX, S_PLAYER, STATE_SIZE, T_NP
 from ..engine.mask import legal_mask
 from ..engine.setup import new_game
 from ..engine.step import apply_action
-from ..game import Game, IllegalActionError, _variants, get_static
+from ..game import Game, IllegalActionError, _variants, action_ids, get_static
 from .common import VecEnvMethods, make_config
 from .observation import OBS_HIGH, OBS_SIZE, encode_obs
 from .opponents import is_random_spec, make_opponent, opponent_specs, reset_opponent
@@ -376,9 +376,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
         """Apply one learner action per env; returns (obs, rewards, dones, infos)."""
         if self._needs_reset:
             raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions).reshape(-1).astype(np.int64, copy=False)
-        if actions.shape[0] != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} actions, got {actions.shape[0]}")
+        actions = action_ids(actions, self.num_envs)
         cur, nxt = self._cur, 1 - self._cur
         if self.fast:
             kernel = _step_parallel if self.parallel else _step_serial

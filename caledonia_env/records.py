@@ -1,0 +1,127 @@
+"""Game records: the JSON format written by ``Game.to_json`` (docs/records.md).
+
+A record holds the setup (config or scenario), the actions, optional agent names,
+the scores and sha256 checksums: one of the final state and a short digest of the
+state after every action, so a replay names the first step where it diverges.
+This module is the format only; ``Game.to_json``/``Game.from_json`` drive it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import warnings
+
+import numpy as np
+
+RECORD_VERSION = 2
+READABLE_VERSIONS = (1, 2)      # version 1: no checksums, no agents, no scores
+STEP_DIGEST_CHARS = 8           # hex characters kept per step (32 bits)
+
+
+class RecordError(ValueError):
+    """A game record that cannot be read, or whose replay does not match it."""
+
+
+class RecordWarning(UserWarning):
+    """A record read without full verification (an old record with no checksum)."""
+
+
+def state_digest(state: np.ndarray) -> str:
+    """sha256 (hex) of a state row, platform independent (little-endian int32)."""
+    return hashlib.sha256(np.ascontiguousarray(state, dtype="<i4").tobytes()).hexdigest()
+
+
+def step_digest(state: np.ndarray) -> str:
+    """The short per-step digest: the first characters of :func:`state_digest`."""
+    return state_digest(state)[:STEP_DIGEST_CHARS]
+
+
+def make_record(*, config: dict, map: list, fingerprint: str, actions: list, step_digests: list,
+                final_state: np.ndarray, scores, scenario=None, agents=None) -> dict:
+    """The record dict (version :data:`RECORD_VERSION`); ``scores`` None while the game runs."""
+    record = {"version": RECORD_VERSION, "config": config, "map": list(map),
+              "ruleset_fingerprint": fingerprint}
+    if scenario is not None:
+        record["scenario"] = scenario
+    if agents is not None:
+        if isinstance(agents, str) or not all(isinstance(a, str) for a in agents):
+            raise TypeError(f"agents must be a list of agent names (str), got {agents!r}")
+        record["agents"] = list(agents)
+    record.update(actions=[int(a) for a in actions], scores=scores,
+                  checksum={"algorithm": "sha256", "final_state": state_digest(final_state),
+                            "steps": list(step_digests)})
+    return record
+
+
+def read_record(text) -> dict:
+    """Parse a record (JSON text or an already-loaded dict) and check its structure.
+
+    Raises :class:`RecordError` naming the field. Version-1 records (or records
+    without ``checksum``) are accepted; :class:`Verifier` warns about them.
+    """
+    if isinstance(text, (str, bytes)):
+        try:
+            d = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise RecordError(f"a game record is JSON (Game.to_json): {e}") from None
+    else:
+        d = text
+    if not isinstance(d, dict):
+        raise RecordError(f"a game record is a JSON object, got {type(d).__name__}")
+    if d.get("version") not in READABLE_VERSIONS:
+        raise RecordError(f"unsupported game record version {d.get('version')!r}; readable: "
+                          f"{READABLE_VERSIONS}")
+    if "config" not in d and "scenario" not in d:
+        raise RecordError("a game record needs 'config' (or 'scenario')")
+    if not isinstance(d.get("config", {}), dict) or not isinstance(d.get("scenario", {}), dict):
+        raise RecordError("'config' and 'scenario' of a game record are JSON objects")
+    actions = d.get("actions")
+    if not isinstance(actions, list) or not all(type(a) is int for a in actions):
+        raise RecordError(f"'actions' must be a list of integer action ids, got {actions!r:.80}")
+    if "map" in d and not isinstance(d["map"], list):
+        raise RecordError(f"'map' must be a list of four sides, got {d['map']!r}")
+    agents = d.get("agents")
+    if agents is not None and (not isinstance(agents, list)
+                               or not all(isinstance(a, str) for a in agents)):
+        raise RecordError(f"'agents' must be a list of names, got {agents!r}")
+    ck = d.get("checksum")
+    if ck is not None:
+        steps = ck.get("steps") if isinstance(ck, dict) else None
+        if not isinstance(ck, dict) or ck.get("algorithm") != "sha256" \
+                or not isinstance(ck.get("final_state"), str) or not isinstance(steps, list) \
+                or len(steps) != len(actions):
+            raise RecordError("'checksum' must be {'algorithm': 'sha256', 'final_state': hex, "
+                              "'steps': one digest per action}")
+    return d
+
+
+class Verifier:
+    """Checks a replay against a record, step by step (used by ``Game.from_json``).
+
+    ``strict=True`` refuses a record without checksum (RecordError); otherwise such a
+    record replays with a :class:`RecordWarning`.
+    """
+
+    def __init__(self, record: dict, strict: bool = False):
+        self.checksum = record.get("checksum")
+        self.scores = record.get("scores")
+        if self.checksum is None:
+            msg = (f"game record version {record.get('version')} has no checksum: it replays "
+                   f"without verification")
+            if strict:
+                raise RecordError(msg + " (strict=True)")
+            warnings.warn(msg, RecordWarning, stacklevel=3)
+
+    def step(self, k: int, action: int, state: np.ndarray) -> None:
+        """After action number ``k`` (0-based) was applied."""
+        if self.checksum is not None and step_digest(state) != self.checksum["steps"][k]:
+            raise RecordError(f"the replay diverges from the record at step {k} (action "
+                              f"{action}): the state after it differs (different engine "
+                              f"version or an edited record)")
+
+    def final(self, state: np.ndarray, scores) -> None:
+        if self.checksum is not None and state_digest(state) != self.checksum["final_state"]:
+            raise RecordError("the replay's final state differs from the record's checksum")
+        if self.scores is not None and scores is not None and list(scores) != self.scores:
+            raise RecordError(f"the replay's scores {list(scores)} differ from the record's "
+                              f"{self.scores}")

@@ -1,0 +1,133 @@
+"""Game records (docs/records.md): checksums, agent names, scores, verification that names
+the diverging step, old records without checksum, scenario starts."""
+import json
+import warnings
+
+import numpy as np
+import pytest
+from conftest import base_scenario
+
+from caledonia_env import Game, RecordError, RecordWarning
+from caledonia_env.records import (RECORD_VERSION, STEP_DIGEST_CHARS, read_record,
+                                   state_digest)
+
+
+def _played(n=2, seed=4, steps=None):
+    g = Game(num_players=n, seed=seed)
+    rng = np.random.default_rng(seed)
+    while not g.is_terminal and (steps is None or len(g.history) < steps):
+        g.step(int(rng.choice(g.legal_actions())))
+    return g
+
+
+@pytest.fixture(scope="module")
+def finished():
+    return _played()
+
+
+def test_R_7_record_holds_config_agents_scores_and_checksums(finished):
+    d = json.loads(finished.to_json(agents=["greedy", "random"]))
+    assert d["version"] == RECORD_VERSION and d["config"]["seed"] == finished.config.seed
+    assert d["agents"] == ["greedy", "random"] and d["actions"] == finished.history
+    assert d["scores"] == [int(x) for x in finished.scores()]
+    ck = d["checksum"]
+    assert ck["algorithm"] == "sha256" and ck["final_state"] == state_digest(finished.state)
+    assert len(ck["steps"]) == len(d["actions"])
+    assert all(len(x) == STEP_DIGEST_CHARS for x in ck["steps"])
+    replay = Game.from_json(json.dumps(d))
+    assert np.array_equal(replay.state, finished.state)
+    assert "agents" not in json.loads(finished.to_json())
+
+
+def test_record_of_a_running_game_has_no_scores():
+    g = _played(steps=30)
+    d = json.loads(g.to_json())
+    assert d["scores"] is None and len(d["checksum"]["steps"]) == 30
+    assert np.array_equal(Game.from_json(d).state, g.state)
+
+
+def test_replay_names_the_first_diverging_step(finished):
+    d = json.loads(finished.to_json())
+    k = 17
+    d["checksum"]["steps"][k] = "0" * STEP_DIGEST_CHARS
+    with pytest.raises(RecordError, match=f"diverges from the record at step {k} "):
+        Game.from_json(json.dumps(d))
+    d = json.loads(finished.to_json())
+    d["checksum"]["final_state"] = "0" * 64
+    with pytest.raises(RecordError, match="final state differs"):
+        Game.from_json(d)
+    d = json.loads(finished.to_json())
+    d["scores"][0] += 1
+    with pytest.raises(RecordError, match="scores"):
+        Game.from_json(d)
+
+
+def test_replay_names_the_step_of_an_illegal_action(finished):
+    d = json.loads(finished.to_json())
+    g = Game(num_players=2, seed=finished.config.seed)
+    g.apply_sequence(d["actions"][:5])
+    d["actions"][5] = int(np.flatnonzero(~g.legal_mask())[0])
+    with pytest.raises(RecordError, match="step 5: the record's action is illegal"):
+        Game.from_json(d)
+
+
+def test_old_records_without_checksum_replay_with_a_warning(finished):
+    d = json.loads(finished.to_json())
+    old = {"version": 1, "config": d["config"], "map": d["map"],
+           "ruleset_fingerprint": d["ruleset_fingerprint"], "actions": d["actions"]}
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        g = Game.from_json(json.dumps(old))
+    assert np.array_equal(g.state, finished.state)
+    assert any(issubclass(x.category, RecordWarning) for x in w)
+    with pytest.raises(RecordError, match="no checksum"):
+        Game.from_json(old, strict=True)
+
+
+@pytest.mark.parametrize("text,match", [
+    ("not json", "JSON"), ("[1, 2]", "JSON object"), ('{"version": 9}', "version 9"),
+    ('{"version": 2, "actions": []}', "needs 'config'"),
+    ('{"version": 2, "config": {}, "actions": [1.5]}', "integer action ids"),
+    ('{"version": 2, "config": {}, "actions": [], "agents": "bob"}', "'agents'"),
+    ('{"version": 2, "config": {}, "actions": [1], "checksum": {"algorithm": "md5"}}',
+     "'checksum'"),
+    ('{"version": 2, "config": {"num_players": 9}, "actions": []}', "setup is invalid"),
+    ('{"version": 2, "config": {}, "map": ["A2", "B2", "C2", "D2"], "actions": []}',
+     "map does not match"),
+])
+def test_bad_records_are_record_errors(text, match):
+    with pytest.raises(RecordError, match=match):
+        Game.from_json(text)
+
+
+def test_read_record_and_record_start_for_tools(finished):
+    text = finished.to_json(agents=["a", "b"])
+    d = read_record(text)
+    start = Game.record_start(d)
+    assert start.history == [] and start.config == finished.config
+    start.apply_sequence(d["actions"])
+    assert np.array_equal(start.state, finished.state)
+    with pytest.raises(ValueError, match="one agent per player"):
+        finished.to_json(agents=["only one"])
+
+
+def test_scenario_records_replay_and_verify():
+    d = base_scenario(players=[{"money": 30}, {"money": 30}])
+    g = Game.from_scenario(d)
+    for _ in range(6):
+        g.step(int(g.legal_actions()[-1]))
+    rec = json.loads(g.to_json())
+    assert rec["scenario"]["players"][0]["money"] == 30
+    assert np.array_equal(Game.from_json(rec).state, g.state)
+
+
+def test_an_edited_legal_action_diverges_at_its_step(finished):
+    d = json.loads(finished.to_json())
+    g = Game(num_players=2, seed=finished.config.seed)
+    k = 0
+    while len(g.legal_actions()) < 2:       # the first step with a choice
+        g.step(d["actions"][k])
+        k += 1
+    d["actions"][k] = next(int(a) for a in g.legal_actions() if a != d["actions"][k])
+    with pytest.raises(RecordError, match=f"at step {k} "):
+        Game.from_json(d)
