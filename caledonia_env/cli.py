@@ -384,8 +384,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=0,
                       help="tournament seed: game g is set up from (seed, g), so results do not "
                            "depend on --workers (default 0)")
-    play.add_argument("--clans", default=None, metavar="MODE|C1,C2,...",
-                      help="'none' (default, R-1.9), 'draft' (R-1.7), 'auction' (R-9.4), or one "
+    play.add_argument("--clans", default="draft", metavar="MODE|C1,C2,...",
+                      help="'draft' (default: the standard game, R-1.7), 'none' (no-clans "
+                           "variant, R-1.9), 'auction' (R-9.4), or one "
                            "clan per player, e.g. --clans stewart,campbell,none; clans: "
                            + ", ".join(CLAN_NAMES))
     play.add_argument("--workers", type=int, default=1,

@@ -33,7 +33,8 @@ CSV_FIELDS = ("game", "game_seed", "map", "player", "seat", "agent", "clan") + S
 class TournamentSpec:
     """What to play: one agent name per player, how many games, the setup.
 
-    ``clans``: None or "none" (no clans, R-1.9), "draft" (R-1.7), "auction"
+    ``clans``: "draft" (default, the standard game, R-1.7), None or "none" (no
+    clans, R-1.9), "auction"
     (R-9.4), or one clan name per player (fixed clans, R-8). ``clan_schedule``:
     a sequence of such per-player clan tuples; game g uses entry
     ``g % len(clan_schedule)`` (what ``balance`` plays).
@@ -42,7 +43,7 @@ class TournamentSpec:
     games: int
     seed: int = 0
     map: tuple | None = None
-    clans: object | None = None
+    clans: object | None = "draft"
     clan_schedule: tuple | None = None
     ruleset: str | None = None
     agent_kw: dict = field(default_factory=dict, compare=False)
@@ -55,7 +56,7 @@ class TournamentSpec:
             clans = tuple(self.clan_schedule[g % len(self.clan_schedule)])
         if isinstance(clans, str) and clans.strip().lower() == "auction":
             kw["clan_auction"] = True
-        elif clans is not None:
+        else:
             kw["clans"] = clans
         return GameConfig(**kw)
 
