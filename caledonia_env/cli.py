@@ -133,10 +133,25 @@ def _board_picture(game, title=None):
     units = {}
     for m in range(game.board.n_nodes):
         o = int(s[L.S_OCC + m])
-        if o >= 0 and o != NEUTRAL:
+        if o == NEUTRAL:
+            units[m] = (-1, "neutral")
+        elif o >= 0:
             units[m] = (o // OCC_STRIDE, UNIT_NAMES[o % OCC_STRIDE])
     ports = {c: f"P{int(s[L.S_PORTS + c]) + 1}" for c in range(4) if s[L.S_PORTS + c] >= 0}
-    return render_board(game.board, units=units, port_tiles=ports, title=title)
+    labels = [game.clan(p) or "" for p in range(game.num_players)]
+    return render_board(game.board, units=units, port_tiles=ports, title=title,
+                        player_labels=labels)
+
+
+def _position_title(game, what: str) -> str:
+    """Title line: map sides, players and clans, and which position is drawn."""
+    n = game.num_players
+    who = "solo" if game.config.solo else f"{n} players"
+    if game.is_terminal:
+        when = "final position"
+    else:
+        when = f"round {game.round}, next: player {game.current_player} ({game.context})"
+    return f"map {','.join(game.map)} · {who} · {what} · {when}"
 
 
 def _config(players: int, seed: int, map_sides):
@@ -162,7 +177,8 @@ def _cmd_demo(args) -> int:
     print(game.render_text())
     print(f"\n{len(game.history)} decisions in {elapsed:.2f} s (includes numba compile on first run)")
     if args.output:
-        _atomic_savefig(_board_picture(game), args.output)
+        _atomic_savefig(_board_picture(game, _position_title(
+            game, f"seed {args.seed}, random moves")), args.output)
         print(f"final map written to {args.output}")
     return 0
 
@@ -337,8 +353,7 @@ def _cmd_render(args) -> int:
             game.step(rng.choice(game.legal_actions()))
             n += 1
         what = f"seed {args.seed}, {n} random moves"
-    title = f"{','.join(game.map)} - {what} - round {game.round}, {game.context}"
-    _atomic_savefig(_board_picture(game, title=title), args.output)
+    _atomic_savefig(_board_picture(game, title=_position_title(game, what)), args.output)
     if args.text:
         print(game.render_text())
     print(f"{what}: map written to {args.output}")
