@@ -1,28 +1,39 @@
 # Two commands do everything on a fresh machine with only Python:
-#   make tournament -- set up .venv, run a 200-game bot tournament, print the tables
-#   make test       -- set up .venv and run the test suite (what CI runs)
-# Also: make demo (one random game + map.png), make test-slow, make clean.
-# The venv gets the dev and train extras (torch pinned to the CPU build 2.13.0).
+#   make tournament -- set up .venv (core install only), run a 200-game bot tournament
+#   make test       -- set up .venv with the extras and run the test suite (what CI runs)
+# Also: make demo (one random game + map.png, core only), make test-slow, make clean.
+# The core install is `pip install -e .` (numpy, numba, gymnasium, pettingzoo, matplotlib,
+# tqdm). `make test` adds the extras in EXTRAS; a new extra goes there (e.g. EXTRAS=dev,train,web).
+# The train extra pins torch==2.13.0: without a GPU, install the CPU build first (README).
 PYTHON ?= python3
 VENV   ?= .venv
+EXTRAS ?= dev,train
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed
+comma  := ,
+CORE   := $(VENV)/.installed-core
+FULL   := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: demo test test-slow bench tournament clean
+.PHONY: demo test test-slow tournament clean
 
-$(STAMP): pyproject.toml
+$(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
-	$(PY) -m pip install -e ".[dev,train]"
-	touch $(STAMP)
 
-demo: $(STAMP)
+$(CORE): pyproject.toml | $(PY)
+	$(PY) -m pip install -e .
+	touch $@
+
+$(FULL): pyproject.toml | $(PY)
+	$(PY) -m pip install -e ".[$(EXTRAS)]"
+	touch $@ $(CORE)
+
+demo: $(CORE)
 	$(PY) -m caledonia_env demo
 
-test: $(STAMP)
+test: $(FULL)
 	$(PY) -m pytest
 
-test-slow: $(STAMP)
+test-slow: $(FULL)
 	$(PY) -m pytest -m slow
 
 # make tournament PLAYERS=mcts,greedy GAMES=20 WORKERS=2 CLANS=none
@@ -30,7 +41,7 @@ PLAYERS ?= greedy,random,random,random
 GAMES   ?= 200
 WORKERS ?= 2
 CLANS   ?= draft
-tournament: $(STAMP)
+tournament: $(CORE)
 	$(PY) -m caledonia_env play --players $(PLAYERS) --games $(GAMES) --workers $(WORKERS) \
 		--clans $(CLANS) --out tournament.csv
 

@@ -3,15 +3,17 @@
 Subcommands: ``play`` (tournaments between bots), ``balance`` (clan against
 clan), ``replay`` (step through a recorded game), ``render`` (draw a
 position), ``demo`` (one random game).
-Bad input (unknown agent, map, player count, unreadable file) prints a
-message naming what is allowed and exits with code 2; output files are
-written atomically (temporary file, then rename).
+Bad input (unknown agent, map, player count, rules, unwritable output path)
+prints one line naming what is allowed and exits with code 2 before any game is
+played; output files are written atomically (temporary file, then rename), and
+SIGTERM or Ctrl-C leaves no temporary file behind.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 
@@ -26,6 +28,7 @@ EXAMPLES = """examples:
   caledonia train --players 2 --timesteps 2_000_000 --out runs/x      # needs the train extra
   caledonia evaluate runs/x/best.zip --vs random,greedy --games 400
   caledonia play --players ppo:pretrained,greedy --games 100
+  caledonia play --players greedy,random --clans none --variant no-ports,static-imports
 run 'caledonia COMMAND --help' for every option of a command.
 """
 
@@ -40,6 +43,9 @@ PLAY_EXAMPLES = """examples:
   caledonia play --players greedy,greedy,random --games 1000 --map A1,B2,C1,D2 --seed 7 \\
       --record-dir records/
   caledonia play --players greedy,greedy --clans stewart,campbell --games 500
+  caledonia play --players greedy,random,random --auction --ruleset my_rules.json
+  caledonia play --players greedy --solo --games 100
+variants (--variant NAME[,NAME]): {variants}
 agent names (KIND or KIND:PARAM):
 {agents}
 """
@@ -48,6 +54,7 @@ BALANCE_EXAMPLES = """examples:
   caledonia balance --agent greedy --games 20000 --workers 2
   caledonia balance --players 2 --games 2800 --plot balance_2p.png --out balance_2p.csv
   caledonia balance --clans stewart,campbell,mackenzie,fergusson --games 400
+  caledonia balance --players 3 --variant static-imports --ruleset my_rules/ --games 600
 """
 
 REPLAY_EXAMPLES = """examples:
@@ -61,11 +68,25 @@ RENDER_EXAMPLES = """examples:
   caledonia render --seed 3 --players 2 --moves 60 -o mid.png
   caledonia render --game records/game_000000.json -o final.png
   caledonia render --game game.json --moves 100 -o turn100.png
+  caledonia render --solo --seed 2 --moves 80 -o solo.png
 """
 
 
 class UsageError(Exception):
     """Bad command-line input: printed as 'caledonia CMD: message', exit code 2."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main process so that every ``finally`` cleans up."""
+
+
+_MAIN_PID = os.getpid()
+
+
+def _on_sigterm(signum, frame):
+    if os.getpid() != _MAIN_PID:      # a forked worker: leave at once, the parent cleans up
+        os._exit(128 + signum)
+    raise Terminated()
 
 
 # ---------------------------------------------------------------- helpers
@@ -74,15 +95,14 @@ def _atomic_savefig(fig, path: str, dpi: int = 110) -> None:
     save_figure(fig, path, dpi)
 
 
-def _check_output_path(path: str, what: str) -> None:
-    """Fail early (before a long run) if ``path`` cannot be written."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise UsageError(f"{what} {path!r}: folder {folder!r} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise UsageError(f"{what} {path!r}: folder {folder!r} is not writable")
-    if os.path.isdir(path):
-        raise UsageError(f"{what} {path!r} is a folder; give a file name")
+def _check_output_path(path: str, what: str, folder: bool = False) -> None:
+    """Fail early (before a long run) if ``path`` cannot be written: an output file needs
+    an existing folder; an output ``folder`` is created, so its parent must exist."""
+    from .tournament import check_output_file, check_output_folder
+    try:
+        (check_output_folder if folder else check_output_file)(path, what)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
 
 
 def _read_record(path: str):
@@ -133,24 +153,62 @@ def _board_picture(game, title=None):
     units = {}
     for m in range(game.board.n_nodes):
         o = int(s[L.S_OCC + m])
-        if o >= 0 and o != NEUTRAL:
+        if o == NEUTRAL:
+            units[m] = (-1, "neutral")
+        elif o >= 0:
             units[m] = (o // OCC_STRIDE, UNIT_NAMES[o % OCC_STRIDE])
     ports = {c: f"P{int(s[L.S_PORTS + c]) + 1}" for c in range(4) if s[L.S_PORTS + c] >= 0}
-    return render_board(game.board, units=units, port_tiles=ports, title=title)
+    labels = [game.clan(p) or "" for p in range(game.num_players)]
+    return render_board(game.board, units=units, port_tiles=ports, title=title,
+                        player_labels=labels)
 
 
-def _config(players: int, seed: int, map_sides):
-    from . import GameConfig
+def _position_title(game, what: str) -> str:
+    """Title line: map sides, players and clans, and which position is drawn."""
+    n = game.num_players
+    who = "solo" if game.config.solo else f"{n} players"
+    if game.is_terminal:
+        when = "final position"
+    else:
+        when = f"round {game.round}, next: player {game.current_player} ({game.context})"
+    return f"map {','.join(game.map)} · {who} · {what} · {when}"
+
+
+def _rules(args, n_players: int, clans: bool = True) -> tuple[object, dict]:
+    """(clans, further GameConfig options) from the rules options; UsageError if invalid."""
+    from .tournament import rules_from_args
     try:
-        return GameConfig(num_players=players, seed=seed, map=map_sides)
+        return rules_from_args(args, n_players, clans)
     except ValueError as e:
         raise UsageError(str(e)) from None
+
+
+def _config(args, players: int):
+    """GameConfig of demo / render from --seed, --map and the rules options."""
+    from . import GameConfig
+    clans, kw = _rules(args, players)
+    if clans == "auction":
+        kw["clan_auction"], clans = True, "draft"
+    try:
+        return GameConfig(num_players=players, seed=args.seed, map=args.map, clans=clans, **kw)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
+def _players(args) -> int:
+    """--players of demo / render: 1 with --solo, else the given count (default 4)."""
+    if args.solo:
+        if args.players not in (None, 1):
+            raise UsageError(f"--solo is the one-player game (R-9.2); drop --players "
+                             f"{args.players}")
+        return 1
+    return 4 if args.players is None else args.players
 
 
 # ------------------------------------------------------------------- demo
 def _cmd_demo(args) -> int:
     from . import Game
-    config = _config(args.players, args.seed, args.map)
+    config = _config(args, _players(args))
     if args.output:
         _check_output_path(args.output, "--output")
     t0 = time.perf_counter()
@@ -162,7 +220,8 @@ def _cmd_demo(args) -> int:
     print(game.render_text())
     print(f"\n{len(game.history)} decisions in {elapsed:.2f} s (includes numba compile on first run)")
     if args.output:
-        _atomic_savefig(_board_picture(game), args.output)
+        _atomic_savefig(_board_picture(game, _position_title(
+            game, f"seed {args.seed}, random moves")), args.output)
         print(f"final map written to {args.output}")
     return 0
 
@@ -174,30 +233,15 @@ def _spec_from_args(args):
     if any(not p for p in players):
         raise UsageError(f"--players: empty agent name in {args.players!r} "
                          f"(use commas between names, e.g. greedy,random)")
-    clans = None
-    if getattr(args, "clans", None):
-        clans = _parse_clans(args.clans, len(players))
+    clans, kw = _rules(args, len(players))
+    ruleset = kw.pop("ruleset", None)
     spec = TournamentSpec(players=players, games=args.games, seed=args.seed, map=args.map,
-                          clans=clans)
+                          clans=clans, ruleset=ruleset, game_kw=kw)
     try:
         validate(spec)
     except ValueError as e:
         raise UsageError(str(e)) from None
     return spec
-
-
-def _parse_clans(text: str, n: int):
-    """'none', 'draft', 'auction' or one clan name per player (comma separated)."""
-    t = text.strip().lower()
-    if t in ("draft", "none", "auction"):
-        return t
-    names = tuple(c.strip().lower() for c in text.split(","))
-    if len(names) != n:
-        from .config import CLAN_NAMES
-        raise UsageError(f"--clans: give 'none', 'draft', 'auction' or one clan per player "
-                         f"({n}, comma separated, 'none' for no clan) from {', '.join(CLAN_NAMES)}; "
-                         f"got {len(names)}: {text!r}")
-    return names
 
 
 def _cmd_play(args) -> int:
@@ -208,14 +252,11 @@ def _cmd_play(args) -> int:
     if args.out:
         _check_output_path(args.out, "--out")
     if args.record_dir:
-        if os.path.exists(args.record_dir) and not os.path.isdir(args.record_dir):
-            raise UsageError(f"--record-dir {args.record_dir!r} exists and is not a folder")
-        _check_output_path(os.path.join(args.record_dir, "x.json") if os.path.isdir(args.record_dir)
-                           else args.record_dir, "--record-dir")
-    bar = None if args.quiet else tn.ProgressBar(spec.games)
+        _check_output_path(args.record_dir, "--record-dir", folder=True)
     t0 = time.perf_counter()
-    rows = tn.run(spec, workers=args.workers, record_dir=args.record_dir,
-                  progress=bar.update if bar else None)
+    with tn.progress_bar(spec.games, quiet=args.quiet) as bar:
+        rows = tn.run(spec, workers=args.workers, record_dir=args.record_dir,
+                      progress=bar.update)
     wall = time.perf_counter() - t0
     print(tn.report(rows))
     print(f"wall time {wall:.1f} s ({wall / spec.games:.3f} s per game with "
@@ -244,11 +285,14 @@ def _cmd_balance(args) -> int:
     else:
         clans = [c for c in CLAN_NAMES if c != "brewer"]
     try:
-        schedule = tn.balance_schedule(clans, args.players)
+        schedule = tn.balance_schedule(clans, args.players, seed=args.seed)
     except ValueError as e:
         raise UsageError(str(e)) from None
+    _, kw = _rules(args, args.players, clans=False)
+    ruleset = kw.pop("ruleset", None)
     spec = tn.TournamentSpec(players=(args.agent.strip(),) * args.players, games=args.games,
-                             seed=args.seed, map=args.map, clan_schedule=schedule)
+                             seed=args.seed, map=args.map, clan_schedule=schedule,
+                             ruleset=ruleset, game_kw=dict(kw, first_player=0))
     try:
         tn.validate(spec)
     except ValueError as e:
@@ -256,9 +300,9 @@ def _cmd_balance(args) -> int:
     for path, what in ((args.out, "--out"), (args.plot, "--plot")):
         if path:
             _check_output_path(path, what)
-    bar = None if args.quiet else tn.ProgressBar(spec.games)
     t0 = time.perf_counter()
-    rows = tn.run(spec, workers=args.workers, progress=bar.update if bar else None)
+    with tn.progress_bar(spec.games, quiet=args.quiet) as bar:
+        rows = tn.run(spec, workers=args.workers, progress=bar.update)
     wall = time.perf_counter() - t0
     stats = tn.group_stats(rows, "clan")
     names, ahead, meet = tn.head_to_head(rows)
@@ -267,15 +311,18 @@ def _cmd_balance(args) -> int:
     print()
     print(tn.format_head_to_head(names, ahead, meet))
     combos = len(schedule) // args.players
-    print(f"\n{spec.games} games over {combos} clan combinations x {args.players} seat rotations; "
-          f"wall time {wall:.1f} s")
+    counts = [s["n"] for s in stats]
+    print(f"\n{spec.games} games of a balanced schedule ({combos} clan combinations x "
+          f"{args.players} seat rotations, player 0 first, blocks in a seeded order); games "
+          f"per clan {min(counts)}-{max(counts)}; wall time {wall:.1f} s")
+    print(tn.describe_rules(rows))
     if args.out:
         tn.write_csv(rows, args.out)
         print(f"{len(rows)} rows written to {args.out}")
     if args.plot:
         fig = tn.balance_figure(stats, names, ahead, meet, args.players,
                                 f"Clan balance: {spec.games} games, {args.players} players, "
-                                f"all {args.agent}")
+                                f"all {args.agent}\n{tn.describe_rules(rows)}")
         tn.save_figure(fig, args.plot)
         print(f"plot written to {args.plot}")
     return 0
@@ -321,6 +368,12 @@ def _cmd_render(args) -> int:
     if args.moves is not None and args.moves < 0:
         raise UsageError(f"--moves must be >= 0, got {args.moves}")
     _check_output_path(args.output, "--output")
+    given = [o for o in ("ruleset", "variant") if getattr(args, o)] + \
+        [o for o in ("auction", "solo") if getattr(args, o)] + \
+        (["clans"] if args.clans != "draft" else [])
+    if args.game and given:
+        raise UsageError(f"--game draws a recorded game under its own rules; drop "
+                         f"{', '.join('--' + o for o in given)}")
     if args.game:
         game, actions = _read_record(args.game)
         n = len(actions) if args.moves is None else min(args.moves, len(actions))
@@ -330,15 +383,14 @@ def _cmd_render(args) -> int:
             raise UsageError(f"{args.game!r}: the record does not replay: {e}") from None
         what = f"{args.game} after {n} decisions"
     else:
-        game = Game(_config(args.players, args.seed, args.map))
+        game = Game(_config(args, _players(args)))
         rng = np.random.default_rng(args.seed)
         n = 0
         while n < (args.moves or 0) and not game.is_terminal:
             game.step(rng.choice(game.legal_actions()))
             n += 1
         what = f"seed {args.seed}, {n} random moves"
-    title = f"{','.join(game.map)} - {what} - round {game.round}, {game.context}"
-    _atomic_savefig(_board_picture(game, title=title), args.output)
+    _atomic_savefig(_board_picture(game, title=_position_title(game, what)), args.output)
     if args.text:
         print(game.render_text())
     print(f"{what}: map written to {args.output}")
@@ -347,6 +399,7 @@ def _cmd_render(args) -> int:
 
 # ----------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
+    from .tournament import VARIANTS, add_rules_options
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
         prog="caledonia", description="Clans of Caledonia simulator for RL and balance research.",
@@ -357,26 +410,28 @@ def build_parser() -> argparse.ArgumentParser:
         "demo", help="play one game with random legal moves, print it and draw the final map",
         description="Play one game with random legal moves, print the final position and "
                     "draw the final map.", formatter_class=fmt, epilog=DEMO_EXAMPLES)
-    demo.add_argument("--players", type=int, default=4, help="number of players, 2-4 (default 4)")
+    demo.add_argument("--players", type=int, default=None,
+                      help="number of players, 2-4 (default 4; 1 with --solo)")
     demo.add_argument("--seed", type=int, default=0, help="seed for map, tiles and moves (default 0)")
     demo.add_argument("--map", default=None,
                       help="module sides A,B,C,D e.g. A1,B2,C1,D2 (default: drawn from the seed)")
     demo.add_argument("-o", "--output", default="map.png",
                       help="PNG of the final map (default map.png; '' to skip)")
+    add_rules_options(demo)
     demo.set_defaults(func=_cmd_demo)
 
     from caledonia_env import agents
 
-    from .config import CLAN_NAMES
     play = sub.add_parser(
         "play", help="run many games between bots and print win rates and score breakdowns",
         description="Run games between bots in parallel processes; print wins, win rates with "
                     "95% Wilson intervals and mean VP by component, by agent and by seat; "
                     "optionally write one CSV row per player per game and every game's record.",
-        formatter_class=fmt, epilog=PLAY_EXAMPLES.format(agents=agents.syntax()))
+        formatter_class=fmt, epilog=PLAY_EXAMPLES.format(agents=agents.syntax(),
+                                                         variants=", ".join(VARIANTS)))
     play.add_argument("--players", required=True, metavar="A,B[,C[,D]]",
                       help="one agent name per player, in player order, e.g. "
-                           "greedy,random,mcts:64,random (2-4 players)")
+                           "greedy,random,mcts:64,random (2-4 players; one with --solo)")
     play.add_argument("--games", type=int, default=100, help="number of games (default 100)")
     play.add_argument("--map", default=None, metavar="A?,B?,C?,D?",
                       help="fixed module sides for every game, e.g. A1,B2,C1,D2 "
@@ -384,26 +439,26 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", type=int, default=0,
                       help="tournament seed: game g is set up from (seed, g), so results do not "
                            "depend on --workers (default 0)")
-    play.add_argument("--clans", default=None, metavar="MODE|C1,C2,...",
-                      help="'none' (default, R-1.9), 'draft' (R-1.7), 'auction' (R-9.4), or one "
-                           "clan per player, e.g. --clans stewart,campbell,none; clans: "
-                           + ", ".join(CLAN_NAMES))
     play.add_argument("--workers", type=int, default=1,
                       help="parallel worker processes (default 1), e.g. --workers 2")
     play.add_argument("--out", default=None, metavar="FILE.csv",
                       help="write one row per player per game (scores, win, rank, seat, agent, "
-                           "thinking time), e.g. --out results.csv")
+                           "thinking time, rules), e.g. --out results.csv; its folder must exist")
     play.add_argument("--record-dir", default=None, metavar="DIR",
                       help="write every game's JSON record (Game.to_json, for 'caledonia "
-                           "replay') as DIR/game_000000.json..., e.g. --record-dir records/")
+                           "replay') as DIR/game_000000.json..., e.g. --record-dir records/ "
+                           "(created if missing; its parent must exist)")
     play.add_argument("-q", "--quiet", action="store_true",
-                      help="no progress bar on stderr")
+                      help="no progress bar on stderr (there is none when stderr is not a "
+                           "terminal)")
+    add_rules_options(play)
     play.set_defaults(func=_cmd_play)
 
     balance = sub.add_parser(
         "balance", help="every clan against every other under the same bots: win rates and a plot",
         description="Clan balance: play every combination of different clans (each in every seat "
-                    "rotation), all players controlled by the same bot; print the win rate of each "
+                    "rotation, player 0 first), all players controlled by the same bot, in a "
+                    "seeded order that keeps every prefix balanced; print the win rate of each "
                     "clan with its 95% Wilson interval, mean VP by component and a head-to-head "
                     "table, and draw them to a PNG.",
         formatter_class=fmt, epilog=BALANCE_EXAMPLES)
@@ -427,6 +482,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="PNG with the win-rate bars and the head-to-head matrix "
                               "(default balance.png; '' to skip)")
     balance.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
+    add_rules_options(balance, clans=False, auction=False, solo=False)
     balance.set_defaults(func=_cmd_balance)
 
     replay = sub.add_parser(
@@ -449,7 +505,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=fmt, epilog=RENDER_EXAMPLES)
     render.add_argument("--seed", type=int, default=0,
                         help="game seed (map, tiles, random moves), default 0, e.g. --seed 3")
-    render.add_argument("--players", type=int, default=4, help="number of players, 2-4 (default 4)")
+    render.add_argument("--players", type=int, default=None,
+                        help="number of players, 2-4 (default 4; 1 with --solo)")
     render.add_argument("--map", default=None, metavar="A?,B?,C?,D?",
                         help="module sides, e.g. A1,B2,C1,D2 (default: drawn from the seed)")
     render.add_argument("--moves", type=int, default=None, metavar="N",
@@ -460,6 +517,7 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("-o", "--output", default="board.png",
                         help="PNG file to write (default board.png), e.g. -o board.png")
     render.add_argument("--text", action="store_true", help="also print the position as text")
+    add_rules_options(render)
     render.set_defaults(func=_cmd_render)
 
     from caledonia_env.train.cli import add_evaluate_parser, add_plot_parser, add_train_parser
@@ -479,15 +537,23 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     try:
+        old = signal.signal(signal.SIGTERM, _on_sigterm)
+    except ValueError:               # not the main thread: leave SIGTERM alone
+        old = None
+    try:
         return args.func(args)
     except UsageError as e:
         print(f"caledonia {args.command}: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"\ncaledonia {args.command}: interrupted; no output file was written",
+    except KeyboardInterrupt as e:
+        what = "terminated" if isinstance(e, Terminated) else "interrupted"
+        print(f"\ncaledonia {args.command}: {what}; no partial output file was left",
               file=sys.stderr)
-        return 130
+        return 143 if isinstance(e, Terminated) else 130
     except BrokenPipeError:          # e.g. 'caledonia replay g.json --all | head'
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)

@@ -58,9 +58,10 @@ class GameConfig:
     ``ruleset`` is a path (str or ``os.PathLike``) to a ruleset directory or override
     file (see ``docs/ruleset.md``), or None for the bundled data.
 
-    Clans (``docs/clans.md``): ``clans=None`` (or ``"none"``) plays without clans
-    (R-1.9); ``clans="draft"`` draws players + 1 clan/starting-tile pairs that the
-    players choose in reverse turn order (R-1.7); a sequence of different clan names
+    Clans (``docs/clans.md``): the default ``clans="draft"`` is the standard game
+    (also solo): players + 1 clan/starting-tile pairs are drawn and chosen in
+    reverse turn order (R-1.7); ``clans=None`` (or ``"none"``) is the no-clans
+    variant (R-1.9); a sequence of different clan names
     (one per player, ``None``/``"none"`` for no clan) fixes every player's clan.
     ``clan_auction=True`` auctions the clans instead (R-9.4). ``kickstarter_clan``
     adds the optional brewer to the clans drawn. ``solo=True`` with
@@ -80,7 +81,7 @@ class GameConfig:
     scoring_tiles: bool = True
     variant_static_imports: bool = False
     kickstarter_tiles: bool = False
-    clans: Optional[object] = None
+    clans: Optional[object] = "draft"
     clan_auction: bool = False
     kickstarter_clan: bool = False
     solo: bool = False

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import multiprocessing as mp
 import os
@@ -21,41 +22,159 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .config import GameConfig
+from .config import CLAN_NAMES, GameConfig
 from .engine import layout as L
 
 SCORE_FIELDS = tuple(L.SCORE_FIELDS)
+RULE_FIELDS = ("clan_mode", "variants", "ruleset", "ruleset_fingerprint")
 CSV_FIELDS = ("game", "game_seed", "map", "player", "seat", "agent", "clan") + SCORE_FIELDS + (
-    "money_left", "win", "rank", "decisions", "think_seconds")
+    "money_left", "win", "rank", "decisions", "think_seconds") + RULE_FIELDS
+
+# Rule variants by name (CLI --variant) -> the GameConfig option that switches them on.
+VARIANTS = {
+    "static-imports": ("variant_static_imports", True),      # R-9.3
+    "no-scoring-tiles": ("scoring_tiles", False),            # R-9.3
+    "no-ports": ("ports", False),                            # R-9.3
+    "smaller-map": ("smaller_map", True),                    # R-9.3
+    "kickstarter-tiles": ("kickstarter_tiles", True),
+    "kickstarter-clan": ("kickstarter_clan", True),          # R-8.9
+}
+
+
+def variant_options(names) -> dict:
+    """GameConfig options of variant names (a list or a comma-separated string)."""
+    if isinstance(names, str):
+        names = [x for x in names.split(",")]
+    out = {}
+    for name in names or ():
+        key = name.strip().lower()
+        if key not in VARIANTS:
+            raise ValueError(f"unknown variant {name.strip()!r}; variants: {', '.join(VARIANTS)}")
+        field_name, value = VARIANTS[key]
+        out[field_name] = value
+    return out
+
+
+# ------------------------------------------------------- command-line rules
+def add_rules_options(p, clans: bool = True, auction: bool = True, solo: bool = True) -> None:
+    """--clans, --auction, --solo, --variant, --ruleset (recorded in every output)."""
+    g = p.add_argument_group("rules (recorded in the CSV columns clan_mode, variants, "
+                             "ruleset, ruleset_fingerprint and in game records)")
+    if clans:
+        g.add_argument("--clans", default="draft", metavar="MODE|C1,C2,...",
+                       help="'draft' (default: the standard game, R-1.7), 'none' (no-clans "
+                            "variant, R-1.9), 'auction' (R-9.4), or one different clan per "
+                            "player, e.g. --clans stewart,campbell,none; clans: "
+                            + ", ".join(CLAN_NAMES))
+    if auction:
+        g.add_argument("--auction", action="store_true",
+                       help="auction the clans instead of drafting them (R-9.4); the same as "
+                            "--clans auction")
+    if solo:
+        g.add_argument("--solo", action="store_true",
+                       help="the solo game (R-9.2): one player against the solo rules")
+    g.add_argument("--variant", default=None, metavar="NAME[,NAME]",
+                   help="rule variants, comma separated: " + ", ".join(VARIANTS)
+                        + " (e.g. --variant no-ports,static-imports)")
+    g.add_argument("--ruleset", default=None, metavar="PATH",
+                   help="a ruleset folder or .json file of overrides of the bundled numbers "
+                        "(docs/ruleset.md), e.g. --ruleset my_rules.json")
+
+
+def rules_from_args(args, n_players: int, clans: bool = True) -> tuple[object, dict]:
+    """(clans, further GameConfig options incl. ``ruleset``) from the options of
+    :func:`add_rules_options` (``clans=False``: --clans means something else here and is
+    not read); ValueError naming the option if invalid."""
+    from .data import load_ruleset
+    kw = {}
+    clans = getattr(args, "clans", None) if clans else None
+    if clans is not None:
+        clans = parse_clans(clans, n_players)
+    if getattr(args, "auction", False):
+        if clans not in ("draft", "auction"):
+            raise ValueError(f"--auction auctions drawn clans (R-9.4); it cannot be combined "
+                             f"with --clans {args.clans}")
+        clans = "auction"
+    if getattr(args, "solo", False):
+        kw["solo"] = True
+    try:
+        kw.update(variant_options(getattr(args, "variant", None) or ()))
+    except ValueError as e:
+        raise ValueError(f"--variant: {e}") from None
+    if getattr(args, "ruleset", None):
+        try:
+            load_ruleset(args.ruleset)
+        except (ValueError, OSError) as e:
+            raise ValueError(f"--ruleset: {e}") from None
+        kw["ruleset"] = args.ruleset
+    return clans, kw
+
+
+def parse_clans(text: str, n: int):
+    """'none', 'draft', 'auction' or one different clan name per player (comma separated)."""
+    t = text.strip().lower()
+    if t in ("draft", "none", "auction"):
+        return t
+    names = tuple(c.strip().lower() for c in text.split(","))
+    if len(names) != n:
+        raise ValueError(f"--clans: give 'none', 'draft', 'auction' or one clan per player "
+                         f"({n}, comma separated, 'none' for no clan) from {', '.join(CLAN_NAMES)}; "
+                         f"got {len(names)}: {text!r}")
+    bad = [c for c in names if c not in CLAN_NAMES and c != "none"]
+    if bad:
+        raise ValueError(f"--clans: unknown clan(s) {', '.join(bad)}; allowed: "
+                         f"{', '.join(CLAN_NAMES)} or none")
+    named = [c for c in names if c != "none"]
+    if len(set(named)) != len(named):
+        raise ValueError(f"--clans: clans must be different (each clan tile exists once), "
+                         f"got {text!r}")
+    return names
+
+
+def rule_fields(config: GameConfig, ruleset=None) -> dict:
+    """The CSV columns saying under which rules a game was played: clan mode, variant
+    names joined by '+' ('' = none), ruleset path ('bundled') and its fingerprint
+    (``ruleset``: the loaded Ruleset, if at hand)."""
+    from .data import load_ruleset
+    on = [k for k, (f, v) in VARIANTS.items() if getattr(config, f) == v]
+    if config.solo:
+        on.insert(0, "solo")
+    return {"clan_mode": config.clan_mode, "variants": "+".join(on),
+            "ruleset": config.ruleset or "bundled",
+            "ruleset_fingerprint": (ruleset or load_ruleset(config.ruleset)).fingerprint()}
 
 
 @dataclass(frozen=True)
 class TournamentSpec:
     """What to play: one agent name per player, how many games, the setup.
 
-    ``clans``: None or "none" (no clans, R-1.9), "draft" (R-1.7), "auction"
+    ``clans``: "draft" (default, the standard game, R-1.7), None or "none" (no
+    clans, R-1.9), "auction"
     (R-9.4), or one clan name per player (fixed clans, R-8). ``clan_schedule``:
     a sequence of such per-player clan tuples; game g uses entry
-    ``g % len(clan_schedule)`` (what ``balance`` plays).
+    ``g % len(clan_schedule)`` (what ``balance`` plays, see :func:`balance_schedule`).
+    ``game_kw``: further GameConfig options (variants, ``solo=True`` with one
+    player, ``first_player``).
     """
     players: tuple
     games: int
     seed: int = 0
     map: tuple | None = None
-    clans: object | None = None
+    clans: object | None = "draft"
     clan_schedule: tuple | None = None
     ruleset: str | None = None
     agent_kw: dict = field(default_factory=dict, compare=False)
+    game_kw: dict = field(default_factory=dict)
 
     def config(self, game_seed: int, g: int = 0) -> GameConfig:
         kw = dict(num_players=len(self.players), seed=game_seed, map=self.map,
-                  ruleset=self.ruleset)
+                  ruleset=self.ruleset, **self.game_kw)
         clans = self.clans
         if self.clan_schedule:
             clans = tuple(self.clan_schedule[g % len(self.clan_schedule)])
         if isinstance(clans, str) and clans.strip().lower() == "auction":
             kw["clan_auction"] = True
-        elif clans is not None:
+        else:
             kw["clans"] = clans
         return GameConfig(**kw)
 
@@ -64,9 +183,14 @@ def validate(spec: TournamentSpec) -> None:
     """Raise ValueError with the allowed values for any bad part of ``spec``."""
     from caledonia_env import agents
     n = len(spec.players)
-    if n not in (2, 3, 4):
+    solo = bool(spec.game_kw.get("solo"))
+    if solo and n != 1:
+        raise ValueError(f"--solo is the one-player game (R-9.2): give one agent, got {n}: "
+                         f"{','.join(spec.players)}")
+    if not solo and n not in (2, 3, 4):
         raise ValueError(f"--players needs 2 to 4 agent names separated by commas "
-                         f"(e.g. greedy,random,random), got {n}: {','.join(spec.players)}")
+                         f"(e.g. greedy,random,random), or one with --solo; got {n}: "
+                         f"{','.join(spec.players)}")
     for name in spec.players:
         agents.make(name, seed=0, **spec.agent_kw)     # checks the kind and its parameter
     if not isinstance(spec.games, int) or spec.games < 1:
@@ -74,7 +198,10 @@ def validate(spec: TournamentSpec) -> None:
     if spec.seed < 0:
         raise ValueError(f"--seed must be >= 0, got {spec.seed}")
     for g in range(len(spec.clan_schedule) if spec.clan_schedule else 1):
-        spec.config(0, g)      # map / clans / ruleset errors
+        spec.config(0, g)      # map / clans / variant errors
+    if spec.ruleset is not None:
+        from .data import load_ruleset
+        load_ruleset(spec.ruleset)
 
 
 def game_seeds(seed: int, g: int, n_players: int) -> tuple[int, list[int]]:
@@ -135,6 +262,7 @@ def play_game(spec: TournamentSpec, g: int, record: bool = False) -> dict:
                    win=(1.0 / len(winners)) if p in winners else 0.0,
                    rank=1 + sum(k > key[p] for k in key),
                    decisions=decisions[p], think_seconds=round(think[p], 6))
+        row.update(rule_fields(game.config, game.ruleset))
         rows.append(row)
     return {"game": g, "rows": rows, "record": game.to_json() if record else None}
 
@@ -150,31 +278,11 @@ def _worker(args):
 
 
 # ------------------------------------------------------------------ runner
-class ProgressBar:
-    """A small text progress bar on stderr (no dependency)."""
-
-    def __init__(self, total: int, label: str = "games", stream=None, width: int = 30):
-        self.total, self.label, self.width = total, label, width
-        self.stream = stream if stream is not None else sys.stderr
-        self.t0 = time.perf_counter()
-        self.done = 0
-        self._last = -1.0
-
-    def update(self, k: int = 1) -> None:
-        self.done += k
-        now = time.perf_counter()
-        if self.done < self.total and now - self._last < 0.2:
-            return
-        self._last = now
-        frac = self.done / self.total if self.total else 1.0
-        fill = int(round(frac * self.width))
-        rate = self.done / max(now - self.t0, 1e-9)
-        eta = (self.total - self.done) / rate if rate > 0 else 0.0
-        self.stream.write(f"\r[{'#' * fill}{'.' * (self.width - fill)}] {self.done}/{self.total} "
-                          f"{self.label}  {rate:.2f}/s  eta {eta:.0f}s ")
-        if self.done >= self.total:
-            self.stream.write("\n")
-        self.stream.flush()
+def progress_bar(total: int, label: str = "games", quiet: bool = False):
+    """A tqdm bar on stderr; silent with ``quiet`` or when stderr is not a terminal."""
+    from tqdm import tqdm
+    return tqdm(total=total, desc=label, unit="game", file=sys.stderr,
+                disable=True if quiet else None, dynamic_ncols=True)
 
 
 def run(spec: TournamentSpec, workers: int = 1, record_dir: str | None = None,
@@ -190,7 +298,6 @@ def run(spec: TournamentSpec, workers: int = 1, record_dir: str | None = None,
     tmp_dir = None
     if record:
         parent = os.path.dirname(os.path.abspath(record_dir))
-        os.makedirs(parent, exist_ok=True)
         tmp_dir = tempfile.mkdtemp(prefix=".records-", dir=parent)
     results = []
     try:
@@ -226,6 +333,33 @@ def run(spec: TournamentSpec, workers: int = 1, record_dir: str | None = None,
 
 
 # ------------------------------------------------------------------ output
+def check_output_file(path: str, what: str) -> None:
+    """ValueError unless ``path`` can be written as a file: its folder must exist (no folder
+    is created for an output file) and be writable, and ``path`` must not be a folder."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"{what} {path}: folder {folder} does not exist (create it first)")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"{what} {path}: folder {folder} is not writable")
+    if os.path.isdir(path):
+        raise ValueError(f"{what} {path} is a folder; give a file name")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise ValueError(f"{what} {path} exists and is not writable")
+
+
+def check_output_folder(path: str, what: str) -> None:
+    """ValueError unless ``path`` is a writable folder or can be created as one: an output
+    folder is created (one level), so its parent folder must exist and be writable."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ValueError(f"{what} {path} exists and is not a folder")
+    target = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(target):
+        raise ValueError(f"{what} {path}: parent folder {target} does not exist (create it "
+                         f"first)")
+    if not os.access(target, os.W_OK):
+        raise ValueError(f"{what} {path}: folder {target} is not writable")
+
+
 def _write_text(path: str, text: str) -> None:
     """Write a file atomically: a temporary file in the same folder, then rename."""
     folder = os.path.dirname(os.path.abspath(path))
@@ -294,30 +428,61 @@ def format_table(stats: list[dict], key: str, title: str) -> str:
     return "\n".join(lines)
 
 
-def report(rows: list[dict]) -> str:
-    """Results tables by agent, by seat (round-1 turn order) and by clan."""
+def describe_rules(rows: list[dict]) -> str:
+    """One line: the rules the rows were played under (their RULE_FIELDS values)."""
+    seen = {tuple(r.get(f, "") for f in RULE_FIELDS) for r in rows}
+    parts = []
+    for mode, variants, ruleset, fp in sorted(seen):
+        parts.append(f"clans {mode}; variants {variants.replace('+', ', ') or 'none'}; "
+                     f"ruleset {ruleset} ({fp[:12]})")
+    return "rules: " + " | ".join(parts)
+
+
+def report(rows: list[dict], by_clan: bool = False) -> str:
+    """Results tables by agent and by seat (round-1 turn order); ``by_clan`` adds a table by
+    clan. It is off by default: in a tournament the clans are drafted or fixed per player,
+    so a clan's numbers mix the clan with the agents that played it; clan against clan is
+    what ``balance`` measures, with a balanced schedule (:func:`balance_schedule`)."""
     parts = [format_table(group_stats(rows, "agent"), "agent", "by agent"),
              format_table(group_stats(rows, "seat"), "seat", "by seat (round-1 turn order, 0 = first)")]
-    if any(r["clan"] != "-" for r in rows):
-        parts.append(format_table(group_stats(rows, "clan"), "clan", "by clan"))
+    if by_clan and any(r["clan"] != "-" for r in rows):
+        parts.append(format_table(group_stats(rows, "clan"), "clan",
+                                  "by clan (mixes each clan with the agents that played it)"))
     games = len({r["game"] for r in rows})
     parts.append(f"{games} games; win = share of the win (ties split); CI = Wilson 95%; "
-                 f"s/game = the agent's thinking time per game")
+                 f"s/game = the agent's thinking time per game"
+                 + (f"\n{describe_rules(rows)}" if all(f in rows[0] for f in RULE_FIELDS) else ""))
     return "\n\n".join(parts)
 
 
 # ----------------------------------------------------------------- balance
-def balance_schedule(clans, n_players: int) -> tuple:
-    """Every combination of ``n_players`` different clans, each in every seat rotation
-    (combinations first, so a short run still meets every clan evenly)."""
-    import itertools
+def balance_schedule(clans, n_players: int, seed: int = 0) -> tuple:
+    """Per-player clan tuples, a randomized balanced design: every combination of
+    ``n_players`` different clans is a block of ``n_players`` games, one per seat rotation
+    (with the first player fixed to player 0, every clan of the block plays every seat
+    once). Blocks come in a seeded random order that keeps every prefix near-balanced:
+    the next block is one whose clans have played least so far (ties drawn from
+    ``seed``). After every block the clans' game counts differ by at most two blocks
+    (``2 * n_players`` games); the whole schedule is exactly balanced."""
     clans = list(clans)
     if len(set(clans)) != len(clans):
         raise ValueError(f"clans must be different, got {clans}")
     if len(clans) < n_players:
         raise ValueError(f"{n_players} players need at least {n_players} clans, got {len(clans)}")
-    combos = list(itertools.combinations(clans, n_players))
-    return tuple(tuple(c[r:] + c[:r]) for r in range(n_players) for c in combos)
+    rng = np.random.default_rng([seed, n_players, len(clans)])
+    left = list(itertools.combinations(clans, n_players))
+    played = dict.fromkeys(clans, 0)
+    out = []
+    while left:
+        tie = rng.random(len(left))
+        k = min(range(len(left)), key=lambda i: (sum(played[c] for c in left[i]), tie[i]))
+        combo = left.pop(k)
+        perm = list(rng.permutation(n_players))       # which clan sits at player 0 first
+        combo = tuple(combo[i] for i in perm)
+        out += [combo[r:] + combo[:r] for r in range(n_players)]
+        for c in combo:
+            played[c] += 1
+    return tuple(out)
 
 
 def head_to_head(rows: list[dict], key: str = "clan") -> tuple[list, np.ndarray, np.ndarray]:

@@ -127,7 +127,7 @@ def test_R_1_7_draft_draws_distinct_clans_from_the_pool():
 
 
 def test_R_1_9_no_clans_stays_available_with_seat_money():
-    g = Game(GameConfig(num_players=4, seed=2, first_player=0))
+    g = Game(GameConfig(num_players=4, seed=2, first_player=0, clans=None))
     money = []
     while g.context == "starting pick":
         p = g.current_player
@@ -901,3 +901,22 @@ def test_R_9_4_R_8_scenario_round_trip_at_every_step(cfg):
             assert np.array_equal(Game.from_scenario(to_scenario(g)).state, g.state), g.context
         g.step(int(rng.choice(g.legal_actions())))
         k += 1
+
+
+@pytest.mark.parametrize("kw", [dict(num_players=4), dict(num_players=2),
+                                dict(num_players=1, solo=True)])
+def test_R_1_7_standard_game_drafts_clans_by_default(kw):
+    """R-1.7: the default GameConfig is the standard game: players + 1 clan/starting-tile
+    pairs are drawn (two in solo, R-9.2) and every pick names a clan; clans=None is the
+    no-clans variant (R-1.9)."""
+    g = Game(GameConfig(seed=3, **kw))
+    assert g.config.clans == "draft" and g.config.clan_mode == "draft"
+    picks = [g.describe_action(a) for a in g.legal_actions()]
+    assert g.context == "starting pick" and len(picks) == kw["num_players"] + 1
+    assert all("(" in p and ", S" in p for p in picks)          # "(stewart, S5)"
+    while g.context == "starting pick":
+        g.step(g.legal_actions()[0])
+    assert all(g.clan(p) is not None for p in range(g.num_players))
+    plain = Game(GameConfig(seed=3, clans=None, **kw))
+    assert plain.config.clan_mode == "none"
+    assert all(", S" not in plain.describe_action(a) for a in plain.legal_actions())

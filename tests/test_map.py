@@ -519,6 +519,31 @@ def test_render_and_rgb():
     assert img.std() > 10
 
 
+def _legend_texts(fig):
+    return [t.get_text() for lg in fig.findobj(lambda a: type(a).__name__ == "Legend")
+            for t in lg.get_texts()]
+
+
+def test_render_legend_explains_every_symbol_drawn():
+    """Every unit code drawn has a legend entry naming the unit, every player with units has
+    its colour (with the label given, e.g. the clan), and the map features drawn are listed."""
+    from caledonia_env.map.render import UNIT_SHORT, render_board
+    import matplotlib.pyplot as plt
+    b = build_board("A1,B2,C1,D2", num_players=2)
+    units = {b.node("A1-12"): (0, "distillery"), b.node("C1-07"): (1, "sheep"),
+             b.node("B2-07"): (1, "lumberjack"), b.node("D2-05"): (-1, "neutral")}
+    fig = render_board(b, units=units, port_tiles={0: "P3"}, player_labels=["stewart", ""])
+    texts = _legend_texts(fig)
+    plt.close(fig)
+    for name in ("distillery", "sheep", "lumberjack", "neutral piece (blocked)",
+                 "player 0: stewart", "player 1", "land cost (£)", "river", "mist (inactive)",
+                 "active-map border", "port (P1-P9: its port tile)", "hex id (A2-07)"):
+        assert name in texts, (name, texts)
+    assert "cow" not in texts                       # only the units drawn are explained
+    drawn = {t.get_text() for t in fig.axes[0].texts}
+    assert {UNIT_SHORT[u] for _, u in units.values()} <= drawn
+
+
 def test_cli(tmp_path, capsys):
     from caledonia_env.map.__main__ import main
     with pytest.raises(SystemExit) as e:

@@ -256,7 +256,7 @@ def test_R_1_7_starting_tiles_chosen_in_reverse_turn_order(n):
 def test_R_1_9_no_clans_tile_goods_money_plus_seat_money(n):
     """R-1.9: without clans each player gains their starting tile's money and goods plus
     the seat money (first £0, second £2, third £4, fourth £6)."""
-    g = Game(GameConfig(num_players=n, seed=7 + n))
+    g = Game(GameConfig(num_players=n, seed=7 + n, clans=None))
     rs = g.ruleset
     seat_money = [int(x) for x in rs.setup.no_clans_seat_money]
     assert seat_money == [0, 2, 4, 6]                  # rulebook

@@ -1257,7 +1257,7 @@ def test_R_3_main_action_mask_matches_rules_reference(n, seed):
     import numpy as np
 
     from caledonia_env import GameConfig
-    g = Game(GameConfig(num_players=n, seed=seed, ports=False))
+    g = Game(GameConfig(num_players=n, seed=seed, ports=False, clans=None))
     rng = np.random.default_rng(seed)
     checked = 0
     while not g.is_terminal:

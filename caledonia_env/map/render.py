@@ -3,7 +3,9 @@
 ``render_board(board, units=..., port_tiles=...)`` returns a Figure; hexes are
 coloured by terrain (mixed hexes split into sectors), with land costs, rivers
 (thick blue edges), delta markers, mist (greyed and hatched when inactive), the
-active-map border, ports (with their tile name) and hex ids.
+active-map border, ports (with their tile name) and hex ids. A legend below the
+map explains every symbol drawn: terrain and map features, player colours and
+the unit codes that appear (``Co`` cow, ``Lj`` lumberjack ...).
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.collections import LineCollection, PolyCollection  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import FancyBboxPatch  # noqa: E402
 
 from .board import Board, build_board, hex_xy  # noqa: E402
@@ -31,6 +34,9 @@ PLAYER_COLORS = ["#d62728", "#1f77b4", "#f2c200", "#111111", "#8c564b", "#9467bd
 UNIT_SHORT = {"sheep": "Sh", "cow": "Co", "field": "Fi", "cheese_dairy": "Da", "dairy": "Da",
               "bakery": "Ba", "distillery": "Di", "lumberjack": "Lj", "miner": "Mi",
               "fisherman": "Fs", "neutral": "X"}
+UNIT_LABEL = {"cheese_dairy": "cheese dairy", "dairy": "cheese dairy",
+              "neutral": "neutral piece (blocked)"}
+NEUTRAL_COLOR = "#777777"
 SQ3 = math.sqrt(3.0)
 
 
@@ -70,17 +76,20 @@ def _edge(xa, ya, xb, yb):
 
 def render_board(board: Board, ax=None, units=None, port_tiles=None, show_ids=True,
                  title=None, modules=None, extra_ports=None, show_border=True,
-                 draw_ports=True):
+                 draw_ports=True, player_labels=None):
     """Draw ``board``; return the matplotlib Figure.
 
-    ``units``: optional {node id: (player index, unit short name)} drawn as
-    coloured discs (e.g. ``{12: (0, "distillery")}``). ``port_tiles``: optional
-    {corner index 0..3 or port node id: tile name} shown on the ports.
+    ``units``: optional {node id: (player index, unit name)} drawn as coloured
+    discs (e.g. ``{12: (0, "distillery")}``; player -1 or None with ``"neutral"``
+    is a grey blocker). ``port_tiles``: optional {corner index 0..3 or port node
+    id: tile name} shown on the ports. ``player_labels``: optional legend text per
+    player index (e.g. clan names); players with units are always listed.
     ``modules``: draw only these module indices (0..3). ``extra_ports``: list of
     (x, y, text, [hex node ids]) drawn like ports (used for single-side images).
     """
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(11, 9.5))
+    own = ax is None
+    if own:
+        fig, ax = plt.subplots(figsize=(11, 10))
     else:
         fig = ax.figure
     ax.set_aspect("equal")
@@ -184,8 +193,7 @@ def render_board(board: Board, ax=None, units=None, port_tiles=None, show_ids=Tr
     # units
     for v, (player, unit) in units.items():
         x, y = xy[int(v)]
-        col = PLAYER_COLORS[int(player) % len(PLAYER_COLORS)] if player is not None and \
-            player >= 0 else "#777777"
+        col = _player_color(player)
         ax.add_patch(plt.Circle((x, y + 0.08), 0.33, facecolor=col, edgecolor="white",
                                 lw=1.2, zorder=11))
         short = UNIT_SHORT.get(str(unit), str(unit)[:2].title())
@@ -202,25 +210,80 @@ def render_board(board: Board, ax=None, units=None, port_tiles=None, show_ids=Tr
                  f" ({'small map: misted hexes inactive' if small else 'full map'})")
     if title:
         ax.set_title(title, fontsize=11)
-    _legend(ax)
-    fig.tight_layout()
+    rows = _legend(fig if own else ax, units, player_labels, bool(hatched), bool(dashed),
+                   bool(deltas), show_border, bool(ports or extra_ports), bool(port_tiles),
+                   show_ids)
+    if own:        # keep room below the map for the legend rows (figure coordinates)
+        fig.tight_layout(rect=(0, 0.028 * rows + 0.01, 1, 0.985))
+    else:
+        fig.tight_layout()
     return fig
 
 
-def _legend(ax):
+def _player_color(player) -> str:
+    if player is None or int(player) < 0:
+        return NEUTRAL_COLOR
+    return PLAYER_COLORS[int(player) % len(PLAYER_COLORS)]
+
+
+def _legend(where, units, player_labels, hatched, dashed, deltas, border, ports, port_tiles,
+            ids) -> int:
+    """Legends below the map (at the bottom of the figure, or below the axes ``where``): map
+    symbols, then players and the unit codes drawn. Returns the number of legend rows."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
-    handles = [Patch(facecolor=COLORS[TERRAIN_PASTURE], label="pasture"),
-               Patch(facecolor=COLORS[TERRAIN_FOREST], label="forest"),
-               Patch(facecolor=COLORS[TERRAIN_MOUNTAIN], label="mountain"),
-               Patch(facecolor=COLORS[TERRAIN_LOCH], label="loch"),
-               Patch(facecolor="#8c8c8c", hatch="///", alpha=0.6, label="mist (inactive)"),
-               Line2D([0], [0], color=RIVER_COLOR, lw=4, label="river"),
-               Line2D([0], [0], marker="^", ls="none", color="#0b3d91", label="delta"),
-               Line2D([0], [0], color="#c0392b", lw=1.6, label="active-map border"),
-               Patch(facecolor=COLORS[TERRAIN_PORT], edgecolor="#5a3d12", label="port")]
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=5,
-              fontsize=7, frameon=False)
+    grey = dict(ls="none", color="#333333")
+    h = [Patch(facecolor=COLORS[TERRAIN_PASTURE], label="pasture"),
+         Patch(facecolor=COLORS[TERRAIN_FOREST], label="forest"),
+         Patch(facecolor=COLORS[TERRAIN_MOUNTAIN], label="mountain"),
+         Patch(facecolor=COLORS[TERRAIN_LOCH], label="loch (~)"),
+         Line2D([0], [0], marker="$£2$", ms=13, label="land cost (£)", **grey),
+         Line2D([0], [0], color=RIVER_COLOR, lw=4, label="river"),
+         Line2D([0], [0], color="#404040", lw=1.4, label="module edge")]
+    if ids:
+        h.append(Line2D([0], [0], marker="$A2$", ms=10, label="hex id (A2-07)", **grey))
+    if deltas:
+        h.append(Line2D([0], [0], marker="^", ls="none", color="#0b3d91", label="delta"))
+    if hatched:
+        h.append(Patch(facecolor="#8c8c8c", hatch="///", alpha=0.6, label="mist (inactive)"))
+    if dashed:
+        h.append(Patch(facecolor=COLORS[TERRAIN_PASTURE], edgecolor="white", ls=(0, (2, 2)),
+                       label="mist hex (in play)"))
+    if border:
+        h.append(Line2D([0], [0], color="#c0392b", lw=1.6, label="active-map border"))
+    if ports:
+        h.append(Patch(facecolor=COLORS[TERRAIN_PORT], edgecolor="#5a3d12",
+                       label="port (P1-P9: its port tile)" if port_tiles else "port"))
+    players = sorted({int(p) for p, _ in units.values() if p is not None and int(p) >= 0}
+                     | set(range(len(player_labels or ()))))
+    kinds = []
+    for _, unit in units.values():
+        if str(unit) not in kinds:
+            kinds.append(str(unit))
+    h2 = [Line2D([0], [0], marker="o", ms=9, ls="none", color=_player_color(p),
+                 label=f"player {p}" + (f": {player_labels[p]}" if player_labels and
+                                       p < len(player_labels) and player_labels[p] else ""))
+          for p in players]
+    order = {u: i for i, u in enumerate(UNIT_SHORT)}
+    for unit in sorted(kinds, key=lambda u: order.get(u, len(order))):
+        code = UNIT_SHORT.get(unit, unit[:2].title())
+        h2.append(Line2D([0], [0], marker=f"${code}$", ms=10, ls="none", color="#222222",
+                         label=UNIT_LABEL.get(unit, unit.replace("_", " "))))
+    fig_level = isinstance(where, Figure)
+    rows = [(h, 6)] + ([(h2, 8)] if h2 else [])
+    n_rows = sum(-(-len(hs) // ncol) for hs, ncol in rows)
+    y = 0.0
+    for k, (hs, ncol) in enumerate(reversed(rows)):    # bottom block first
+        if fig_level:
+            lg = where.legend(handles=hs, loc="lower center", bbox_to_anchor=(0.5, y),
+                              ncol=min(len(hs), ncol), fontsize=7, frameon=False)
+            y += 0.028 * -(-len(hs) // ncol)
+        else:
+            lg = where.legend(handles=hs, loc="upper center",
+                              bbox_to_anchor=(0.5, -0.07 * (len(rows) - 1 - k)),
+                              ncol=min(len(hs), ncol), fontsize=7, frameon=False)
+            where.add_artist(lg)
+    return n_rows
 
 
 def render_side(side: str, ax=None, show_ids=True):

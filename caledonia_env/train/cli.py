@@ -76,7 +76,8 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
     a("--timesteps", type=_int, default=None,
       help=f"total learner decisions to train, e.g. 2_000_000 (default {d.timesteps:_}); with "
            f"--resume the new total")
-    a("--out", default=None, help=f"run folder (default {d.out})")
+    a("--out", default=None, help=f"run folder, created if missing; its parent must exist "
+                                  f"(default {d.out})")
     a("--resume", action="store_true",
       help="continue the run in --out from last.zip / resume.pt with its saved settings "
            "(config.json); only --timesteps may change")
@@ -161,9 +162,11 @@ def cmd_train(args) -> int:
     import caledonia_env.agents.ppo  # noqa: F401  (ppo:PATH opponents)
     from ..agents.checkpoint import CheckpointError
     from .trainer import train
+    from caledonia_env.tournament import check_output_folder
     try:
         cfg = _config_from_args(args)
         cfg.validate()
+        check_output_folder(cfg.out, "--out")
         train(cfg, resume=args.resume, progress=not args.quiet)
     except (ValueError, FileExistsError, CheckpointError) as e:
         print(f"caledonia train: error: {e}", file=sys.stderr)
@@ -175,6 +178,7 @@ def cmd_train(args) -> int:
 
 # --------------------------------------------------------------- evaluate
 def add_evaluate_parser(subparsers) -> argparse.ArgumentParser:
+    from caledonia_env.tournament import add_rules_options
     p = subparsers.add_parser(
         "evaluate", help="win rate (95%% CI) and score breakdown of a checkpoint; league ratings",
         description="Play a trained checkpoint against bots: win rate with a 95% Wilson "
@@ -205,8 +209,10 @@ def add_evaluate_parser(subparsers) -> argparse.ArgumentParser:
                    help="with --league: add DIR/*/best.zip (e.g. --runs runs)")
     p.add_argument("--league-file", default="runs/league.csv", metavar="FILE.csv",
                    help="games are appended here and ratings read from here "
-                        "(default runs/league.csv; '' to skip)")
+                        "(default runs/league.csv; its folder is created if missing, its parent "
+                        "must exist; '' to skip)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    add_rules_options(p, solo=False)
     p.set_defaults(func=cmd_evaluate)
     return p
 
@@ -225,14 +231,18 @@ def _version(spec: str) -> str:
         return hashlib.sha256(f.read()).hexdigest()[:8]
 
 
-def _play(specs, games, args, label_note=""):
-    from caledonia_env.tournament import ProgressBar
+def _play(specs, games, args):
+    from caledonia_env.config import GameConfig
+    from caledonia_env.tournament import progress_bar, rule_fields
     from .players import play_games
-    bar = None if args.quiet else ProgressBar(games, label=f"games{label_note}")
     t0 = time.perf_counter()
-    rows = play_games(list(specs), games, num_players=len(specs), seed=args.seed, map=args.map,
-                      labels=list(specs), progress=bar.update if bar else None,
-                      deterministic=not args.sample)
+    with progress_bar(games, quiet=args.quiet) as bar:
+        rows = play_games(list(specs), games, num_players=len(specs), seed=args.seed,
+                          map=args.map, labels=list(specs), progress=bar.update,
+                          deterministic=not args.sample, game_kw=args.game_kw)
+    rules = rule_fields(GameConfig(num_players=len(specs), map=args.map, **args.game_kw))
+    for r in rows:
+        r.update(rules)
     return rows, time.perf_counter() - t0
 
 
@@ -257,6 +267,7 @@ def _evaluate(args) -> int:
         raise CommandError("evaluating checkpoints needs torch: pip install -e '.[train]'")
     import caledonia_env.agents.ppo  # noqa: F401  (ppo:PATH names)
     from caledonia_env import tournament as tn
+    from caledonia_env.config import GameConfig
     from . import rating
     from ..agents.checkpoint import load
     from ..agents.policy import checkpoint_path
@@ -265,6 +276,18 @@ def _evaluate(args) -> int:
         raise CommandError(f"--players must be 2, 3 or 4, got {args.players}")
     if args.games < (0 if args.league else 1):
         raise CommandError(f"--games must be >= 1, got {args.games}")
+    clans, args.game_kw = tn.rules_from_args(args, args.players)
+    if clans == "auction":
+        clans, args.game_kw["clan_auction"] = "draft", True
+    args.game_kw["clans"] = None if clans == "none" else clans
+    GameConfig(num_players=args.players, map=args.map, **args.game_kw)      # rules errors now
+    if args.out:
+        tn.check_output_file(args.out, "--out")
+    if args.league_file:
+        tn.check_output_folder(os.path.dirname(os.path.abspath(args.league_file)),
+                               "--league-file folder")
+        if os.path.isdir(args.league_file):
+            raise CommandError(f"--league-file {args.league_file} is a folder; give a file name")
     bots = [x.strip() for x in args.vs.split(",") if x.strip()]
     ckpts = [_ppo_spec(c) for c in args.checkpoints]
     if args.runs:
@@ -344,9 +367,14 @@ def add_plot_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def cmd_plot(args) -> int:
+    from caledonia_env.tournament import check_output_file
     from .plot import plot_run
     try:
-        path = plot_run(args.run, args.output or os.path.join(args.run, "curve.png"), args.title)
+        out = args.output or os.path.join(args.run, "curve.png")
+        if not os.path.isdir(args.run):
+            raise ValueError(f"{args.run}: no such run folder")
+        check_output_file(out, "-o")
+        path = plot_run(args.run, out, args.title)
     except ValueError as e:
         print(f"caledonia plot: error: {e}", file=sys.stderr)
         return 2

@@ -26,7 +26,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
-import math
 import os
 import sys
 import time
@@ -178,50 +177,12 @@ def read_csv(path) -> list[dict]:
 
 
 # ---------------------------------------------------------------- progress
-class Progress:
-    """A one-line progress bar on stderr (rewritten in place on a terminal, a line every
-    ``every`` seconds otherwise, e.g. in a log file)."""
-
-    def __init__(self, total, start=0, enabled=True, stream=None, every=60.0):
-        self.total, self.enabled = total, enabled
-        self.stream = stream or sys.stderr
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.every = 0.5 if self.tty else every
-        self.t0 = time.perf_counter()
-        self.start = start
-        self._last = -1e9 if self.tty else self.t0
-        self.note = ""
-
-    def update(self, done, force=False):
-        if not self.enabled:
-            return
-        now = time.perf_counter()
-        if not force and now - self._last < self.every:
-            return
-        self._last = now
-        frac = min(1.0, done / self.total) if self.total else 1.0
-        rate = (done - self.start) / max(now - self.t0, 1e-9)
-        eta = (self.total - done) / rate if rate > 0 else float("inf")
-        bar = "#" * int(round(frac * 25)) + "." * (25 - int(round(frac * 25)))
-        eta_s = f"{eta / 60:.1f} min" if math.isfinite(eta) else "?"
-        line = (f"[{bar}] {done:,}/{self.total:,} steps  {rate:,.0f} steps/s  eta {eta_s}"
-                f"{'  ' + self.note if self.note else ''}")
-        if self.tty:
-            self.stream.write("\r" + line[:160] + "\x1b[K")
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-    def clear(self):
-        """Erase the bar's line on a terminal (before another message is printed)."""
-        if self.enabled and self.tty:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-
-    def close(self):
-        if self.enabled and self.tty:
-            self.stream.write("\n")
-            self.stream.flush()
+def progress_bar(total: int, start: int = 0, enabled: bool = True):
+    """A tqdm bar of training steps on stderr; silent when disabled or when stderr is not a
+    terminal (log files get the evaluation lines instead)."""
+    from tqdm import tqdm
+    return tqdm(total=total, initial=start, unit="step", unit_scale=True, file=sys.stderr,
+                disable=None if enabled else True, dynamic_ncols=True, mininterval=0.5)
 
 
 # ---------------------------------------------------------------- trainer
@@ -455,11 +416,11 @@ class Trainer:
         if t >= self.next["eval"]:
             self.next["eval"] = t + self.cfg.eval_every
             self.evaluate()
-            self.bar.note = self._progress_note
+            self.bar.set_postfix_str(self._progress_note, refresh=False)
         if t >= self.next["checkpoint"]:
             self.next["checkpoint"] = t + self.cfg.checkpoint_every
             self.save_checkpoint()
-        self.bar.update(t)
+        self.bar.update(t - self.bar.n)
         if self.cfg.max_minutes and self.wall() >= 60 * self.cfg.max_minutes:
             if not self.timed_out:
                 self.log(f"\n--max-minutes {self.cfg.max_minutes:g} reached at {t:,} steps; "
@@ -494,7 +455,7 @@ class Trainer:
         m = self.model
         self._session_start = int(m.num_timesteps)
         self._progress_note = ""
-        self.bar = Progress(cfg.timesteps, start=m.num_timesteps, enabled=self.show_progress)
+        self.bar = progress_bar(cfg.timesteps, start=m.num_timesteps, enabled=self.show_progress)
         self.log(f"training {cfg.players}-player MaskablePPO to {cfg.timesteps:,} steps in "
                  f"{self.out}: {cfg.fast_steps:,} vs numba random opponents, then self-play "
                  f"({cfg.opponents}); {sum(p.numel() for p in m.policy.parameters()):,} "
