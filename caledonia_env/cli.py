@@ -106,7 +106,10 @@ def _check_output_path(path: str, what: str, folder: bool = False) -> None:
 
 
 def _read_record(path: str):
-    """Load a ``Game.to_json`` record; UsageError if it is unreadable or invalid."""
+    """Load and verify a game record (docs/records.md): the starting position and its
+    actions; UsageError if it is unreadable, invalid, or does not replay to its checksums
+    (the message names the first diverging step)."""
+    from .game import Game
     try:
         with open(path) as f:
             text = f.read()
@@ -122,26 +125,14 @@ def _read_record(path: str):
         raise UsageError(f"{path!r} is not a game record: it needs 'config' (or 'scenario') "
                          f"and 'actions' (written by Game.to_json)")
     try:
-        start = _record_start(record)
+        start = Game.record_start(record)
     except (ValueError, TypeError, KeyError) as e:
         raise UsageError(f"{path!r}: invalid game record: {e}") from None
+    try:
+        Game.from_json(record)                # replays and verifies every step
+    except (ValueError, TypeError, KeyError) as e:
+        raise UsageError(f"{path!r}: the record does not replay: {e}") from None
     return start, list(record["actions"])
-
-
-def _record_start(record: dict):
-    """The starting position of a record (config or scenario), checked like Game.from_json."""
-    from .game import Game, GameConfig
-    if "scenario" in record:
-        from .scenario import from_scenario
-        game = from_scenario(record["scenario"])
-    else:
-        game = Game(GameConfig.from_dict(record["config"]))
-    if "map" in record and list(game.map) != list(record["map"]):
-        raise ValueError("the record's map does not match its config and seed")
-    fp = record.get("ruleset_fingerprint")
-    if fp is not None and game.ruleset.fingerprint() != fp:
-        raise ValueError("the record was played with another ruleset (fingerprint differs)")
-    return game
 
 
 def _board_picture(game, title=None):

@@ -247,24 +247,33 @@ def play_game(spec: TournamentSpec, g: int, record: bool = False) -> dict:
         think[p] += time.perf_counter() - t0
         decisions[p] += 1
         game.step(a)
+    rows = result_rows(game, g, game_seed, order, list(spec.players), decisions, think)
+    return {"game": g, "rows": rows, "record": game.to_json(agents=list(spec.players)) if record else None}
+
+
+def result_rows(game, g: int, game_seed: int, order, agents, decisions, think) -> list[dict]:
+    """One CSV row per player of a finished game: seat, agent, clan, VP by component,
+    win share (ties split), rank, thinking time and the rules it was played under."""
+    n = game.num_players
     scores = game.score_breakdown()
     winners = game.winners()
     per_vp = game.ruleset.final_scoring.money_per_vp
     money = [int(game.state[L.S_PLAYERS + p * L.P_SIZE + L.P_MONEY]) for p in range(n)]
     key = [(scores[p]["total"], money[p] % per_vp) for p in range(n)]
     clans = _clans(game)
+    rules = rule_fields(game.config, game.ruleset)
     rows = []
     for p in range(n):
         row = {"game": g, "game_seed": game_seed, "map": ",".join(game.map), "player": p,
-               "seat": order.index(p), "agent": spec.players[p], "clan": clans[p]}
+               "seat": list(order).index(p), "agent": agents[p], "clan": clans[p]}
         row.update(scores[p])
         row.update(money_left=money[p],
                    win=(1.0 / len(winners)) if p in winners else 0.0,
                    rank=1 + sum(k > key[p] for k in key),
                    decisions=decisions[p], think_seconds=round(think[p], 6))
-        row.update(rule_fields(game.config, game.ruleset))
+        row.update(rules)
         rows.append(row)
-    return {"game": g, "rows": rows, "record": game.to_json() if record else None}
+    return rows
 
 
 def _clans(game) -> list[str]:

@@ -9,7 +9,6 @@ the same tables as ``caledonia play``).
 """
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 
@@ -21,6 +20,7 @@ from caledonia_env.engine.mask import legal_mask
 from caledonia_env.env.observation import OBS_SIZE, encode_obs
 
 from ..agents.policy import PolicyPlayer, checkpoint_path
+from ..tournament import result_rows
 
 def resolve(spec, deterministic: bool = True):
     """A player from a spec: ``ppo:PATH`` / a PolicyPlayer (batched), or a bot name /
@@ -80,7 +80,6 @@ def play_games(players: list, games: int, num_players: int | None = None, seed: 
         raise ValueError(f"games must be >= 1, got {games}")
     roles = [resolve(p, deterministic) for p in players]
     labels = list(labels) if labels else [_label(p) for p in roles]
-    per_vp = None
     rows: list[dict] = []
     active: dict[int, dict] = {}
     next_g = 0
@@ -137,32 +136,19 @@ def play_games(players: list, games: int, num_players: int | None = None, seed: 
         for g in [g for g, st in active.items() if st["game"].is_terminal]:
             st = active.pop(g)
             game = st["game"]
-            if per_vp is None:
-                per_vp = game.ruleset.final_scoring.money_per_vp
-            rows.extend(_rows(g, st, game, labels, per_vp))
+            rows.extend(_rows(g, st, game, labels))
             if progress:
                 progress(1)
     rows.sort(key=lambda r: (r["game"], r["player"]))
     return rows
 
 
-def _rows(g, st, game, labels, per_vp):
-    n = game.num_players
-    scores = game.score_breakdown()
-    winners = game.winners()
-    money = [int(game.state[L.S_PLAYERS + p * L.P_SIZE + L.P_MONEY]) for p in range(n)]
-    key = [(scores[p]["total"], money[p] % per_vp) for p in range(n)]
-    out = []
-    for p in range(n):
-        row = {"game": g, "game_seed": st["seed"], "map": ",".join(game.map), "player": p,
-               "seat": st["order"].index(p), "agent": labels[st["roles"][p]],
-               "clan": game.clan(p) or "-", "role": st["roles"][p]}
-        row.update(scores[p])
-        row.update(money_left=money[p], win=(1.0 / len(winners)) if p in winners else 0.0,
-                   rank=1 + sum(k > key[p] for k in key), decisions=st["dec"][p],
-                   think_seconds=round(st["think"][p], 6))
-        out.append(row)
-    return out
+def _rows(g, st, game, labels):
+    rows = result_rows(game, g, st["seed"], st["order"], [labels[r] for r in st["roles"]],
+                       st["dec"], st["think"])
+    for p, row in enumerate(rows):
+        row["role"] = st["roles"][p]
+    return rows
 
 
 def summarize(rows: list[dict], role: int = 0) -> dict:
