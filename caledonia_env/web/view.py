@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from ..data.ruleset import PORT_KINDS, PORT_PARAMS, SCORING_KINDS
+from ..engine import layout as L
 from ..engine.actions import A_PLACE, A_PORT, A_ROW, A_SELECT
 from ..engine.constants import GOOD_NAMES, IMPORT_NAMES, MAX_NODES, N_CORNERS, N_UNITS, UNIT_NAMES
 from ..map.format import odd_r_neighbors
@@ -139,11 +140,18 @@ def position_json(session, pos: int | None = None) -> dict:
         "log": [_entry(e) for e in session.entries],
         "rounds": sorted({e.round for e in session.entries}),
         "legal": legal_json(game) if not game.is_terminal else [],
+        "units_left": [units_left(game, p) for p in range(game.num_players)],
         "score": None,
     }
     if game.is_terminal:
         view["score"] = {"breakdown": game.score_breakdown(), "winners": game.winners()}
     return view
+
+
+def units_left(game, p: int) -> dict:
+    """Units still on player ``p``'s board (not in the scenario dict, which lists the map)."""
+    off = L.S_PLAYERS + p * L.P_SIZE + L.P_BOARD
+    return {u: int(k) for u, k in zip(UNIT_NAMES, game.state[off:off + N_UNITS])}
 
 
 def _entry(e) -> dict:
