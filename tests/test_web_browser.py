@@ -173,10 +173,11 @@ def test_replay_a_record_file_and_reject_a_tampered_one(page, server, tmp_path):
     path = tmp_path / "game.json"
     path.write_text(g.to_json())
     page.set_input_files("#replay-file", str(path))
-    expect(page.locator("#status")).to_contain_text(f"Replay game.json · decision 0 / {len(g.history)}")
+    expect(page.locator("#status")).to_contain_text(f"decision 0 / {len(g.history)}")
+    expect(page.locator("#status")).to_contain_text(f"Replay game.json · map {','.join(g.map)}")
     page.locator("#log li").last.click()
     expect(page.locator("#status")).to_contain_text("game over")
-    totals = page.eval_on_selector_all("#scores tr td[data-score='total']",
+    totals = page.eval_on_selector_all("#scores td[data-score='total']",
                                        "ts => ts.map(t => Number(t.textContent))")
     assert totals == [int(x) for x in g.scores()]
     gid = page.evaluate("() => new URLSearchParams(location.search).get('game')")

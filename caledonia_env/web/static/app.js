@@ -218,7 +218,7 @@ function render() {
   const who = v.terminal ? "game over" : `${seatName(v.current_player)} to decide (${v.context})`;
   $("status").replaceChildren(
     el("b", {}, v.mode === "replay" ? `Replay ${v.label || v.id}` : `${v.mode === "play" ? "Play" : "Watch"} ${v.id}`),
-    ` · decision ${v.position} / ${v.length} · round ${sc.round} · ${sc.phase} · `,
+    ` · map ${S.board.map.join(",")} · decision ${v.position} / ${v.length} · round ${sc.round} · ${sc.phase} · `,
     el("span", { id: "who", class: v.human_turn ? "you" : "" }, who));
   $("last").textContent = v.last ? `last: ${seatName(v.last.player)} — ${v.last.name}` : "start of the game";
   $("undo").hidden = v.mode !== "play";
@@ -342,16 +342,17 @@ function renderScores() {
   const v = S.view, box = $("scores");
   box.replaceChildren();
   if (!v.score) return;
-  const fields = Object.keys(v.score.breakdown[0]);
-  const t = el("table", { class: "scores" });
-  const head = el("tr"); head.append(el("th", {}, "final score")); for (const f of fields) head.append(el("th", {}, f));
+  const t = el("table", { class: "scores" }), win = v.score.winners;
+  const head = el("tr"); head.append(el("th", {}, "final score"));
+  v.seats.forEach((s, i) => head.append(el("th", { class: win.includes(i) ? "winner" : "" },
+                                             `P${i}` + (win.includes(i) ? " ★ wins" : ""))));
   t.append(head);
-  v.score.breakdown.forEach((s, i) => {
-    const tr = el("tr", { class: v.score.winners.includes(i) ? "winner" : "" });
-    tr.append(el("td", {}, seatName(i) + (v.score.winners.includes(i) ? " 🏆" : "")));
-    for (const f of fields) tr.append(el("td", { "data-score": f }, String(s[f])));
+  for (const f of Object.keys(v.score.breakdown[0])) {
+    const tr = el("tr", { class: f === "total" ? "total" : "" });
+    tr.append(el("th", {}, f));
+    v.score.breakdown.forEach((b) => tr.append(el("td", { "data-score": f }, String(b[f]))));
     t.append(tr);
-  });
+  }
   box.append(t);
 }
 
@@ -368,7 +369,7 @@ function renderLegend() {
   sw("background:#c0392b", "active-map border", "sw line thin");
   sw("background:#0b3d91;clip-path:polygon(50% 0,100% 100%,0 100%)", "river delta");
   sw(`background:${b.colors.terrain.port}`, "port (tile)");
-  box.append(el("span", { class: "item" }, "£n land cost"));
+  box.append(el("span", { class: "item" }, "£n land cost · 07 hex number in its module side"));
   S.view.seats.forEach((s, i) => sw(`background:${b.colors.players[i]};border-radius:50%`, `P${i} ${s}`));
   box.append(el("span", { class: "item units" }, "units: " + Object.entries(b.units).map(([u, k]) => `${k} ${u.replace("_", " ")}`).join(" · ") + " · X neutral"));
 }
