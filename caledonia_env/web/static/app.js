@@ -370,6 +370,8 @@ function renderLegend() {
   sw("background:#0b3d91;clip-path:polygon(50% 0,100% 100%,0 100%)", "river delta");
   sw(`background:${b.colors.terrain.port}`, "port (tile)");
   box.append(el("span", { class: "item" }, "£n land cost · 07 hex number in its module side"));
+  sw("border:3px solid #ff00c8", "you can act on this hex (click)");
+  sw("border:3px solid #000", "chosen hex");
   S.view.seats.forEach((s, i) => sw(`background:${b.colors.players[i]};border-radius:50%`, `P${i} ${s}`));
   box.append(el("span", { class: "item units" }, "units: " + Object.entries(b.units).map(([u, k]) => `${k} ${u.replace("_", " ")}`).join(" · ") + " · X neutral"));
 }
