@@ -262,6 +262,13 @@ def test_serve_parser_and_bad_options():
     assert cmd_serve(parser.parse_args(["serve", "--games", "0"])) == 2
 
 
+def test_serve_parser_loads_without_the_web_extra():
+    code = ("import sys; import caledonia_env.web.cli; "
+            "assert 'fastapi' not in sys.modules and 'uvicorn' not in sys.modules")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
+
+
 def test_serve_prints_its_url_and_answers():
     pytest.importorskip("uvicorn", reason="the web extra (uvicorn) is not installed")
     import urllib.request

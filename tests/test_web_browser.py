@@ -131,6 +131,14 @@ def test_watch_a_bot_game_step_and_jump_to_a_round(page, server):
     assert_page_shows(page, s)
     assert page.locator("#overlay .unit").count() > 0
     page.screenshot(path=os.path.join(ARTIFACTS, "watch.png"))
+    page.click("#last-pos")
+    expect(page.locator("#status")).to_contain_text("game over")
+    game = s.game_at()
+    assert game.is_terminal
+    totals = page.eval_on_selector_all("#scores td[data-score='total']",
+                                       "ts => ts.map(t => Number(t.textContent))")
+    assert totals == [int(x) for x in game.scores()]
+    assert_page_shows(page, s)
 
 
 def test_play_a_human_turn_by_clicking_a_hex_and_an_action(page, server):

@@ -54,6 +54,7 @@ async function init() {
   $("first").onclick = () => move("goto", { position: 0 });
   $("prev").onclick = () => move("step", { delta: -1 });
   $("next").onclick = () => move("step", { delta: 1 });
+  $("last-pos").onclick = () => move("goto", { round: 6 });
   $("play").onclick = togglePlay;
   $("undo").onclick = () => move("undo");
   const gid = new URLSearchParams(location.search).get("game");
