@@ -77,10 +77,15 @@ def test_watch_step_forward_back_and_jump_to_round(client):
     assert board["map"] == list(g.map)
 
 
-def test_step_before_start_is_a_clear_error(client):
+def test_step_stops_at_the_ends_with_a_clear_error(client):
     gid = client.post("/api/games", json={"players": ["random", "random"]}).json()["id"]
     r = client.post(f"/api/games/{gid}/step", json={"delta": -1})
     assert r.status_code == 400 and "first position" in r.json()["detail"]
+    v = client.post(f"/api/games/{gid}/step", json={"delta": 10_000}).json()
+    assert v["terminal"] and v["position"] == v["length"] > 0
+    assert_matches(v, GameConfig(num_players=2, seed=0))
+    r = client.post(f"/api/games/{gid}/step", json={"delta": 1})
+    assert r.status_code == 400 and "game is over" in r.json()["detail"]
 
 
 def test_play_illegal_action_then_legal_action_bots_reply_and_undo(client):

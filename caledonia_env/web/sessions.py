@@ -87,20 +87,25 @@ class Session:
         self.pos = self.end
 
     def step(self, delta: int) -> None:
-        """Move ``delta`` decisions; past the end of a bot game the bots play on."""
+        """Move ``delta`` decisions; past the end of a bot game the bots play on. Stops at
+        the end (game over, end of a record, a human's decision); an error if it cannot move."""
         target = self.pos + int(delta)
         if target < 0:
             raise ValueError("already at the first position")
-        while target > self.end:
+        reason = None
+        while target > self.end and reason is None:
             game = self.game_at(self.end)
             if game.is_terminal:
-                raise ValueError("the game is over: no next decision")
-            if self.mode == "replay":
-                raise ValueError("end of the record: no next decision")
-            if self.is_human_turn(game):
-                raise ValueError(f"player {game.current_player} (you) decides: choose an action")
-            self.bot_move(game)
-        self.pos = target
+                reason = "the game is over: no next decision"
+            elif self.mode == "replay":
+                reason = "end of the record: no next decision"
+            elif self.is_human_turn(game):
+                reason = f"player {game.current_player} (you) decides: choose an action"
+            else:
+                self.bot_move(game)
+        if reason is not None and self.pos == self.end:
+            raise ValueError(reason)
+        self.pos = min(target, self.end)
 
     def goto(self, position: int | None = None, round: int | None = None) -> None:
         """Jump to a position, or to the first decision of ``round`` (bots play on to reach it)."""
