@@ -153,6 +153,18 @@ def test_replay_upload_steps_through_the_record_to_the_final_score(client):
     assert Game.from_json(rec.text).history == g.history
 
 
+def test_replay_of_a_record_that_starts_from_a_scenario(client):
+    g = Game.from_scenario({"num_players": 2, "map": "A1,B1,C1,D1", "round": 2,
+                            "players": [{"money": 30}, {"money": 25}]})
+    agents = [make("random", seed=p) for p in range(2)]
+    for _ in range(6):
+        g.step(agents[g.current_player].act(g))
+    v = client.post("/api/replays", json={"record": g.to_json()}).json()
+    assert v["scenario"]["round"] == 2 and [p["money"] for p in v["scenario"]["players"]] == [30, 25]
+    v = client.post(f"/api/games/{v['id']}/goto", json={"position": 6}).json()
+    assert v["scenario"] == json.loads(json.dumps(g.to_scenario()))
+
+
 def test_replay_of_a_partial_record_cannot_be_continued(client):
     g = Game(num_players=2, seed=4)
     g.apply_sequence([g.legal_actions()[0] for _ in range(1)])

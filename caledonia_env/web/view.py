@@ -69,24 +69,27 @@ def board_json(game) -> dict:
         "market": {"min": dict(zip(GOOD_NAMES, map(int, rs.market.min))),
                    "max": dict(zip(GOOD_NAMES, map(int, rs.market.max)))},
         "contracts": contracts,
-        "scoring_tiles": {f"T{i + 1}": t for i, t in _tiles(rs.scoring_tiles, SCORING_KINDS).items()},
-        "port_tiles": {f"P{i + 1}": t for i, t in
-                       _tiles(rs.ports, PORT_KINDS, PORT_PARAMS).items()},
+        "scoring_tiles": _scoring_tiles(rs), "port_tiles": _port_tiles(rs),
     }
 
 
-def _tiles(table, kinds, params=()) -> dict:
-    """Tile name -> short text from the ruleset: kind and its numbers (R-5, R-6.4)."""
-    out = {}
-    for i, k in enumerate(table.kind):
-        nums = {a: int(getattr(table, a)[i]) for a in ("glory", "per", "min_land_cost")
-                if hasattr(table, a) and int(getattr(table, a)[i])}
-        if hasattr(table, "params"):
-            nums.update({a: int(v) for a, v in zip(params, table.params[i]) if v})
-        text = kinds[int(k)].replace("_", " ")
-        if nums:
-            text += ": " + ", ".join(f"{a.replace('_', ' ')} {v}" for a, v in nums.items())
-        out[i] = text
+def _scoring_tiles(rs) -> dict:
+    """Scoring tile name -> what it scores, from the ruleset (R-6.4)."""
+    t, out = rs.scoring_tiles, {}
+    for i, k in enumerate(t.kind):
+        text = f"{int(t.glory[i])} glory per {int(t.per[i])} {SCORING_KINDS[int(k)].replace('_', ' ')}"
+        if int(t.min_land_cost[i]):
+            text += f" (land cost {int(t.min_land_cost[i])}+)"
+        out[f"T{i + 1}"] = text
+    return out
+
+
+def _port_tiles(rs) -> dict:
+    """Port tile name -> its kind and numbers, from the ruleset (R-5)."""
+    t, out = rs.ports, {}
+    for i, k in enumerate(t.kind):
+        nums = ", ".join(f"{a} {int(v)}" for a, v in zip(PORT_PARAMS, t.params[i]) if v)
+        out[f"P{i + 1}"] = f"{PORT_KINDS[int(k)].replace('_', ' ')} ({nums})"
     return out
 
 
