@@ -286,6 +286,10 @@ function renderPlayers() {
       ["units left", left || "none", "units"], ["shipping", `${p.shipping} · tech upgrades: ${tech}`, "shipping"],
       ["merchants", `${p.merchants} in supply, ${p.merchants_on_track} on track`, "merchants"],
       ["contracts", ctr, "contracts"], ["fulfilled", p.fulfilled.length ? p.fulfilled.map((c) => "#" + c).join(" ") : "none", "fulfilled"]];
+    if (p.start_tile) rows.push(["start tile", p.start_tile, "start_tile"]);
+    if (p.clan === "mackenzie") rows.push(["cellar", `whisky aging: ${p.cellar[0]} left, ${p.cellar[1]} right`, "cellar"]);
+    if (p.clan === "brewer") rows.push(["beer", `${p.beer} brewed`, "beer"]);
+    if (p.bid) rows.push(["auction bid", `${p.bid} VP`, "bid"]);
     const t = el("table");
     for (const [k, val, key] of rows) {
       const tr = el("tr"); tr.append(el("th", {}, k), el("td", { "data-field": key }, String(val))); t.append(tr);
