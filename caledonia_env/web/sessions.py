@@ -165,7 +165,7 @@ def new_session(sid: str, players, clans=None, map=None, seed: int = 0) -> Sessi
     if not isinstance(players, list) or not 1 <= len(players) <= 4 or \
             not all(isinstance(p, str) and p.strip() for p in players):
         raise ValueError(f"players must list 1 to 4 agent names or 'human', got {players!r}")
-    seats = [p.strip() for p in players]
+    seats = [HUMAN if p.strip().lower() == HUMAN else p.strip() for p in players]
     for name in seats:
         if name != HUMAN:
             make_agent(name)              # ValueError naming the allowed agents
