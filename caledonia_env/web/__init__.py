@@ -1,0 +1,14 @@
+"""``caledonia serve``: watch bot games, replay records and play against the bots in a browser.
+
+Needs the ``web`` extra (FastAPI, uvicorn), imported only when the app is made, so the
+``caledonia`` command works without it. Endpoints: docs/web.md.
+"""
+
+
+def create_app(limit: int = 32):
+    """The ASGI app (FastAPI); ``limit`` games are kept in memory."""
+    from .app import create_app as _create_app
+    return _create_app(limit)
+
+
+__all__ = ["create_app"]

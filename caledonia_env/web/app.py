@@ -1,0 +1,161 @@
+"""The FastAPI app of ``caledonia serve`` (endpoints in docs/web.md).
+
+Every endpoint answers JSON; bad input is a 400 (404 for an unknown game id) with
+``{"detail": "<message>"}``, never a traceback. Bot moves run in FastAPI's thread pool
+(plain ``def`` endpoints) under the game's lock. Uploaded records are parsed as data
+(``Game.from_json``); nothing from a request is executed.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional, Union
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+
+from ..agents.registry import kinds
+from ..config import CLAN_NAMES
+from ..game import IllegalActionError
+from ..map import MODULE_SIDES
+from .sessions import Store, new_session, replay_session
+from .view import board_json, position_json
+
+STATIC = Path(__file__).parent / "static"
+#: Largest record accepted by /api/replays (characters).
+MAX_RECORD_CHARS = 2_000_000
+
+
+class NewGame(BaseModel):
+    players: list[str] = Field(min_length=1, max_length=4,
+                               description="agent names (greedy, random, mcts:16, …) or 'human'")
+    clans: Optional[Union[str, list[Optional[str]]]] = None
+    map: Optional[str] = None
+    seed: int = Field(0, ge=0)
+
+
+class Replay(BaseModel):
+    record: str = Field(max_length=MAX_RECORD_CHARS)
+    name: str = Field("", max_length=200)
+
+
+class Step(BaseModel):
+    delta: int = Field(1, ge=-10_000, le=10_000)
+
+
+class Goto(BaseModel):
+    position: Optional[int] = None
+    round: Optional[int] = Field(None, ge=1, le=6)
+
+
+class Act(BaseModel):
+    action: int
+
+
+def create_app(limit: int = 32) -> FastAPI:
+    """The app; ``limit`` games are kept in memory (least recently used evicted)."""
+    app = FastAPI(title="caledonia serve", docs_url="/api/docs", redoc_url=None)
+    store = Store(limit)
+    app.state.store = store
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError):
+        parts = []
+        for err in exc.errors():
+            where = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
+            parts.append(f"{where}: {err.get('msg', 'invalid')}")
+        return JSONResponse({"detail": "bad request: " + "; ".join(parts)}, status_code=400)
+
+    def session(gid):
+        try:
+            return store.get(gid)
+        except KeyError:
+            raise HTTPException(404, f"no game {gid!r} (it may have been evicted: the server "
+                                     f"keeps the {store.limit} most recently used games)") from None
+
+    def run(gid, fn):
+        s = session(gid)
+        with s.lock:
+            try:
+                fn(s)
+            except IllegalActionError as e:
+                raise HTTPException(400, f"illegal action: {e}") from None
+            except ValueError as e:
+                raise HTTPException(400, str(e)) from None
+            return position_json(s)
+
+    @app.get("/", include_in_schema=False)
+    def index():
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/api/meta")
+    def meta():
+        return {"agents": [{"name": k.name, "help": k.help, "param": k.param,
+                            "param_required": k.param_required, "example": k.example}
+                           for k in kinds()],
+                "clans": list(CLAN_NAMES), "sides": list(MODULE_SIDES),
+                "games": store.ids(), "limit": store.limit}
+
+    @app.post("/api/games")
+    def new_game(req: NewGame):
+        clans = req.clans
+        try:
+            s = new_session(store.new_id(), list(req.players), clans=clans, map=req.map,
+                            seed=req.seed)
+        except ValueError as e:
+            raise HTTPException(400, str(e)) from None
+        store.add(s)
+        return position_json(s)
+
+    @app.post("/api/replays")
+    def new_replay(req: Replay):
+        try:
+            s = replay_session(store.new_id(), req.record, label=req.name)
+        except ValueError as e:
+            raise HTTPException(400, str(e)) from None
+        store.add(s)
+        return position_json(s)
+
+    @app.get("/api/games/{gid}")
+    def get_game(gid: str):
+        return run(gid, lambda s: None)
+
+    @app.get("/api/games/{gid}/board")
+    def get_board(gid: str):
+        return board_json(session(gid).start)
+
+    @app.post("/api/games/{gid}/step")
+    def step(gid: str, req: Step):
+        return run(gid, lambda s: s.step(req.delta))
+
+    @app.post("/api/games/{gid}/goto")
+    def goto(gid: str, req: Goto):
+        if (req.position is None) == (req.round is None):
+            raise HTTPException(400, "give exactly one of 'position' or 'round'")
+        return run(gid, lambda s: s.goto(req.position, req.round))
+
+    @app.post("/api/games/{gid}/act")
+    def act(gid: str, req: Act):
+        return run(gid, lambda s: s.act(req.action))
+
+    @app.post("/api/games/{gid}/undo")
+    def undo(gid: str):
+        return run(gid, lambda s: s.undo())
+
+    @app.get("/api/games/{gid}/record", response_class=PlainTextResponse)
+    def record(gid: str):
+        s = session(gid)
+        with s.lock:
+            return PlainTextResponse(s.to_json(), media_type="application/json", headers={
+                "Content-Disposition": f'attachment; filename="caledonia_{gid}.json"'})
+
+    @app.delete("/api/games/{gid}")
+    def delete(gid: str):
+        session(gid)
+        store.remove(gid)
+        return {"deleted": gid}
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app
