@@ -1,19 +1,20 @@
 # Two commands do everything on a fresh machine with only Python:
 #   make tournament -- set up .venv (core install only), run a 200-game bot tournament
 #   make test       -- set up .venv with the extras and run the test suite (what CI runs)
-# Also: make demo (one random game + map.png, core only), make test-slow, make clean.
+# Also: make demo (one random game + map.png, core only), make serve (browser app),
+# make test-slow, make clean.
 # The core install is `pip install -e .` (numpy, numba, gymnasium, pettingzoo, matplotlib,
 # tqdm). `make test` adds the extras in EXTRAS; a new extra goes there (e.g. EXTRAS=dev,train,web).
 # The train extra pins torch==2.13.0: without a GPU, install the CPU build first (README).
 PYTHON ?= python3
 VENV   ?= .venv
-EXTRAS ?= dev,train
+EXTRAS ?= dev,train,web
 PY     := $(VENV)/bin/python
 comma  := ,
 CORE   := $(VENV)/.installed-core
 FULL   := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: demo test test-slow tournament clean
+.PHONY: demo test test-slow tournament serve browser clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -30,8 +31,14 @@ $(FULL): pyproject.toml | $(PY)
 demo: $(CORE)
 	$(PY) -m caledonia_env demo
 
-test: $(FULL)
-	$(PY) -m pytest
+# The browser tests (tests/test_web_browser.py) drive Debian's chromium; `browser` installs
+# it with apt-get when missing. Where it cannot be installed, those tests are skipped and
+# pytest prints the reason (never silently).
+browser:
+	-sh scripts/install_browser.sh
+
+test: $(FULL) browser
+	$(PY) -m pytest -rs
 
 test-slow: $(FULL)
 	$(PY) -m pytest -m slow
@@ -44,6 +51,9 @@ CLANS   ?= draft
 tournament: $(CORE)
 	$(PY) -m caledonia_env play --players $(PLAYERS) --games $(GAMES) --workers $(WORKERS) \
 		--clans $(CLANS) --out tournament.csv
+
+serve: $(FULL)
+	$(PY) -m caledonia_env serve
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

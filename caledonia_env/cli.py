@@ -29,6 +29,7 @@ EXAMPLES = """examples:
   caledonia evaluate runs/x/best.zip --vs random,greedy --games 400
   caledonia play --players ppo:pretrained,greedy --games 100
   caledonia play --players greedy,random --clans none --variant no-ports,static-imports
+  caledonia serve --port 8080                  # browser app (needs the web extra)
 run 'caledonia COMMAND --help' for every option of a command.
 """
 
@@ -512,9 +513,11 @@ def build_parser() -> argparse.ArgumentParser:
     render.set_defaults(func=_cmd_render)
 
     from caledonia_env.train.cli import add_evaluate_parser, add_plot_parser, add_train_parser
+    from caledonia_env.web.cli import add_serve_parser
     add_train_parser(sub)
     add_evaluate_parser(sub)
     add_plot_parser(sub)
+    add_serve_parser(sub)
     return parser
 
 
