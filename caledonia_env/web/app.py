@@ -31,7 +31,7 @@ MAX_RECORD_CHARS = 2_000_000
 class NewGame(BaseModel):
     players: list[str] = Field(min_length=1, max_length=4,
                                description="agent names (greedy, random, mcts:16, …) or 'human'")
-    clans: Optional[Union[str, list[Optional[str]]]] = None
+    clans: Optional[Union[str, list[Optional[str]]]] = "draft"
     map: Optional[str] = None
     seed: int = Field(0, ge=0)
 

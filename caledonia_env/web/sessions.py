@@ -160,7 +160,7 @@ class Session:
 
 
 # ----------------------------------------------------------------- creating sessions
-def new_session(sid: str, players, clans=None, map=None, seed: int = 0) -> Session:
+def new_session(sid: str, players, clans="draft", map=None, seed: int = 0) -> Session:
     """A bot game or a game against bots: ``players`` lists agent names or ``"human"``."""
     if not isinstance(players, list) or not 1 <= len(players) <= 4 or \
             not all(isinstance(p, str) and p.strip() for p in players):

@@ -63,7 +63,7 @@ async function init() {
 
 async function startGame() {
   const players = [0, 1, 2, 3].map((i) => $(`seat${i}`).value.trim()).filter((x) => x);
-  const body = { players, clans: $("clans").value.trim() || "none", seed: Number($("seed").value || 0) };
+  const body = { players, clans: $("clans").value.trim() || "draft", seed: Number($("seed").value || 0) };
   if ($("sides").value.trim()) body.map = $("sides").value.trim();
   const v = await call("POST", "/api/games", body);
   if (v) await show(v, true);
