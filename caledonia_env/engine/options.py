@@ -9,7 +9,8 @@ from .constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N
                         N_GOODS, N_UNITS, P1, P9, PROCESS_IN, T_LOCH, T_PORT)
 from .contracts import can_afford_contract
 from .economy import can_hire, can_nb_buy, can_ship, can_tech
-from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, S_NB_PENDING,
+from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, S_NB_BOUGHT,
+                     S_NB_PENDING, T_RETRIEVE_BUY,
                      S_OCC, S_PORTS, T_ACTIVE, T_BORDER, T_CLAN_BORDER_START, T_CLAN_BOXES,
                      T_CLAN_DELTA_DISC, T_DELTA, T_LAND_COST, T_N_NODES, T_TERRAIN, T_NB_LIMIT,
                      T_UNIT_COUNT, T_UNIT_TERRAIN, T_UNIT_YIELD)
@@ -156,10 +157,17 @@ def any_free_hex(s, T, p):
 
 
 @njit(cache=True)
+def retrieve_ok(s, T, po, i):
+    """Upgrade bonus: take back an own merchant from market space i (buy 0..5, sell 6..11);
+    buy-side spaces only with the retrieve-buy-side interpretation (R-3.7.2 [interp])."""
+    return s[po + P_MARKET + i] > 0 and (i >= N_GOODS or T[T_RETRIEVE_BUY] != 0)
+
+
+@njit(cache=True)
 def any_retrieve(s, T, p):
     po = pofs(p)
     for i in range(2 * N_GOODS):
-        if s[po + P_MARKET + i] > 0:
+        if retrieve_ok(s, T, po, i):
             return True
     return False
 
@@ -175,7 +183,10 @@ def any_upgrade_bonus(s, T, p):
 
 @njit(cache=True)
 def nb_limit(s, T, p, g):
-    return T[T_NB_LIMIT]
+    """Units of good g still purchasable by neighborhood this turn (R-3.3.1: the limit is
+    per good type per turn, across all of the turn's expansions)."""
+    left = T[T_NB_LIMIT] - s[S_NB_BOUGHT + g]
+    return left if left > 0 else 0
 
 
 @njit(cache=True)
@@ -183,7 +194,7 @@ def any_nb_buy(s, T, p):
     po = pofs(p)
     pend = s[S_NB_PENDING]
     for g in range(N_GOODS):
-        if pend & (1 << g) and can_nb_buy(s, T, po, g, 1):
+        if pend & (1 << g) and nb_limit(s, T, p, g) > 0 and can_nb_buy(s, T, po, g, 1):
             return True
     return False
 
