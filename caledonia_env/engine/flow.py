@@ -33,7 +33,7 @@ from .layout import (P_BID, P_CELLAR, P_GLORY, P_GOODS, P_MARKET, P_MERCH, P_MON
                      T_CLAN_STRUCT_KEEP, T_CLAN_WORKERS, T_ROUNDS, T_SCORING_TILES_ON,
                      T_UNIT_GOOD, T_UNIT_YIELD)
 from .options import (any_after_main_port, any_free_hex, any_nb_buy, any_start_worker,
-                      any_upgrade_bonus, can_obtain, free_box_count, process_max)
+                      any_upgrade_bonus, can_obtain_with_cellar, free_box_count, process_max)
 from .scoring import final_scoring, tile_glory
 from .solo import is_market_round, market_phase
 
@@ -439,7 +439,7 @@ def resolve(s, T):
         return
     # 5b. Buchanan's second contract in the same Obtain action
     if s[S_SECOND_OBTAIN]:
-        if can_obtain(s, T, p) and any_slot(s):
+        if can_obtain_with_cellar(s, T, p) and any_slot(s):
             s[S_CTX] = CTX_SECOND_CONTRACT
             return
         s[S_SECOND_OBTAIN] = 0
