@@ -114,14 +114,13 @@ def _port_params(rs):
 def reach_lists(ship_req):
     """Per node: targets sorted by required shipping level, and counts per level."""
     n = ship_req.shape[0]
+    req = np.asarray(ship_req, np.int64)
+    order = np.argsort(req, axis=1, kind="stable")
+    reachable = np.take_along_axis(req, order, axis=1) < UNREACHABLE
     lists = np.full((MAX_NODES, MAX_NODES), -1, np.int32)
+    lists[:n, :n] = np.where(reachable, order, -1)
     counts = np.zeros((MAX_NODES, L.MAX_LEVEL), np.int32)
-    for u in range(n):
-        req = ship_req[u].astype(np.int64)
-        order = [v for v in np.argsort(req, kind="stable") if req[v] < UNREACHABLE]
-        lists[u, :len(order)] = order
-        for level in range(L.MAX_LEVEL):
-            counts[u, level] = int(np.sum(req[order] <= level)) if order else 0
+    counts[:n] = (req[:, :, None] <= np.arange(L.MAX_LEVEL)).sum(axis=1)
     return lists, counts
 
 
