@@ -1,6 +1,6 @@
 """The flat action space: stable ids, readable names and the reverse parse.
 
-One ``Discrete(N_ACTIONS)`` space covers every decision context (DESIGN.md).
+One ``Discrete(N_ACTIONS)`` space covers every decision context.
 Ids never depend on the player count or the map (nodes are padded to
 ``MAX_NODES``); names use the map's hex labels when a board is given.
 """
