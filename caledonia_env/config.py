@@ -88,6 +88,10 @@ class GameConfig:
     smaller_map: bool = False
     covered_hexes: Optional[tuple[str, ...]] = None
     extra: dict = field(default_factory=dict, compare=False, repr=False)
+    # switchable rule interpretations (docs/interpretations.md); defaults = the engine's reading
+    interp_p4_exact: bool = False                 # P4 moves a price exactly 3 steps, not up to 3
+    interp_retrieve_buy_side: bool = True         # upgrade bonus may take back a buy merchant
+    interp_export_min_contracts: Optional[int] = None   # R-7 rank threshold; None = ruleset data
 
     def __post_init__(self):
         for f in fields(self):

@@ -261,6 +261,7 @@ def test_R_8_1_structure_bonus_draws_6_keeps_up_to_2_paying_once():
     pile = int(g.state[L.S_DECK_COUNT])
     step(g, f"expand bakery @ {cl[3]}")
     assert g.context == "structure bonus"
+    step(g, "draw structure contracts")
     drawn = [int(x) for x in g.state[L.S_DRAWN:L.S_DRAWN + 6]]
     assert all(x >= 0 for x in drawn) and CP["buchanan"]["structure_draw"] == 6
     money = pv(g, 0, L.P_MONEY)
@@ -282,6 +283,7 @@ def test_R_8_1_port_P8_draws_6():
     g = Game.from_scenario(d)
     step(g, "port A")
     assert g.context == "structure bonus"
+    step(g, "draw structure contracts")
     assert sum(int(x) >= 0 for x in g.state[L.S_DRAWN:L.S_DRAWN + 6]) == 6
     assert pv(g, 0, L.P_MONEY) == 10 + RS.ports.params[7][1]
 
@@ -326,7 +328,7 @@ def test_R_8_2_campbell_rulebook_example_bakeries_5_4_4_distillery_7():
         land = int(board.land_cost[board.node(hex_)])
         assert money - pv(g, 0, L.P_MONEY) == cost + land, unit
         if g.context == "structure bonus":
-            step(g, "keep no contract")
+            step(g, "decline structure bonus")
 
 
 # ----------------------------------------------------------- Cunningham

@@ -16,7 +16,7 @@ LAYERS = [
     ("data", "map"),
     ("engine",),
     ("config",),
-    ("game", "scenario", "records", "render_text"),
+    ("game", "scenario", "records", "render_text", "fuzz"),
     ("env",),
     ("agents",),
     ("tournament",),

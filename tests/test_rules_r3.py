@@ -652,6 +652,9 @@ def test_R_3_3_2_fourth_building_draw_three_keep_one(board):
     m0 = 100 - cost(g, "distillery", t)
     do(g, f"expand distillery @ {t}")
     assert g.context == "structure bonus" and g.current_player == 0
+    assert set(mask_names(g)) == {"draw structure contracts", "decline structure bonus"}
+    assert g.to_scenario()["pile"] == [30, 31, 32, 33, 34]      # optional: nothing drawn yet
+    do(g, "draw structure contracts")
     draw = int(RS.export_board.structure_draw)
     assert draw == 3 and int(RS.export_board.structure_buildings) == 4
     assert set(mask_names(g)) == {f"keep drawn contract {i}" for i in range(draw)} | {"keep no contract"}
@@ -669,6 +672,7 @@ def test_R_3_3_2_keep_none_all_under_the_pile(board):
     d, t = structure_setup(board)
     g = mk(d)
     do(g, f"expand distillery @ {t}")
+    do(g, "draw structure contracts")
     m = pl(g)["money"]
     do(g, "keep no contract")
     assert g.to_scenario()["pile"] == [33, 34, 30, 31, 32]
@@ -680,6 +684,7 @@ def test_R_3_3_2_round_1_keeping_gains_5(board):
     d, t = structure_setup(board, rnd=1)
     g = mk(d)
     do(g, f"expand distillery @ {t}")
+    do(g, "draw structure contracts")
     m = pl(g)["money"]
     do(g, "keep drawn contract 0")
     assert pl(g)["money"] == m - int(RS.export_board.contract_cost[0]) == m + 5
@@ -715,6 +720,7 @@ def test_R_3_3_2_cannot_afford_keep_only_none(board):
     g = mk(d)
     do(g, f"expand distillery @ {t}")
     assert g.context == "structure bonus"
+    do(g, "draw structure contracts")
     assert mask_names(g) == ["keep no contract"]
 
 
@@ -724,6 +730,7 @@ def test_R_3_3_2_short_pile_draws_what_is_left(board):
     d, t = structure_setup(board, pile=(40, 41))
     g = mk(d)
     do(g, f"expand distillery @ {t}")
+    do(g, "draw structure contracts")
     assert {n for n in mask_names(g) if n.startswith("keep drawn")} == \
         {"keep drawn contract 0", "keep drawn contract 1"}
     d, t = structure_setup(board, pile=())

@@ -295,7 +295,7 @@ def test_R_5_several_ports_in_one_turn():
     step(g, "port A")
     step(g, "port C")          # P8 with an empty box: structure bonus first
     if g.context == "structure bonus":
-        step(g, "keep no contract")
+        step(g, "decline structure bonus")
     assert g.context == "main action" and "port D (P7)" in mask_names(g)
     step(g, "pass")
     assert g.context == "after main action" and "port D (P7)" in mask_names(g)
@@ -531,6 +531,7 @@ def test_R_5_P6_structure_bonus_may_trigger_neighborhood_may_not():
     assert g.context == "port swap"
     step(g, "expand bakery @ A1-09")
     assert g.context == "structure bonus"
+    step(g, "draw structure contracts")
     drawn = g.ruleset.export_board.structure_draw
     assert sorted(mask_names(g)) == sorted([f"keep drawn contract {i}" for i in range(drawn)]
                                            + ["keep no contract"])
@@ -590,6 +591,8 @@ def test_R_5_P8_money_and_structure_bonus_with_empty_box():
     step(g, "port A")
     assert pf(g, 0, L.P_MONEY) == 10 + port_param(g, "P8", "money")
     assert g.context == "structure bonus"
+    assert mask_names(g) == ["decline structure bonus", "draw structure contracts"]
+    step(g, "draw structure contracts")
     assert mask_names(g) == ["keep drawn contract 0", "keep drawn contract 1",
                              "keep drawn contract 2", "keep no contract"]
     step(g, "keep drawn contract 1")
@@ -614,6 +617,7 @@ def test_R_5_P8_full_box_only_money():
 def test_R_5_P8_keep_none():
     g = game_of({"money": 10, "units": {"A1-03": "sheep"}}, ports={"A": "P8"}, pile=[7, 8, 9])
     step(g, "port A")
+    step(g, "draw structure contracts")
     step(g, "keep no contract")
     assert pf(g, 0, L.P_BOX) == -1 and int(g.state[L.S_DECK_COUNT]) == 3
 

@@ -47,7 +47,9 @@ A_BUTTER_DONE = A_BUTTER + MAX_BUTTER
 A_BREW = A_BUTTER_DONE + 1                        # + k, k = 0..MAX_BREW beer
 A_BID = A_BREW + MAX_BREW + 1                     # + k, k = 0..MAX_BID VP
 A_BID_DECLINE = A_BID + MAX_BID + 1
-N_ACTIONS = A_BID_DECLINE + 1
+A_STRUCT_DRAW = A_BID_DECLINE + 1                 # R-3.3.2 / P8: draw the contracts (optional)
+A_STRUCT_DECLINE = A_STRUCT_DRAW + 1              # R-3.3.2 / P8: no draw, the pile untouched
+N_ACTIONS = A_STRUCT_DECLINE + 1
 
 SIDES = ("buy", "sell")
 CORNER_NAMES = "ABCD"
@@ -128,6 +130,8 @@ def action_names(labels=None):
     for k in range(MAX_BID + 1):
         names[A_BID + k] = f"bid {k}"
     names[A_BID_DECLINE] = "decline bid"
+    names[A_STRUCT_DRAW] = "draw structure contracts"
+    names[A_STRUCT_DECLINE] = "decline structure bonus"
     assert all(names), "every action id has a name"
     assert len(set(names)) == N_ACTIONS, "action names are unique"
     return names

@@ -128,9 +128,8 @@ def fisher_spot(s, T, p, node, ignore):
 
 @njit(cache=True)
 def row_ok(s, T, p, src, dst):
-    """The fisherman on ``src`` may row to ``dst``: an adjacent empty loch hex (R-8.5)."""
-    if not T[T_TERRAIN + dst] & T_LOCH or T[T_TERRAIN + dst] & T_PORT:
-        return False
+    """The fisherman on ``src`` may row to ``dst``: an adjacent empty loch hex or port tile
+    (R-8.5: "placés ou déplacés sur toutes les cases loch vides et tuiles bonus Port")."""
     return fisher_spot(s, T, p, dst, src)
 
 

@@ -22,7 +22,8 @@ from .layout import (P_BID, P_CELLAR, P_GLORY, P_GOODS, P_MARKET, P_MERCH, P_MON
                      P_START_TILE, P_TECH, P_WHISKY_MADE, S_AUC_BIDDER, S_AUC_HIGH,
                      S_AUC_LEADER, S_AUC_OUT, S_AUC_SEAT, S_AUC_STAGE, S_BONUS_HEX,
                      S_BONUS_UPG, S_BREW_LEFT, S_CTX, S_DONE, S_DRAWN, S_KEEP_LEFT,
-                     S_MAIN_DONE, S_MEAT_REM, S_N_DRAWN, S_N_PASSED, S_NB_PENDING,
+                     S_DECK_COUNT, S_MAIN_DONE, S_MEAT_REM, S_N_DRAWN, S_N_PASSED,
+                     S_NB_BOUGHT, S_NB_PENDING,
                      S_NEXT_ORDER, S_NP, S_ORDER, S_P4_GOOD, S_PHASE, S_PICK_CLANS, S_PICKS,
                      S_PLAYER, T_SEAT_MONEY, T_START_GOODS, T_START_MONEY,
                      S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE, S_PROC_KIND, S_PROC_SEAT,
@@ -32,7 +33,7 @@ from .layout import (P_BID, P_CELLAR, P_GLORY, P_GOODS, P_MARKET, P_MERCH, P_MON
                      T_CLAN_STRUCT_KEEP, T_CLAN_WORKERS, T_ROUNDS, T_SCORING_TILES_ON,
                      T_UNIT_GOOD, T_UNIT_YIELD)
 from .options import (any_after_main_port, any_free_hex, any_nb_buy, any_start_worker,
-                      any_upgrade_bonus, can_obtain, free_box_count, process_max)
+                      any_upgrade_bonus, can_obtain_with_cellar, free_box_count, process_max)
 from .scoring import final_scoring, tile_glory
 from .solo import is_market_round, market_phase
 
@@ -207,9 +208,7 @@ def start_round(s, T, first):
             refill_slots(s, T)
         for i in range(n):
             s[S_ORDER + i] = s[S_NEXT_ORDER + i]
-    s[S_TURN_CONTRACTS] = 0
-    s[S_ROWED] = 0
-    s[S_ROW_FROM] = -1
+    new_turn(s)
     for p in range(n):
         s[pofs(p) + P_PASSED] = 0
         s[S_NEXT_ORDER + p] = -1
@@ -224,14 +223,22 @@ def start_round(s, T, first):
 
 # ------------------------------------------------------------------ turns
 @njit(cache=True)
+def new_turn(s):
+    """Reset the per-turn counters (R-8.1 contracts, R-8.5 rowing, R-3.3.1 purchases)."""
+    s[S_TURN_CONTRACTS] = 0
+    s[S_ROWED] = 0
+    s[S_ROW_FROM] = -1
+    for g in range(N_GOODS):
+        s[S_NB_BOUGHT + g] = 0
+
+
+@njit(cache=True)
 def end_turn(s, T):
     """Next player in turn order who has not passed; production when all passed (R-2.2)."""
     n = s[S_NP]
     s[S_MAIN_DONE] = 0
     s[S_P4_GOOD] = -1
-    s[S_TURN_CONTRACTS] = 0
-    s[S_ROWED] = 0
-    s[S_ROW_FROM] = -1
+    new_turn(s)
     if s[S_N_PASSED] >= n:
         start_production(s, T)
         return
@@ -342,6 +349,13 @@ def any_slot(s):
 
 
 @njit(cache=True)
+def structure_offer(s, T, p):
+    """The structure bonus can be taken: an empty box and a non-empty pile (R-3.3.2)."""
+    return (free_box_count(s, T, p) > 0 and s[S_DECK_COUNT] > 0
+            and T[T_CLAN_STRUCT_DRAW + crow(s, pofs(p))] > 0)
+
+
+@njit(cache=True)
 def structure_draw(s, T, p):
     """Draw the structure bonus contracts (R-3.3.2; Buchanan draws 6 and keeps 0-2, R-8.1);
     False if there is nothing to pick."""
@@ -401,10 +415,10 @@ def resolve(s, T):
         s[S_CTX] = CTX_STRUCTURE
         return
     if s[S_STRUCT_PENDING]:
-        s[S_STRUCT_PENDING] = 0
-        if structure_draw(s, T, p):
+        if structure_offer(s, T, p):         # draw or decline (optional, R-3.3.2 / P8)
             s[S_CTX] = CTX_STRUCTURE
             return
+        s[S_STRUCT_PENDING] = 0
     # 4. animals to slaughter for a fulfilled contract (R-3.7)
     if s[S_MEAT_REM] + s[S_MEAT_REM + 1] > 0:
         s[S_CTX] = CTX_SLAUGHTER
@@ -425,7 +439,7 @@ def resolve(s, T):
         return
     # 5b. Buchanan's second contract in the same Obtain action (R-8.1)
     if s[S_SECOND_OBTAIN]:
-        if can_obtain(s, T, p) and any_slot(s):
+        if can_obtain_with_cellar(s, T, p) and any_slot(s):
             s[S_CTX] = CTX_SECOND_CONTRACT
             return
         s[S_SECOND_OBTAIN] = 0

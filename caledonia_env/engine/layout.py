@@ -77,6 +77,7 @@ S_AUC_LEADER = _s()      # R-9.4: player holding the highest bid
 S_AUC_OUT = _s()         # bitmask of players out of this auction
 S_AUC_SEAT = _s()        # turn-order position being auctioned
 S_AUC_BIDDER = _s()      # player whose bid decision it is
+S_NB_BOUGHT = _s(N_GOODS)  # neighborhood purchases of each good this turn
 S_HEADER_END = _s(0)
 
 # per-player block
@@ -253,4 +254,7 @@ T_SOLO_SETTLE = _t(MAX_THRESH * 2)
 T_SMALL_MAP = _t()                   # cover one random land hex per module
 T_N_COVER = _t()                     # given covered hexes
 T_COVER = _t(MAX_COVER)
+# switchable interpretations (docs/interpretations.md)
+T_P4_EXACT = _t()                    # P4 moves the price exactly its steps, not up to them
+T_RETRIEVE_BUY = _t()                # the upgrade bonus may take back a buy-side merchant
 TABLE_SIZE = _t(0)

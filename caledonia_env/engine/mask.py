@@ -6,7 +6,7 @@ from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_C
                       A_FULFILL, A_FULFILL_BOTH, A_KEEP, A_KEEP_NONE, A_NB_BUY,
                       A_NB_DONE, A_OBTAIN, A_OBTAIN_DONE, A_PASS, A_PICK_GOOD, A_PLACE, A_PORT,
                       A_PRICE, A_PROCESS, A_RETRIEVE, A_ROW, A_SELECT, A_START_PICK,
-                      A_TRADE, PRICE_DELTAS)
+                      A_STRUCT_DECLINE, A_STRUCT_DRAW, A_TRADE, PRICE_DELTAS)
 from .clans import brew_max, butter_max, can_row_from, cpar, may_row, row_ok
 from .board import pofs
 from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
@@ -23,9 +23,9 @@ from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, S_BONUS_HEX, S_BONUS_UP
                      S_DRAWN, S_MAIN_DONE, S_MEAT_PORTS, S_MEAT_REM, S_NB_PENDING, S_OCC,
                      S_P4_GOOD, S_PICKS, S_PLAYER, S_PROC_KIND, S_PORT_KIND, S_PORT_LEFT, S_SLOTS,
                      S_AUC_HIGH, S_BREW_LEFT, S_ROW_FROM, T_ADJ, T_AUCTION_MAX,
-                     T_CLAN_FULFILL_MAX, T_CLAN_ROWS, T_N_NODES)
+                     T_CLAN_FULFILL_MAX, T_CLAN_ROWS, T_N_NODES, T_P4_EXACT, S_N_DRAWN)
 from .options import (can_obtain, place_scan, free_box_count, meat_ports, n_boxes, nb_limit,
-                      process_max, start_worker_scan)
+                      process_max, retrieve_ok, start_worker_scan)
 from .ports import copy_ok, port_param, port_usable, price_move_ok, swap_completes, swap_ok
 
 N_DELTAS = len(PRICE_DELTAS)
@@ -33,7 +33,7 @@ N_DELTAS = len(PRICE_DELTAS)
 
 @njit(cache=True)
 def _cellar_out(s, po, mask):
-    """R-8.6: a barrel may leave the cellar at any time of the player's turn."""
+    """R-8.6: a barrel may leave the cellar at any time, inside any decision of its owner."""
     for space in range(2):
         if s[po + P_CELLAR + space] > 0:
             mask[A_CELLAR_OUT + space] = 1
@@ -116,6 +116,8 @@ def legal_mask(s, T, mask):
     if p < 0:
         return
     po = pofs(p)
+    if ctx >= CTX_MAIN and ctx != CTX_AUCTION:
+        _cellar_out(s, po, mask)
     if ctx == CTX_MAIN:
         if s[S_P4_GOOD] >= 0:
             _trades(s, T, po, mask, s[S_P4_GOOD])
@@ -140,13 +142,11 @@ def legal_mask(s, T, mask):
             for node in range(T[T_N_NODES]):
                 if can_row_from(s, T, p, node):
                     mask[A_ROW + node] = 1
-        _cellar_out(s, po, mask)
     elif ctx == CTX_AFTER_MAIN:
         mask[A_END_TURN] = 1
         for c in range(N_CORNERS):
             if port_usable(s, T, p, c, False):
                 mask[A_PORT + c] = 1
-        _cellar_out(s, po, mask)
     elif ctx == CTX_NEIGHBOR:
         mask[A_NB_DONE] = 1
         pend = s[S_NB_PENDING]
@@ -156,6 +156,9 @@ def legal_mask(s, T, mask):
                     if not can_nb_buy(s, T, po, g, k):
                         break
                     mask[A_NB_BUY + g * MAX_NB_BUY + k - 1] = 1
+    elif ctx == CTX_STRUCTURE and s[S_N_DRAWN] == 0:
+        mask[A_STRUCT_DRAW] = 1              # R-3.3.2 / P8: drawing is optional
+        mask[A_STRUCT_DECLINE] = 1
     elif ctx == CTX_STRUCTURE:
         mask[A_KEEP_NONE] = 1
         if free_box_count(s, T, p) > 0 and can_afford_contract(s, T, po):
@@ -181,7 +184,7 @@ def legal_mask(s, T, mask):
             mask[A_DECLINE_UPGRADE] = 1
             upgrade_mask(s, T, po, True, mask)
             for i in range(2 * N_GOODS):
-                if s[po + P_MARKET + i] > 0:
+                if retrieve_ok(s, T, po, i):
                     mask[A_RETRIEVE + i] = 1
     elif ctx == CTX_PORT_DISCARD or ctx == CTX_PORT_GAIN:
         first = 0 if s[S_PORT_KIND] == P3 else 3
@@ -190,10 +193,13 @@ def legal_mask(s, T, mask):
                 mask[A_PICK_GOOD + g] = 1
     elif ctx == CTX_PORT_PRICE:
         steps = port_param(T, P4, 0)
+        exact = T[T_P4_EXACT] != 0           # [interp] exactly / up to the tile's steps
         for g in range(N_GOODS):
             for i in range(N_DELTAS):
                 d = PRICE_DELTAS[i]
-                if (d <= steps and d >= -steps) and price_move_ok(s, T, po, g, d):
+                size = d if d > 0 else -d
+                if (size == steps or (size < steps and not exact)) \
+                        and price_move_ok(s, T, po, g, d):
                     mask[A_PRICE + g * N_DELTAS + i] = 1
     elif ctx == CTX_PORT_SWAP:
         left = s[S_PORT_LEFT]

@@ -9,7 +9,8 @@ from .constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N
                         N_GOODS, N_UNITS, P1, P9, PROCESS_IN, T_LOCH, T_PORT)
 from .contracts import can_afford_contract
 from .economy import can_hire, can_nb_buy, can_ship, can_tech
-from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, S_NB_PENDING,
+from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, S_NB_BOUGHT,
+                     S_NB_PENDING, T_CLAN_CELLAR_MONEY, T_RETRIEVE_BUY,
                      S_OCC, S_PORTS, T_ACTIVE, T_BORDER, T_CLAN_BORDER_START, T_CLAN_BOXES,
                      T_CLAN_DELTA_DISC, T_DELTA, T_LAND_COST, T_N_NODES, T_TERRAIN, T_NB_LIMIT,
                      T_UNIT_COUNT, T_UNIT_TERRAIN, T_UNIT_YIELD)
@@ -151,41 +152,74 @@ def any_place(s, T, p, free_land):
 
 
 @njit(cache=True)
+def cellar_money(s, T, po):
+    """Money the player's cellar barrels would pay if taken out now (R-8.6)."""
+    row = T_CLAN_CELLAR_MONEY + crow(s, po) * 2
+    return s[po + P_CELLAR] * T[row] + s[po + P_CELLAR + 1] * T[row + 1]
+
+
+@njit(cache=True)
 def any_free_hex(s, T, p):
-    return any_place(s, T, p, True)
+    """A free hex can be placed, counting money a cellar barrel can still pay (R-8.6)."""
+    po = pofs(p)
+    extra = cellar_money(s, T, po)
+    s[po + P_MONEY] += extra
+    ok = any_place(s, T, p, True)
+    s[po + P_MONEY] -= extra
+    return ok
+
+
+@njit(cache=True)
+def retrieve_ok(s, T, po, i):
+    """Upgrade bonus: take back an own merchant from market space i (buy 0..5, sell 6..11);
+    buy-side spaces only with the retrieve-buy-side interpretation (R-3.7.2 [interp])."""
+    return s[po + P_MARKET + i] > 0 and (i >= N_GOODS or T[T_RETRIEVE_BUY] != 0)
 
 
 @njit(cache=True)
 def any_retrieve(s, T, p):
     po = pofs(p)
     for i in range(2 * N_GOODS):
-        if s[po + P_MARKET + i] > 0:
+        if retrieve_ok(s, T, po, i):
             return True
     return False
 
 
 @njit(cache=True)
 def any_upgrade_bonus(s, T, p):
-    """Some upgrade bonus choice is possible (R-3.7.2)."""
+    """Some upgrade bonus choice is possible (R-3.7.2), cellar money counted (R-8.6)."""
     po = pofs(p)
-    return (can_ship(s, T, po, True) or can_tech(s, T, po, 0, True)
-            or can_tech(s, T, po, 1, True) or can_hire(s, T, po, True)
-            or any_retrieve(s, T, p))
+    extra = cellar_money(s, T, po)
+    s[po + P_MONEY] += extra
+    ok = (can_ship(s, T, po, True) or can_tech(s, T, po, 0, True)
+          or can_tech(s, T, po, 1, True) or can_hire(s, T, po, True)
+          or any_retrieve(s, T, p))
+    s[po + P_MONEY] -= extra
+    return ok
 
 
 @njit(cache=True)
 def nb_limit(s, T, p, g):
-    return T[T_NB_LIMIT]
+    """Units of good g still purchasable by neighborhood this turn (R-3.3.1: the limit is
+    per good type per turn, across all of the turn's expansions)."""
+    left = T[T_NB_LIMIT] - s[S_NB_BOUGHT + g]
+    return left if left > 0 else 0
 
 
 @njit(cache=True)
 def any_nb_buy(s, T, p):
+    """A pending neighborhood purchase is possible, cellar money counted (R-8.6)."""
     po = pofs(p)
     pend = s[S_NB_PENDING]
+    extra = cellar_money(s, T, po)
+    s[po + P_MONEY] += extra
+    ok = False
     for g in range(N_GOODS):
-        if pend & (1 << g) and can_nb_buy(s, T, po, g, 1):
-            return True
-    return False
+        if pend & (1 << g) and nb_limit(s, T, p, g) > 0 and can_nb_buy(s, T, po, g, 1):
+            ok = True
+            break
+    s[po + P_MONEY] -= extra
+    return ok
 
 
 @njit(cache=True)
@@ -218,6 +252,17 @@ def meat_ports(s, T, p):
 @njit(cache=True)
 def can_obtain(s, T, p):
     return free_box_count(s, T, p) > 0 and can_afford_contract(s, T, pofs(p))
+
+
+@njit(cache=True)
+def can_obtain_with_cellar(s, T, p):
+    """``can_obtain`` counting the money cellar barrels can still pay (R-8.6)."""
+    po = pofs(p)
+    extra = cellar_money(s, T, po)
+    s[po + P_MONEY] += extra
+    ok = can_obtain(s, T, p)
+    s[po + P_MONEY] -= extra
+    return ok
 
 
 @njit(cache=True)

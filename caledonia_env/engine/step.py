@@ -7,7 +7,7 @@ from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_C
                       A_FULFILL, A_FULFILL_BOTH, A_HIRE, A_KEEP, A_KEEP_NONE, A_NB_BUY,
                       A_NB_DONE, A_OBTAIN, A_OBTAIN_DONE, A_PASS, A_PICK_GOOD, A_PLACE, A_PORT,
                       A_PRICE, A_PROCESS, A_RETRIEVE, A_ROW, A_SELECT, A_SHIP, A_START_PICK,
-                      A_TRADE, PRICE_DELTAS)
+                      A_STRUCT_DRAW, A_STRUCT_DECLINE, A_TRADE, PRICE_DELTAS)
 from .clans import cellar_out, cpar, do_brew, do_butter, take_from_board
 from .board import count_units, neighbor_goods, pofs
 from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
@@ -20,7 +20,7 @@ from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
                         N_GOODS, N_UNITS, OCC_STRIDE, P9, PROCESS_IN, PROCESS_OUT, SHEEP)
 from .contracts import cval, fulfill, put_under, take_contract
 from .economy import do_nb_buy, do_trade, do_upgrade, move_price
-from .flow import auction_bid, auction_pick_done, end_turn, resolve, take_pair
+from .flow import auction_bid, auction_pick_done, end_turn, resolve, structure_draw, take_pair
 from .layout import (P_BOARD, P_BOX, P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_PASSED,
                      P_PORTS_USED, S_BONUS_HEX, S_BONUS_UPG, S_CTX, S_DRAWN,
                      S_KEEP_LEFT, S_MAIN_DONE, S_MEAT_PORTS, S_MEAT_REM, S_N_DRAWN,
@@ -29,7 +29,7 @@ from .layout import (P_BOARD, P_BOX, P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_PASS
                      S_PORTS, S_PROC_KIND, S_SETUP_PTR, S_SLOTS, S_STRUCT_PENDING,
                      T_NEIGHBOR_BONUS, T_PASS_BONUS, T_STATIC_IMPORTS, T_STRUCT_BUILDINGS,
                      T_UNIT_COUNT, C_GAIN_IMPORT, P_CELLAR, P_WHISKY_MADE, S_BREW_LEFT,
-                     S_ROW_FROM, S_ROWED, S_SECOND_OBTAIN, T_CLAN_BEER_MAX, T_CLAN_MODE,
+                     S_NB_BOUGHT, S_ROW_FROM, S_ROWED, S_SECOND_OBTAIN, T_CLAN_BEER_MAX, T_CLAN_MODE,
                      T_CLAN_OBTAIN_MAX, T_CLAN_WHISKY_MONEY)
 from .options import free_box_count, meat_ports, n_boxes, unit_cost
 from .ports import apply_effect, do_swap, port_param, use_port
@@ -134,13 +134,13 @@ def apply_action(s, T, a):
     ctx = s[S_CTX]
     p = s[S_PLAYER]
     po = pofs(p)
-    if ctx == CTX_MAIN:
+    if a == A_CELLAR_OUT or a == A_CELLAR_OUT + 1:
+        cellar_out(s, T, po, a - A_CELLAR_OUT)   # inside any decision of its owner
+    elif ctx == CTX_MAIN:
         if a >= A_PORT and a < A_PORT + 4:
             use_port(s, T, p, a - A_PORT, n_boxes(s, T, p))
         elif a >= A_ROW and a < A_ROW + MAX_NODES:
             s[S_ROW_FROM] = a - A_ROW            # the destination comes next
-        elif a == A_CELLAR_OUT or a == A_CELLAR_OUT + 1:
-            cellar_out(s, T, po, a - A_CELLAR_OUT)
         else:
             s[S_MAIN_DONE] = 1
             if a == A_PASS:
@@ -170,10 +170,7 @@ def apply_action(s, T, a):
         if a == A_END_TURN:
             end_turn(s, T)
             return
-        if a == A_CELLAR_OUT or a == A_CELLAR_OUT + 1:
-            cellar_out(s, T, po, a - A_CELLAR_OUT)
-        else:
-            use_port(s, T, p, a - A_PORT, n_boxes(s, T, p))
+        use_port(s, T, p, a - A_PORT, n_boxes(s, T, p))
     elif ctx == CTX_SECOND_CONTRACT:
         s[S_SECOND_OBTAIN] = 0
         if a != A_OBTAIN_DONE:
@@ -209,9 +206,14 @@ def apply_action(s, T, a):
             r = a - A_NB_BUY
             g = r // MAX_NB_BUY
             do_nb_buy(s, T, po, g, r % MAX_NB_BUY + 1)
+            s[S_NB_BOUGHT + g] += r % MAX_NB_BUY + 1     # limit per good per turn
             s[S_NB_PENDING] &= ~(1 << g)
     elif ctx == CTX_STRUCTURE:
-        if a == A_KEEP_NONE:
+        if a == A_STRUCT_DRAW or a == A_STRUCT_DECLINE:
+            s[S_STRUCT_PENDING] = 0              # R-3.3.2 / P8: the draw is optional
+            if a == A_STRUCT_DRAW:
+                structure_draw(s, T, p)
+        elif a == A_KEEP_NONE:
             finish_structure(s)
         else:
             i = a - A_KEEP

@@ -35,6 +35,10 @@ class Variants:
     solo: bool = False               # R-9.2
     smaller_map: bool = False        # R-9.3
     covered_hexes: tuple = ()        # R-9.3 given covered hexes (labels); () = drawn
+    # switchable interpretations (docs/interpretations.md); defaults = the engine's reading
+    p4_exact: bool = False           # P4 moves a price exactly its steps (else up to them)
+    retrieve_buy_side: bool = True   # R-3.7.2: the upgrade bonus may take back a buy-side merchant
+    export_min_contracts: object = None   # R-7: contracts needed to rank; None = ruleset data
 
 
 # Engine capacities (array sizes and action-id ranges) the ruleset data must fit:
@@ -131,14 +135,13 @@ def _port_params(rs):
 def reach_lists(ship_req):
     """Per node: targets sorted by required shipping level, and counts per level."""
     n = ship_req.shape[0]
+    req = np.asarray(ship_req, np.int64)
+    order = np.argsort(req, axis=1, kind="stable")
+    reachable = np.take_along_axis(req, order, axis=1) < UNREACHABLE
     lists = np.full((MAX_NODES, MAX_NODES), -1, np.int32)
+    lists[:n, :n] = np.where(reachable, order, -1)
     counts = np.zeros((MAX_NODES, L.MAX_LEVEL), np.int32)
-    for u in range(n):
-        req = ship_req[u].astype(np.int64)
-        order = [v for v in np.argsort(req, kind="stable") if req[v] < UNREACHABLE]
-        lists[u, :len(order)] = order
-        for level in range(L.MAX_LEVEL):
-            counts[u, level] = int(np.sum(req[order] <= level)) if order else 0
+    counts[:n] = (req[:, :, None] <= np.arange(L.MAX_LEVEL)).sum(axis=1)
     return lists, counts
 
 
@@ -245,6 +248,7 @@ def build_tables(rs, board, num_players, variants=Variants()):
     put(L.T_EXPORT_VP, fs.export_majority_vp[n])
     put(L.T_SETTLE_VP, fs.settlement_vp[n])
     T[L.T_EXPORT_MIN] = fs.export_majority_min_contracts
+    _interpretation_tables(variants, T)
 
     nn = board.n_nodes
     assert nn <= MAX_NODES
@@ -273,6 +277,18 @@ def build_tables(rs, board, num_players, variants=Variants()):
     _solo_tables(rs, n, variants, T, put)
     _map_variant_tables(board, variants, T, put)
     return T
+
+
+def _interpretation_tables(variants, T):
+    """Switchable interpretations (P4 steps, R-3.7.2 retrieve, R-7 export threshold)."""
+    T[L.T_P4_EXACT] = int(bool(variants.p4_exact))
+    T[L.T_RETRIEVE_BUY] = int(bool(variants.retrieve_buy_side))
+    k = variants.export_min_contracts
+    if k is not None:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise ValueError(f"export_min_contracts must be None (ruleset data) or an int >= 0, "
+                             f"got {k!r}")
+        T[L.T_EXPORT_MIN] = k
 
 
 def clan_pool(rs, variants):
