@@ -42,6 +42,9 @@ class GameConfig:
     solo: bool = False
     smaller_map: bool = False
     covered_hexes: Optional[tuple[str, ...]] = None
+    # --- Automa seats (docs/automa.md, A-0): {seat: difficulty 1-5}; its [interp] switches
+    # --- are data (caledonia_env/data/automa/automa.json, or automa.json in a ruleset dir)
+    automa: Optional[dict] = None
     extra: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
@@ -53,6 +56,7 @@ class GameConfig:
                              f"game, R-9.2); got num_players={self.num_players}, solo={self.solo!r}")
         self._check_clans()
         self._check_map_variant()
+        self._check_automa()
         if not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be a non-negative int, got {self.seed!r}")
         if self.map is not None:
@@ -118,6 +122,39 @@ class GameConfig:
         if self.smaller_map and self.num_players not in (2, 3):
             raise ValueError("the smaller map variant (R-9.3) is for 2-3 player games; "
                              f"got num_players={self.num_players}")
+
+    def _check_automa(self):
+        """A-0: 1-3 Automa seats of difficulty 1-5 in a 2-4 player game, one non-Automa seat."""
+        a = self.automa
+        if a is None or a == {}:
+            object.__setattr__(self, "automa", None)
+            return
+        if not isinstance(a, dict):
+            raise ValueError(f"automa must be a dict {{seat: level}} (levels 1-5) or None, got {a!r}")
+        try:
+            seats = {int(k): v for k, v in a.items()}
+        except (TypeError, ValueError):
+            raise ValueError(f"automa seats must be ints 0..{self.num_players - 1}, got {a!r}") from None
+        if self.num_players < 2:
+            raise ValueError("automa seats need num_players 2-4 (the solo game has no Automa)")
+        for seat, level in seats.items():
+            if not 0 <= seat < self.num_players:
+                raise ValueError(f"automa seat {seat} must be in 0..{self.num_players - 1}")
+            if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 5:
+                raise ValueError(f"automa level of seat {seat} must be an int 1..5, got {level!r}")
+        if len(seats) >= self.num_players:
+            raise ValueError("at least one seat must not be an Automa (A-0.1)")
+        if self.clan_auction:
+            raise ValueError("automa seats cannot be combined with clan_auction=True")
+        if isinstance(self.clans, tuple) and any(self.clans[s] is not None for s in seats):
+            raise ValueError("an Automa seat takes no clan (A-1.3): give None for it in clans")
+        object.__setattr__(self, "automa", dict(sorted(seats.items())))
+
+    def automa_levels(self) -> tuple:
+        """Difficulty per seat, 0 for a non-Automa seat (empty without Automa seats)."""
+        if not self.automa:
+            return ()
+        return tuple(self.automa.get(p, 0) for p in range(self.num_players))
 
     @property
     def clan_mode(self) -> str:

@@ -6,6 +6,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .automa_log import read_events
 from .config import GameConfig, MODULES
 from .data import load_ruleset
 from .engine import layout as L
@@ -59,7 +60,9 @@ def _variants(config: GameConfig) -> Variants:
                     fixed_clans=config.clans if isinstance(config.clans, tuple) else (),
                     kickstarter_clan=config.kickstarter_clan, solo=config.solo,
                     smaller_map=config.smaller_map,
-                    covered_hexes=config.covered_hexes or ())
+                    covered_hexes=config.covered_hexes or (),
+                    automa=config.automa_levels(),
+                    automa_data=config.ruleset if config.automa else None)
 
 
 class Game:
@@ -81,6 +84,8 @@ class Game:
         self.history: list[int] = []
         self.scenario = None      # set by from_scenario: the starting position
         self._mask = np.zeros(N_ACTIONS, np.int8)
+        #: Automa turns (A-3), each a dict with ``after`` (actions applied before it) and ``text``
+        self.automa_events: list[dict] = read_events(self.state, self.board.labels, 0)
 
     # ------------------------------------------------------------ basics
     @property
@@ -146,6 +151,8 @@ class Game:
                 f"{self.current_player} in context {self.context!r}; legal: {shown}{more}")
         _apply_action(self.state, self.tables, a)
         self.history.append(a)
+        if self.state[L.S_AM_NLOG]:
+            self.automa_events += read_events(self.state, self.board.labels, len(self.history))
 
     def apply_sequence(self, actions) -> None:
         for a in actions:
@@ -167,6 +174,23 @@ class Game:
             if tile >= 0:
                 name += f" ({CLAN_NAMES[clan] + ', ' if clan >= 0 else ''}S{tile + 1})"
         return name
+
+    def is_automa(self, player: int) -> bool:
+        """True for an Automa seat (A-0), which the engine plays itself."""
+        return bool(self.config.automa) and player in self.config.automa
+
+    def history_text(self) -> list[str]:
+        """Every action and Automa turn in order, as text (A-3 turns prefixed 'automa')."""
+        replay = Game(self.config) if self.scenario is None else None
+        if replay is None:
+            return [str(a) for a in self.history]
+        out = [e["text"] for e in replay.automa_events]
+        for a in self.history:
+            out.append(f"P{replay.current_player}: {replay.describe_action(a)}")
+            n = len(replay.automa_events)
+            replay.step(a)
+            out += [e["text"] for e in replay.automa_events[n:]]
+        return out
 
     def clan(self, player: int):
         """Player's clan name (R-8), or None."""
@@ -225,6 +249,7 @@ class Game:
         g.static = self.static
         g.state = self.state.copy()
         g.history = list(self.history)
+        g.automa_events = list(self.automa_events)
         g.scenario = self.scenario
         g._mask = np.zeros(N_ACTIONS, np.int8)
         return g
