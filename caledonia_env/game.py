@@ -6,10 +6,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from .automa_log import read_events
 from .config import GameConfig, MODULES
 from .data import load_ruleset
 from .engine import layout as L
+from .engine.automa_log import read_events
 from .engine.actions import A_PORT, A_START_PICK, N_ACTIONS, action_names, parse_name
 from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, CTX_GAME_OVER, GOOD_NAMES,
                                IMPORT_NAMES, MAX_START_PICKS, N_CORNERS, UNIT_NAMES)

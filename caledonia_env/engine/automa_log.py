@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .engine import layout as L
-from .engine.automa import (EV_EXPAND, EV_FULFILL, EV_PASS, EV_PORT, EV_SKIP, EV_TAKE, EV_TECH,
-                            EV_TRADE, EV_UPGRADE, EV_WORKER)
-from .engine.constants import GOOD_NAMES, UNIT_NAMES
+from . import layout as L
+from .automa import (EV_EXPAND, EV_FULFILL, EV_PASS, EV_PORT, EV_SKIP, EV_TAKE, EV_TECH,
+                     EV_TRADE, EV_UPGRADE, EV_WORKER)
+from .constants import GOOD_NAMES, UNIT_NAMES
 
 _KINDS = {EV_SKIP: "skip", EV_TECH: "technology", EV_UPGRADE: "upgrade", EV_TRADE: "trade",
           EV_EXPAND: "expand", EV_FULFILL: "fulfill", EV_TAKE: "take_contract", EV_PASS: "pass",
