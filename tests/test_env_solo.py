@@ -56,3 +56,20 @@ def test_solo_env_sb3_check_env():
     pytest.importorskip("stable_baselines3")
     from stable_baselines3.common.env_checker import check_env
     check_env(CaledoniaSoloEnv(illegal_action="penalize"), warn=False)
+
+
+def test_vector_env_runs_n_solo_games_with_vp_reward_r92():
+    """R-9.2: N solo games in the numba vector env; the terminal reward is the final VP."""
+    from caledonia_env.env.vector import CaledoniaVectorEnv
+    v = CaledoniaVectorEnv(num_envs=3, num_players=1, solo=True, reward="vp", seed=2)
+    v.reset()
+    rng = np.random.default_rng(0)
+    finished = []
+    while len(finished) < 3:
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in v.action_masks()])
+        obs, rew, dones, infos = v.step(acts)
+        for i in np.flatnonzero(dones):
+            finished.append((rew[i], v.scores[i, 0]))
+    assert all(r == score and score > 0 for r, score in finished)
+    with pytest.raises(ValueError, match="reward='vp'"):
+        CaledoniaVectorEnv(num_envs=1, num_players=1, solo=True)

@@ -283,7 +283,8 @@ class CaledoniaVectorEnv(VecEnvMethods):
     ``illegal_reward`` and restarts), ``seed``, ``parallel`` (None: prange for
     N >= 16), ``copy`` (return fresh arrays), and the GameConfig fields: ``map``
     (None: a random map per episode), ``first_player``, and the rest (``ruleset``,
-    variants, ``clans``…) as given. ``"automa:LEVEL"`` opponents (or ``automa={seat: level}``)
+    variants, ``clans``…) as given. ``num_players=1, solo=True, reward="vp"``: N solo games
+    (R-9.2), reward = final VP. ``"automa:LEVEL"`` opponents (or ``automa={seat: level}``)
     are Automa seats resolved inside the engine (A-0); the learner's seat is then fixed
     (``seat``, default the first non-Automa seat) and the Automa opponents sit after it.
     """
@@ -306,6 +307,9 @@ class CaledoniaVectorEnv(VecEnvMethods):
         base = [make_config(n, dict(config, map=map_option, first_player=None, automa=automa_cfg[n]))
                 for n in counts]
         self.num_players = counts
+        if (config.get("solo") or 1 in counts) and reward != "vp":
+            raise ValueError("the solo game (num_players=1, solo=True, R-9.2) is scored by its "
+                             f"final VP: pass reward='vp' (got reward={reward!r})")
         self.maps = _map_options(map_option)
         if seat is not None and not (0 <= int(seat) < min(counts)):
             raise ValueError(f"seat must be None or in 0..{min(counts) - 1}, got {seat!r}")
