@@ -225,8 +225,10 @@ class Game:
     def winners(self) -> list[int]:
         """Most VP; ties broken by the money left after buying VP ([interp] R-7), then shared."""
         vp = self.scores()
-        per_vp = self.ruleset.final_scoring.money_per_vp
-        key = [(int(vp[p]), int(self._player(p, L.P_MONEY)[0]) % per_vp) for p in range(self.num_players)]
+        per = [int(self.tables[L.T_AM_MONEY_PER_VP]) if self.is_automa(p)    # A-8.2
+               else self.ruleset.final_scoring.money_per_vp for p in range(self.num_players)]
+        key = [(int(vp[p]), int(self._player(p, L.P_MONEY)[0]) % per[p])
+               for p in range(self.num_players)]
         best = max(key)
         return [p for p in range(self.num_players) if key[p] == best]
 

@@ -46,6 +46,9 @@ def test_a0_random_games_with_automa_end_and_replay(config, seed):
     assert [e["text"] for e in r.automa_events] == [e["text"] for e in g.automa_events]
     for p in config.automa:
         assert g.score_breakdown()[p]["glory"] == 10 * config.automa[p]
+    from caledonia_env.env.common import rewards_of
+    from caledonia_env.env.rewards import reward_mode
+    assert np.array_equal(rewards_of(g, reward_mode("win")), g.returns())   # ties
 
 
 @pytest.mark.slow

@@ -17,7 +17,8 @@ from numba import njit
 
 from ..engine.board import pofs
 from ..engine.constants import MAX_PLAYERS
-from ..engine.layout import P_MONEY, P_SCORE, S_NP, SCORE_FIELDS, T_MONEY_PER_VP
+from ..engine.layout import (P_MONEY, P_SCORE, S_NP, SCORE_FIELDS, T_AM_LEVEL,
+                             T_AM_MONEY_PER_VP, T_MONEY_PER_VP)
 
 REWARD_MODES = ("win", "rank", "score_diff", "vp")
 R_WIN, R_RANK, R_SCORE_DIFF, R_VP = range(4)
@@ -44,7 +45,8 @@ def terminal_rewards(s, T, mode, out):
     for p in range(n):
         po = pofs(p)
         vp[p] = s[po + P_SCORE + SCORE_TOTAL]
-        key[p] = vp[p] * per + s[po + P_MONEY] % per
+        rest = s[po + P_MONEY] % (T[T_AM_MONEY_PER_VP] if T[T_AM_LEVEL + p] > 0 else per)
+        key[p] = vp[p] * per + rest         # an Automa's leftover is below its £5
     for p in range(MAX_PLAYERS):
         out[p] = 0.0
     if mode == R_VP:
