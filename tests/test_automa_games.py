@@ -111,3 +111,22 @@ def test_a0_vector_env_automa_opponents_fast_path():
         done += int(dones.sum())
     with pytest.raises(ValueError, match="Automa seat"):
         CaledoniaVectorEnv(num_envs=1, num_players=2, opponents="automa:5", seat=1, automa={1: 5})
+
+
+def test_a0_aec_api_test_with_automa_seats():
+    import caledonia_env
+    from pettingzoo.test import api_test
+    api_test(caledonia_env.env(num_players=3, automa={2: 5}), num_cycles=300)
+
+
+def test_a0_gym_check_env_with_automa_and_seat_rules():
+    from gymnasium.utils.env_checker import check_env
+    from caledonia_env.env.gym_env import CaledoniaEnv
+    check_env(CaledoniaEnv(num_players=2, opponents="automa:1", illegal_action="penalize"),
+              skip_render_check=True)
+    env = CaledoniaEnv(num_players=3, automa={0: 3})
+    for s in range(4):
+        env.reset(seed=s)
+        assert env.seat != 0
+    with pytest.raises(ValueError, match="Automa seat"):
+        CaledoniaEnv(num_players=2, automa={1: 3}, seat=1)

@@ -57,6 +57,9 @@ class CaledoniaEnv(gym.Env):
         n = self.config.num_players
         if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
             raise ValueError(f"seat must be None (drawn each reset) or in 0..{n - 1}, got {seat!r}")
+        if seat is not None and seat in (self.config.automa or {}):
+            raise ValueError(f"seat {seat} is an Automa seat (automa={self.config.automa}); the "
+                             f"learner needs a non-Automa seat")
         if render_mode is not None:
             check_choice("render_mode", render_mode, RENDER_MODES)
         check_choice("illegal_action", illegal_action, ILLEGAL_MODES)
@@ -91,8 +94,9 @@ class CaledoniaEnv(gym.Env):
             game_seed = int(self.np_random.integers(SEED_BOUND))
         self._first = False
         n = self.config.num_players
-        self.seat = self.fixed_seat if self.fixed_seat is not None else int(
-            self.np_random.integers(n))
+        free = [p for p in range(n) if p not in (self.config.automa or {})]   # not Automa
+        self.seat = self.fixed_seat if self.fixed_seat is not None else free[int(
+            self.np_random.integers(len(free)))]
         automa = {(self.seat + 1 + i) % n: lv for i, lv in enumerate(self._automa_levels) if lv}
         config = dataclasses.replace(self.config, seed=game_seed)
         if automa:
