@@ -280,6 +280,9 @@ def _set_player(game, p, pd):
 
 def to_scenario(game) -> dict:
     """The position as a scenario dict (``from_scenario(to_scenario(g))`` equals ``g``)."""
+    if game.config.automa:
+        raise ValueError("scenarios do not store Automa seats (A-10 deck state) yet; save the "
+                         "game with to_json() instead")
     rs, board, s = game.ruleset, game.board, game.state
     ids = [int(x) for x in rs.contracts.ids]
     n = game.num_players

@@ -13,7 +13,7 @@ from caledonia_env.engine import automa as A
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.board import pofs
 from caledonia_env.engine.constants import (BAKERY, COW, DAIRY, DISTILLERY, EMPTY, FIELD,
-                                            LUMBERJACK, MILK, MINER, NEUTRAL, PH_ACTIONS, SHEEP,
+                                            LUMBERJACK, MILK, MINER, NEUTRAL, SHEEP,
                                             T_FOREST, T_LOCH, T_PASTURE, T_PORT)
 from caledonia_env.engine.flow import end_round, start_production, start_round
 
@@ -268,8 +268,7 @@ def test_a451_modules_restrict_candidates_and_none_is_not_possible():
     other = [m for m in MODULES if MODULES.index(m) != g.board.module[free[0]]]
     T = tables_with_card(g, 0, modules="".join(other))
     s[po() + L.P_AM_SUPPORT] = 0
-    if all(g.board.module[w] == g.board.module[free[0]] for w in [free[0]]):
-        assert not A.am_expand(s, T, AP, 0)
+    assert not A.am_expand(s, T, AP, 0)      # the only free hex is outside the card's modules
     s[L.S_ROUND] = 5                   # round 5: all four modules
     assert A.am_expand(s, T, AP, 0)
 
@@ -328,8 +327,8 @@ def test_a453_port_criterion_yes_no_in_card_modules():
     s[po() + L.P_SHIP] = 0
     v = near[0]
     assert A.port_key(s, T, AP, v, 15) == 1
-    assert A.port_key(s, T, AP, v, 15 & ~(1 << c)) == 0 or any(
-        g.board.ship_req[v, g.board.n_hex + k] <= 0 for k in range(4) if k != c)
+    assert A.port_key(s, T, AP, v, 1 << c) == 1
+    assert A.port_key(s, T, AP, v, 15 & ~(1 << c)) == 0     # [interp] card's modules only
     s[po() + L.P_PORTS_USED] = 15
     assert A.port_key(s, T, AP, v, 15) == 0
 
@@ -353,13 +352,15 @@ def test_a455_neighborhood_purchase_money_and_merchants():
     assert A.bracket(s, g.tables, MILK) == A.MEDIUM
     T = tables_with_card(g, 0)
     s[po() + L.P_AM_SUPPORT] = 0
-    cost_before = 200
-    A.am_expand(s, T, AP, 0)
+    used = bin(int(s[po() + L.P_PORTS_USED])).count("1")
+    assert A.am_expand(s, T, AP, 0)
+    claimed = bin(int(s[po() + L.P_PORTS_USED])).count("1") - used     # A-6 on the way
     assert s[po() + L.P_MARKET + MILK] == 2
     assert s[L.S_PRICE + MILK] == price + 2
     assert s[po() + L.P_GOODS + MILK] == 0
-    placed_cost = cost_before - money(g) + 2 * T[L.T_AM_NB_MONEY]
-    assert placed_cost > 0
+    u = int(s[L.S_OCC + v]) % 16
+    paid = int(g.board.land_cost[v]) + int(T[L.T_UNIT_COST + u])
+    assert money(g) == 200 - paid + 2 * T[L.T_AM_NB_MONEY] + claimed * T[L.T_AM_PORT_MONEY]
 
 
 def test_a5_brackets_proposal_from_market_band():

@@ -70,6 +70,12 @@ def test_a3_every_automa_turn_is_logged_with_text():
     assert len(text) == len(g.history) + len(g.automa_events)
 
 
+def test_a10_scenarios_refuse_automa_games():
+    g = Game(GameConfig(num_players=2, automa={1: 2}))
+    with pytest.raises(ValueError, match="to_json"):
+        g.to_scenario()
+
+
 def test_a0_aec_env_automa_seats_are_not_agents():
     import caledonia_env
     env = caledonia_env.env(num_players=3, automa={1: 4}, seed=3)

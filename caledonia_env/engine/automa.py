@@ -19,7 +19,7 @@ from .layout import (AM_CARD_W, AM_EV_W, AM_LOG_CAP, C_GAIN_HEX, C_GAIN_IMPORT, 
                      C_GAIN_UPG, C_NEED, P_AM_ACTION, P_AM_DISCARD, P_AM_NPILE, P_AM_PILE,
                      P_AM_PREF, P_AM_REMOVED, P_AM_SUPPORT, P_BOARD, P_BOX, P_FULFILLED,
                      P_GOODS, P_IMPORTS, P_MARKET, P_MEAT, P_MERCH, P_MONEY, P_N_FULFILLED,
-                     P_PASSED, P_PORTS_USED, P_SCORE, P_SHIP, P_START_TILE, P_TECH, P_TRACK,
+                     P_PASSED, P_PORTS_USED, P_SCORE, P_SHIP, P_TECH, P_TRACK,
                      S_AM_LOG, S_AM_NLOG, S_IMPORT, S_N_PASSED, S_NEXT_ORDER, S_NP, S_OCC,
                      S_ORDER, S_PICK_CLANS, S_PICKS, S_PORTS, S_PRICE, S_ROUND, S_SLOTS,
                      SCORE_TOTAL, T_ACTIVE, T_AM_C_COST, T_AM_CARDS, T_AM_CHEAP_LAND,
@@ -32,7 +32,7 @@ from .layout import (AM_CARD_W, AM_EV_W, AM_LOG_CAP, C_GAIN_HEX, C_GAIN_IMPORT, 
                      T_HIRE_COST, T_LAND_COST, T_MODULE, T_N_HEX, T_N_NODES, T_NEIGHBOR,
                      T_NEIGHBOR_BONUS, T_PASS_BONUS, T_PORT_NODE, T_PRICE_MIN, T_ROUNDS,
                      T_SHIP_COST, T_SHIP_MAX, T_SHIP_REQ, T_SOLO_AVG_MAX, T_SOLO_AVG_MIN,
-                     T_STATIC_IMPORTS, T_TECH_COST, T_TERRAIN, T_UNIT_TERRAIN)
+                     T_STATIC_IMPORTS, T_TECH_COST, T_UNIT_TERRAIN)
 from .options import unit_cost
 from .ports import port_reachable
 from .rng import rand_int, shuffle
@@ -733,7 +733,6 @@ def automa_setup(s, T):
         po = pofs(p)
         s[po + P_MONEY] = T[T_AM_MONEY + T[T_AM_LEVEL + p]]
         s[po + P_SHIP] = T[T_AM_SHIP]
-        s[po + P_START_TILE] = -2
         s[po + P_AM_PREF] = rand_int(s, N_CYCLE - 1)
         s[po + P_AM_REMOVED] = 0
         build_deck(s, T, po)
