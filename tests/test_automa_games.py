@@ -136,3 +136,26 @@ def test_a0_gym_check_env_with_automa_and_seat_rules():
         assert env.seat != 0
     with pytest.raises(ValueError, match="Automa seat"):
         CaledoniaEnv(num_players=2, automa={1: 3}, seat=1)
+
+
+def test_a13_pass_bonuses_in_passing_order_a48():
+    """A-13 / A-4.8: successive passes get the table's bonuses 1st, 2nd, 3rd (the source's
+    16, 14, 12, 10 once the ruleset carries them)."""
+    g = Game(GameConfig(num_players=4, automa={1: 1, 2: 1, 3: 1}, seed=8))
+    s, T = g.state, g.tables
+    from caledonia_env.engine import automa as A
+    s[L.S_N_PASSED] = 0
+    for pos, p in enumerate((1, 2, 3)):
+        m0 = int(s[pofs(p) + L.P_MONEY])
+        A.am_pass(s, T, p, 0)
+        assert s[pofs(p) + L.P_MONEY] - m0 == T[L.T_PASS_BONUS + pos]
+        assert s[L.S_NEXT_ORDER + pos] == p
+
+
+def test_a3_event_text_format():
+    import re
+    g = play_random(GameConfig(num_players=2, automa={0: 4}, seed=11), 2)
+    pat = re.compile(r"^automa P0: expand \w+ @ [A-D][12]-\d+(, neighborhood buy \d \w+)? "
+                     r"\(card \d+\)$")
+    expands = [e["text"] for e in g.automa_events if e["kind"] == "expand"]
+    assert expands and all(pat.match(t) for t in expands)
