@@ -24,6 +24,8 @@ def _register_gym():
     import gymnasium
     if "Caledonia-v0" not in gymnasium.registry:
         gymnasium.register(id="Caledonia-v0", entry_point="caledonia_env.env.gym_env:CaledoniaEnv")
+    if "CaledoniaSolo-v0" not in gymnasium.registry:   # solo benchmark
+        gymnasium.register(id="CaledoniaSolo-v0", entry_point="caledonia_env.env.solo:CaledoniaSoloEnv")
 
 
 _register_gym()

@@ -51,6 +51,19 @@ def _labels(name, value):
     return tuple(x.strip().upper() for x in items)
 
 
+class SeatLevels(dict):
+    """A read-only, hashable ``{seat: level}`` mapping (``GameConfig.automa``)."""
+
+    def __hash__(self):
+        return hash(tuple(sorted(self.items())))
+
+    def _read_only(self, *args, **kwargs):
+        raise TypeError("GameConfig.automa is read-only: make a new GameConfig "
+                        "(dataclasses.replace(config, automa={...}))")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _read_only
+
+
 @dataclass(frozen=True)
 class GameConfig:
     """A game's setup. ``map=None`` draws one side per module from ``seed`` (R-1.1).
@@ -87,11 +100,14 @@ class GameConfig:
     solo: bool = False
     smaller_map: bool = False
     covered_hexes: Optional[tuple[str, ...]] = None
-    extra: dict = field(default_factory=dict, compare=False, repr=False)
+    # --- Automa seats (docs/automa.md, A-0): {seat: difficulty 1-5}; its [interp] switches
+    # --- are data (caledonia_env/data/automa/automa.json, or automa.json in a ruleset dir)
+    automa: Optional[dict] = None
     # switchable rule interpretations (docs/interpretations.md); defaults = the engine's reading
     interp_p4_exact: bool = False                 # P4 moves a price exactly 3 steps, not up to 3
     interp_retrieve_buy_side: bool = True         # R-3.7.2 upgrade bonus may take back a buy merchant
     interp_export_min_contracts: Optional[int] = None   # R-7 rank threshold; None = ruleset data
+    extra: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
         for f in fields(self):
@@ -113,6 +129,7 @@ class GameConfig:
         self._check_ruleset()
         self._check_clans()
         self._check_map_variant()
+        self._check_automa()
         if self.map is not None:
             sides = _labels("map", self.map)
             allowed = [f"{m}{i}" for m in MODULES for i in (1, 2)]
@@ -127,6 +144,12 @@ class GameConfig:
                 raise ConfigError(f"first_player must be None or in 0..{self.num_players - 1}, "
                                   f"got {first}")
             object.__setattr__(self, "first_player", first)
+        if self.interp_export_min_contracts is not None:
+            k = _as_int("interp_export_min_contracts", self.interp_export_min_contracts)
+            if k < 0:
+                raise ConfigError(f"interp_export_min_contracts must be None (ruleset data) or "
+                                  f"an int >= 0, got {k}")
+            object.__setattr__(self, "interp_export_min_contracts", k)
 
     def _check_ruleset(self):
         r = self.ruleset
@@ -189,6 +212,39 @@ class GameConfig:
         if self.smaller_map and self.num_players not in (2, 3):
             raise ConfigError("the smaller map variant (R-9.3) is for 2-3 player games; "
                               f"got num_players={self.num_players}")
+
+    def _check_automa(self):
+        """A-0: 1-3 Automa seats of difficulty 1-5 in a 2-4 player game, one non-Automa seat."""
+        a = self.automa
+        if a is None or a == {}:
+            object.__setattr__(self, "automa", None)
+            return
+        if not isinstance(a, dict):
+            raise ConfigError(f"automa must be a dict {{seat: level}} (levels 1-5) or None, got {a!r}")
+        try:
+            seats = {int(k): v for k, v in a.items()}
+        except (TypeError, ValueError):
+            raise ConfigError(f"automa seats must be ints 0..{self.num_players - 1}, got {a!r}") from None
+        if self.num_players < 2:
+            raise ConfigError("automa seats need num_players 2-4 (the solo game has no Automa)")
+        for seat, level in seats.items():
+            if not 0 <= seat < self.num_players:
+                raise ConfigError(f"automa seat {seat} must be in 0..{self.num_players - 1}")
+            if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 5:
+                raise ConfigError(f"automa level of seat {seat} must be an int 1..5, got {level!r}")
+        if len(seats) >= self.num_players:
+            raise ConfigError("at least one seat must not be an Automa (A-0.1)")
+        if self.clan_auction:
+            raise ConfigError("automa seats cannot be combined with clan_auction=True")
+        if isinstance(self.clans, tuple) and any(self.clans[s] is not None for s in seats):
+            raise ConfigError("an Automa seat takes no clan (A-1.3): give None for it in clans")
+        object.__setattr__(self, "automa", SeatLevels(sorted(seats.items())))
+
+    def automa_levels(self) -> tuple:
+        """Difficulty per seat, 0 for a non-Automa seat (empty without Automa seats)."""
+        if not self.automa:
+            return ()
+        return tuple(self.automa.get(p, 0) for p in range(self.num_players))
 
     @property
     def clan_mode(self) -> str:

@@ -8,8 +8,7 @@ through :class:`Game` up to the failing step.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from functools import lru_cache
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
@@ -23,7 +22,7 @@ from .engine.constants import (CTX_GAME_OVER, FISHERMAN, LUMBERJACK, MINER, N_GO
                                NEUTRAL, OCC_STRIDE, T_LOCH, T_PORT)
 from .engine.mask import legal_mask
 from .engine.step import apply_action
-from .game import Game, Static, _variants
+from .game import Game
 
 BLOCK = 16                 # consecutive games sharing one configuration (and its tables)
 MAX_STEPS = 20000          # a random game takes ~1,000 steps; more means it does not end
@@ -195,31 +194,9 @@ def case(seed: int, index: int) -> Case:
     return Case(GameConfig(**kw), int(own.integers(2**31 - 1)))
 
 
-def variants_of(config: GameConfig):
-    """Engine Variants of ``config``, interpretation switches included."""
-    return replace(_variants(config), p4_exact=config.interp_p4_exact,
-                   retrieve_buy_side=config.interp_retrieve_buy_side,
-                   export_min_contracts=config.interp_export_min_contracts)
-
-
-@lru_cache(maxsize=64)
-def _static(ruleset_path, sides, n, variants):
-    g = Game(GameConfig(num_players=n, solo=n == 1, map=sides, ruleset=ruleset_path))
-    return Static(g.ruleset, g.board, n, variants)
-
-
-def make_game(config: GameConfig) -> Game:
-    """``Game(config)`` with the config's interpretation switches in its tables."""
-    g = Game(config)
-    v = variants_of(config)
-    if v != g.static.variants:
-        g.static = _static(config.ruleset, tuple(g.map), config.num_players, v)
-    return g
-
-
 def run_case(c: Case, max_steps: int = MAX_STEPS):
     """Fuzz one game: ``(code, steps, actions)``."""
-    g = make_game(c.config)
+    g = Game(c.config)
     actions = np.zeros(max_steps, np.int32)
     code, steps = fuzz_game(g.state, g.tables, c.action_seed, max_steps, actions)
     return int(code), int(steps), actions[:steps]
@@ -243,11 +220,11 @@ def replay(seed: int, index: int, max_steps: int = MAX_STEPS):
     failing step; returns ``(game, code)`` where ``code`` is :func:`check_state` there."""
     c = case(seed, index)
     _, steps, actions = run_case(c, max_steps)
-    g = make_game(c.config)
+    g = Game(c.config)
     for a in actions:
         g.step(int(a))
     return g, int(check_state(g.state, g.tables))
 
 
-__all__ = ["Case", "FAILURES", "MAX_STEPS", "case", "check_state", "fuzz_game", "make_game",
-           "replay", "run", "run_case", "variants_of"]
+__all__ = ["Case", "FAILURES", "MAX_STEPS", "case", "check_state", "fuzz_game",
+           "replay", "run", "run_case"]

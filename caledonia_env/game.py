@@ -9,6 +9,7 @@ import numpy as np
 from .config import GameConfig, MODULES
 from .data import load_ruleset
 from .engine import layout as L
+from .engine.automa_log import read_events
 from .engine.actions import A_PORT, A_START_PICK, N_ACTIONS, action_names, parse_name
 from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, CTX_GAME_OVER, GOOD_NAMES,
                                IMPORT_NAMES, MAX_START_PICKS, N_CORNERS, UNIT_NAMES)
@@ -97,7 +98,12 @@ def _variants(config: GameConfig) -> Variants:
                     fixed_clans=config.clans if isinstance(config.clans, tuple) else (),
                     kickstarter_clan=config.kickstarter_clan, solo=config.solo,
                     smaller_map=config.smaller_map,
-                    covered_hexes=config.covered_hexes or ())
+                    covered_hexes=config.covered_hexes or (),
+                    automa=config.automa_levels(),
+                    automa_data=config.ruleset if config.automa else None,
+                    p4_exact=config.interp_p4_exact,
+                    retrieve_buy_side=config.interp_retrieve_buy_side,
+                    export_min_contracts=config.interp_export_min_contracts)
 
 
 class Game:
@@ -119,6 +125,8 @@ class Game:
         self.history: list[int] = []
         self.scenario = None      # set by from_scenario: the starting position
         self._mask = np.zeros(N_ACTIONS, np.int8)
+        #: Automa turns (A-3), each a dict with ``after`` (actions applied before it) and ``text``
+        self.automa_events: list[dict] = read_events(self.state, self.board.labels, 0)
 
     # ------------------------------------------------------------ basics
     @property
@@ -184,6 +192,8 @@ class Game:
                 f"{self.current_player} in context {self.context!r}; legal: {shown}{more}")
         _apply_action(self.state, self.tables, a)
         self.history.append(a)
+        if self.state[L.S_AM_NLOG]:
+            self.automa_events += read_events(self.state, self.board.labels, len(self.history))
 
     def apply_sequence(self, actions) -> None:
         for a in actions:
@@ -203,6 +213,23 @@ class Game:
             if tile >= 0:
                 name += f" ({CLAN_NAMES[clan] + ', ' if clan >= 0 else ''}S{tile + 1})"
         return name
+
+    def is_automa(self, player: int) -> bool:
+        """True for an Automa seat (A-0), which the engine plays itself."""
+        return bool(self.config.automa) and player in self.config.automa
+
+    def history_text(self) -> list[str]:
+        """Every action and Automa turn in order, as text (A-3 turns prefixed 'automa')."""
+        replay = Game(self.config) if self.scenario is None else None
+        if replay is None:
+            return [str(a) for a in self.history]
+        out = [e["text"] for e in replay.automa_events]
+        for a in self.history:
+            out.append(f"P{replay.current_player}: {replay.describe_action(a)}")
+            n = len(replay.automa_events)
+            replay.step(a)
+            out += [e["text"] for e in replay.automa_events[n:]]
+        return out
 
     def clan(self, player: int):
         """Player's clan name (R-8), or None."""
@@ -237,8 +264,10 @@ class Game:
     def winners(self) -> list[int]:
         """Most VP; ties broken by the money left after buying VP ([interp] R-7), then shared."""
         vp = self.scores()
-        per_vp = self.ruleset.final_scoring.money_per_vp
-        key = [(int(vp[p]), int(self._player(p, L.P_MONEY)[0]) % per_vp) for p in range(self.num_players)]
+        per = [int(self.tables[L.T_AM_MONEY_PER_VP]) if self.is_automa(p)    # A-8.2
+               else self.ruleset.final_scoring.money_per_vp for p in range(self.num_players)]
+        key = [(int(vp[p]), int(self._player(p, L.P_MONEY)[0]) % per[p])
+               for p in range(self.num_players)]
         best = max(key)
         return [p for p in range(self.num_players) if key[p] == best]
 
@@ -261,6 +290,7 @@ class Game:
         g.static = self.static
         g.state = self.state.copy()
         g.history = list(self.history)
+        g.automa_events = list(self.automa_events)
         g.scenario = self.scenario
         g._mask = np.zeros(N_ACTIONS, np.int8)
         return g

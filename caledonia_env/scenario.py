@@ -583,6 +583,9 @@ def _check_fisherman(game, p, node, label, where, pooled):
                                 f"{label} (R-8.5)")
 def to_scenario(game) -> dict:
     """The position as a scenario dict (``from_scenario(to_scenario(g))`` equals ``g``)."""
+    if game.config.automa:
+        raise ValueError("scenarios do not store Automa seats (A-10 deck state) yet; save the "
+                         "game with to_json() instead")
     rs, board, s = game.ruleset, game.board, game.state
     ids = [int(x) for x in rs.contracts.ids]
     n = game.num_players

@@ -4,7 +4,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from caledonia_env import GameConfig, fuzz
+from caledonia_env import Game, GameConfig, fuzz
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.constants import OCC_STRIDE, SHEEP, T_LOCH
 
@@ -32,7 +32,7 @@ def test_cases_cover_every_configuration():
 
 @pytest.fixture
 def state():
-    g = fuzz.make_game(GameConfig(num_players=3, seed=11, clans=("macdonald", None, "stewart")))
+    g = Game(GameConfig(num_players=3, seed=11, clans=("macdonald", None, "stewart")))
     return g, g.state.copy()
 
 
@@ -95,11 +95,11 @@ def test_failure_reports_step_and_replays_through_game():
     """A game cut at 5 steps is reported as not ending, at step 5; the same actions replay
     through Game to the identical state."""
     c = fuzz.case(5, 17)
-    g = fuzz.make_game(c.config)
+    g = Game(c.config)
     actions = np.zeros(5, np.int32)
     code, steps = fuzz.fuzz_game(g.state, g.tables, c.action_seed, 5, actions)
     assert (code, steps) == (fuzz.E_STEPS, 5)
-    r = fuzz.make_game(c.config)
+    r = Game(c.config)
     r.apply_sequence(int(a) for a in actions)
     assert np.array_equal(r.state, g.state)
 
@@ -114,5 +114,5 @@ def test_replay_full_game_matches():
 def test_interpretation_switches_reach_the_tables():
     cfg = GameConfig(num_players=2, seed=1, interp_p4_exact=True, interp_retrieve_buy_side=False,
                      interp_export_min_contracts=0)
-    T = fuzz.make_game(cfg).tables
+    T = Game(cfg).tables
     assert (T[L.T_P4_EXACT], T[L.T_RETRIEVE_BUY], T[L.T_EXPORT_MIN]) == (1, 0, 0)

@@ -13,6 +13,7 @@ See docs/agents.md.
 """
 from __future__ import annotations
 
+from .automa import AutomaMarker, automa_seats, make_automa
 from .base import Agent
 from .greedy import GreedyAgent
 from .mcts import MCTSAgent
@@ -52,5 +53,9 @@ register("mcts", _mcts,
          help="Monte-Carlo search with greedy rollouts (default 64 rollouts per decision).",
          param="N rollouts per decision, or Xs seconds per decision", example="mcts:200, mcts:0.5s")
 
-__all__ = ["Agent", "GreedyAgent", "MCTSAgent", "PPOAgent", "RandomAgent", "available", "kinds", "make",
+register("automa", make_automa,
+         help="seat played by the engine as the publisher's Automa (a marker; see docs/automa.md).",
+         param="difficulty 1-5", param_required=True, example="automa:5")
+
+__all__ = ["Agent", "AutomaMarker", "automa_seats", "GreedyAgent", "MCTSAgent", "PPOAgent", "RandomAgent", "available", "kinds", "make",
            "parse_name", "register", "syntax"]

@@ -7,6 +7,7 @@ moves on. Pending work that offers no legal option is dropped here.
 import numpy as np
 from numba import njit
 
+from .automa import automa_final, automa_prepare, automa_production, is_automa
 from .board import count_units, pofs
 from .clans import apply_clan, brew_max, butter_max, cellar_age, cellar_out, crow
 from .constants import (CLAN_AUCTION, CLAN_DRAFT, N_GOODS, COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS, CTX_BREW,
@@ -206,6 +207,7 @@ def start_round(s, T, first):
             market_phase(s, T)       # solo: dice, refill, removal
         else:
             refill_slots(s, T)
+        automa_prepare(s, T)
         for i in range(n):
             s[S_ORDER + i] = s[S_NEXT_ORDER + i]
     new_turn(s)
@@ -272,6 +274,7 @@ def start_production(s, T):
         for u in (SHEEP, COW, FIELD):
             g = T[T_UNIT_GOOD + u]
             s[po + P_GOODS + g] += units[u] * T[T_UNIT_YIELD + u]
+    automa_production(s, T)
     s[S_PHASE] = PH_PRODUCTION
     s[S_PROC_SEAT] = 0
     s[S_PROC_KIND] = 0
@@ -322,7 +325,8 @@ def end_round(s, T):
     tile = s[S_TILES + s[S_ROUND] - 1]
     if T[T_SCORING_TILES_ON] and tile >= 0:
         for p in range(n):
-            s[pofs(p) + P_GLORY] += tile_glory(s, T, p, tile)
+            if not is_automa(T, p):
+                s[pofs(p) + P_GLORY] += tile_glory(s, T, p, tile)
     if s[S_ROUND] >= T[T_ROUNDS]:
         for p in range(n):           # barrels leave the cellar, with their money
             po = pofs(p)
@@ -331,6 +335,7 @@ def end_round(s, T):
             while s[po + P_CELLAR + 1] > 0:
                 cellar_out(s, T, po, 1)
         final_scoring(s, T)
+        automa_final(s, T)
         s[S_PHASE] = PH_OVER
         s[S_CTX] = CTX_GAME_OVER
         s[S_DONE] = 1

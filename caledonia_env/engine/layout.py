@@ -78,6 +78,7 @@ S_AUC_OUT = _s()         # R-9.4: bitmask of players out of this auction
 S_AUC_SEAT = _s()        # turn-order position being auctioned
 S_AUC_BIDDER = _s()      # player whose bid decision it is
 S_NB_BOUGHT = _s(N_GOODS)  # neighborhood purchases of each good this turn
+S_AM_NLOG = _s()         # Automa events logged since the reader last cleared the count
 S_HEADER_END = _s(0)
 
 # per-player block
@@ -105,10 +106,23 @@ P_WHISKY_MADE = _p()     # R-8.6: whisky produced in this production phase
 P_BID = _p()             # VP paid in the clan auction
 P_BEER = _p()            # beer brewed so far (statistics)
 P_SCORE = _p(9)          # final: SCORE_FIELDS
+# Automa seats: deck state and preferred unit type
+AM_MAX_CARDS = 31
+P_AM_PILE = _p(AM_MAX_CARDS)  # pile of card rows, top = P_AM_PILE + P_AM_NPILE - 1
+P_AM_NPILE = _p()
+P_AM_DISCARD = _p()      # bitmask of card rows on the discard pile
+P_AM_REMOVED = _p()      # bitmask of card rows out of the game
+P_AM_ACTION = _p()       # current action card row, -1 none
+P_AM_SUPPORT = _p()      # current support card row, -1 none
+P_AM_PREF = _p()         # preferred unit type 0..6
 P_SIZE = _p(0)
 
 S_PLAYERS = S_HEADER_END
-STATE_SIZE = S_PLAYERS + MAX_PLAYERS * P_SIZE
+# Automa event log: AM_LOG_CAP events of AM_EV_W ints, a ring indexed by S_AM_NLOG
+AM_LOG_CAP = 256
+AM_EV_W = 4
+S_AM_LOG = S_PLAYERS + MAX_PLAYERS * P_SIZE
+STATE_SIZE = S_AM_LOG + AM_LOG_CAP * AM_EV_W
 
 SCORE_FIELDS = ("glory", "goods", "money", "hops", "imports", "exports", "settlements",
                 "auction", "total")
@@ -257,4 +271,36 @@ T_COVER = _t(MAX_COVER)
 # switchable interpretations (docs/interpretations.md)
 T_P4_EXACT = _t()                    # P4 moves the price exactly its steps, not up to them
 T_RETRIEVE_BUY = _t()                # the upgrade bonus may take back a buy-side merchant
+# Automa (A-1 ... A-8): built from data/automa by engine.tables
+AM_MAX_CARDS_T = 31
+AM_CARD_W = 17                       # data.automa.CARD_WIDTH
+T_AM_LEVEL = _t(MAX_PLAYERS)         # difficulty per seat, 0 = not an Automa
+T_AM_MONEY = _t(6)                   # starting money by level
+T_AM_GLORY = _t(6)                   # final glory by level
+T_AM_N_CARDS = _t()
+T_AM_CARDS = _t(AM_MAX_CARDS_T * AM_CARD_W)
+T_AM_SHIP = _t()                     # starting shipping level
+T_AM_START_ORDER = _t(4)             # modules of the starting workers
+T_AM_START_EACH = _t()               # modules per target kind
+T_AM_CHEAP_LAND = _t()               # key 2: land cost <= this
+T_AM_DIST_PORT = _t(MAX_NODES)       # hex steps to the own module's port (A-1.4 [proposal])
+T_AM_DIST_CENTRE = _t(MAX_NODES)     # hex steps to the central loch (A-1.4 [proposal])
+T_AM_TECH_MIN = _t()                 # workers of a type needed for a tech upgrade
+T_AM_TRADE_MAX = _t()
+T_AM_TRADE_MONEY = _t()
+T_AM_NB_MONEY = _t()
+T_AM_NB_MAX = _t(3)                  # by bracket lower / medium / upper
+T_AM_NB_BY_PRICE = _t()              # 1: lowest price, 0: lowest step [proposal]
+T_AM_PORT_IN_MODULES = _t()          # port criterion: card's modules only [interp]
+T_AM_FEE = _t(N_ROUNDS_MAX)          # money gained taking a contract
+T_AM_RARITY_ROUND = _t()             # from this round on, contracts by rarest import
+T_AM_C_COST = _t(6)                  # per wool, bread, cheese, whisky, beef, mutton
+T_AM_HEX_MONEY = _t()
+T_AM_UPG_MONEY = _t()
+T_AM_PORT_MONEY = _t()
+T_AM_PREP_MONEY = _t()
+T_AM_PROD_MONEY = _t(N_UNITS)
+T_AM_MONEY_PER_VP = _t()
+T_AM_TWO_EXPORT = _t(4)              # most, tie, behind, behind_max
+T_AM_TWO_SETTLE = _t(4)
 TABLE_SIZE = _t(0)

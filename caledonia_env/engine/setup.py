@@ -10,6 +10,8 @@ from .constants import (CLAN_AUCTION, CLAN_DRAFT, CLAN_FIXED, EMPTY, MAX_CONTRAC
                         N_CORNERS, N_GOODS, N_PORT_TILES, N_ROUNDS_MAX, N_SCORING_TILES,
                         N_UNITS, NEUTRAL, PH_SETUP_PICK, T_LOCH, T_PORT)
 from .contracts import fill_slots
+from .automa import automa_setup
+from .automa_flow import run_automata
 from .flow import resolve, start_auction
 from .layout import (P_BOX, P_BOARD, P_START_TILE, S_AUC_LEADER, S_AUC_SEAT, S_DECK,
                      S_DECK_COUNT, S_DECK_HEAD, S_DRAWN, S_NEXT_ORDER, S_NP, S_OCC,
@@ -121,7 +123,9 @@ def new_game(s, T, seed, first_player):
     if mode == CLAN_AUCTION:
         s[S_AUC_SEAT] = 0
         start_auction(s, T, rand_int(s, n))     # a random player opens
+    automa_setup(s, T)                          # Automa seats, before any human decision
     resolve(s, T)
+    run_automata(s, T)
     return STATE_SIZE
 
 

@@ -20,6 +20,7 @@ from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
                         N_GOODS, N_UNITS, OCC_STRIDE, P9, PROCESS_IN, PROCESS_OUT, SHEEP)
 from .contracts import cval, fulfill, put_under, take_contract
 from .economy import do_nb_buy, do_trade, do_upgrade, move_price
+from .automa_flow import run_automata
 from .flow import auction_bid, auction_pick_done, end_turn, resolve, structure_draw, take_pair
 from .layout import (P_BOARD, P_BOX, P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_PASSED,
                      P_PORTS_USED, S_BONUS_HEX, S_BONUS_UPG, S_CTX, S_DRAWN,
@@ -169,6 +170,7 @@ def apply_action(s, T, a):
     elif ctx == CTX_AFTER_MAIN:
         if a == A_END_TURN:
             end_turn(s, T)
+            run_automata(s, T)           # Automa seats move until the next decision
             return
         use_port(s, T, p, a - A_PORT, n_boxes(s, T, p))
     elif ctx == CTX_SECOND_CONTRACT:
@@ -288,3 +290,4 @@ def apply_action(s, T, a):
         place_unit(s, T, p, r // MAX_NODES, r % MAX_NODES, False, False)
         s[S_SETUP_PTR] += 1
     resolve(s, T)
+    run_automata(s, T)               # Automa seats move until the next decision

@@ -43,6 +43,7 @@ try:
                               describe_observation, encode_obs)
     from .opponents import RandomAgent, make_opponent
     from .rewards import REWARD_MODES, terminal_rewards
+    from .solo import CaledoniaSoloEnv
     from .vector import CaledoniaVectorEnv, make_sb3_vec_env
 finally:
     numba.config.CACHE_DIR = _previous_cache_dir
@@ -60,7 +61,7 @@ class _CallablePackage(types.ModuleType):
 sys.modules[__name__].__class__ = _CallablePackage
 
 
-__all__ = ["env", "raw_env", "CaledoniaEnv", "CaledoniaVectorEnv", "make_sb3_vec_env",
+__all__ = ["env", "raw_env", "CaledoniaEnv", "CaledoniaSoloEnv", "CaledoniaVectorEnv", "make_sb3_vec_env",
            "RandomAgent", "make_opponent", "encode_obs", "decode_observation",
            "describe_observation", "OBS_SIZE", "OBS_HIGH", "LAYOUT", "MAP_CHANNELS",
            "REWARD_MODES", "terminal_rewards", "GYM_ID"]

@@ -44,7 +44,8 @@ class raw_env(AECEnv):
     :class:`IllegalActionError`; ``"penalize"``: the game ends, the offender gets
     ``illegal_reward`` and the others 0), and every :class:`GameConfig` field
     (``seed`` seeds the first game and the seeds of later unseeded resets,
-    ``map``, ``first_player``, ``ruleset``, variants).
+    ``map``, ``first_player``, ``ruleset``, variants). ``automa={seat: level}`` makes
+    those seats Automa seats (A-0): the engine plays them and they are not agents.
     """
 
     metadata = {"name": "caledonia_v0", "render_modes": list(RENDER_MODES),
@@ -64,8 +65,11 @@ class raw_env(AECEnv):
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         n = self.config.num_players
-        self.possible_agents = [f"player_{i}" for i in range(n)]
-        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        automa = self.config.automa or {}
+        # A-0: Automa seats are played by the engine and are not agents
+        self.possible_agents = [f"player_{i}" for i in range(n) if i not in automa]
+        self._index = {f"player_{i}": i for i in range(n) if i not in automa}
+        self._agent_of = {i: a for a, i in self._index.items()}
         self.observation_spaces = {a: spaces.Dict({
             "observation": spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
             "action_mask": spaces.Box(0, 1, (N_ACTIONS,), np.int8)}) for a in self.possible_agents}
@@ -100,14 +104,14 @@ class raw_env(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current_player]
+        self.agent_selection = self._agent_of[self.game.current_player]
         self._set_infos()
 
     def _set_infos(self, extra=None):
         s = self.game.state
         ctx = CONTEXT_NAMES[int(s[S_CTX])]
         p = int(s[S_PLAYER])
-        actor = self.possible_agents[p] if p >= 0 else None
+        actor = self._agent_of[p] if p >= 0 else None
         rnd = int(s[S_ROUND])
         infos = {}
         for a in self.agents:
@@ -151,12 +155,12 @@ class raw_env(AECEnv):
             return
         if game.is_terminal:
             r = rewards_of(game, self._reward_mode)
-            for i, a in enumerate(self.possible_agents):
-                self.rewards[a] = float(r[i])
+            for a in self.possible_agents:
+                self.rewards[a] = float(r[self._index[a]])
                 self.terminations[a] = True
             self._set_infos(final_info(game))
         else:
-            self.agent_selection = self.possible_agents[game.current_player]
+            self.agent_selection = self._agent_of[game.current_player]
             self._set_infos()
         self._accumulate_rewards()
 

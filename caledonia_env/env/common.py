@@ -54,9 +54,9 @@ class VecEnvMethods:
 
 def make_config(num_players, config: dict) -> GameConfig:
     """A validated GameConfig from the env keyword options (``seed`` is the first game's)."""
-    if num_players not in ENV_PLAYER_COUNTS:
+    if num_players not in ENV_PLAYER_COUNTS and not (num_players == 1 and config.get("solo")):
         raise ValueError(f"num_players must be one of {ENV_PLAYER_COUNTS} for the envs "
-                         f"(the solo game is played through the Game API), got {num_players!r}")
+                         f"(1 with solo=True: the solo game, R-9.2), got {num_players!r}")
     try:
         return GameConfig(num_players=num_players, **config)
     except TypeError as e:

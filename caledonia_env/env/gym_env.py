@@ -30,7 +30,7 @@ from .common import (
     rewards_of,
 )
 from .observation import OBS_HIGH, OBS_SIZE
-from .opponents import make_opponent, opponent_specs, reset_opponent
+from .opponents import automa_level, make_opponent, opponent_specs, reset_opponent
 from .rewards import reward_mode
 
 
@@ -45,6 +45,7 @@ class CaledoniaEnv(gym.Env):
     ``illegal_action`` (``"raise"`` default, or ``"penalize"``: the episode ends
     with ``illegal_reward`` — for unmasked algorithms and API checkers that
     sample any action id); ``render_mode``; and every GameConfig field.
+    ``"automa:LEVEL"`` opponents are Automa seats played inside the engine (A-0).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
@@ -56,6 +57,9 @@ class CaledoniaEnv(gym.Env):
         n = self.config.num_players
         if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
             raise ValueError(f"seat must be None (drawn each reset) or in 0..{n - 1}, got {seat!r}")
+        if seat is not None and seat in (self.config.automa or {}):
+            raise ValueError(f"seat {seat} is an Automa seat (automa={self.config.automa}); the "
+                             f"learner needs a non-Automa seat")
         if render_mode is not None:
             check_choice("render_mode", render_mode, RENDER_MODES)
         check_choice("illegal_action", illegal_action, ILLEGAL_MODES)
@@ -67,6 +71,7 @@ class CaledoniaEnv(gym.Env):
         self.illegal_reward = float(illegal_reward)
         self.opponent_specs = opponent_specs(opponents, n - 1)
         self.opponents = [make_opponent(spec, seed=i) for i, spec in enumerate(self.opponent_specs)]
+        self._automa_levels = [automa_level(spec) for spec in self.opponent_specs]
         self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(N_ACTIONS)
         self.game: Game | None = None
@@ -88,12 +93,18 @@ class CaledoniaEnv(gym.Env):
         else:
             game_seed = int(self.np_random.integers(SEED_BOUND))
         self._first = False
-        self.game = Game(dataclasses.replace(self.config, seed=game_seed))
-        n = self.game.num_players
-        self.seat = self.fixed_seat if self.fixed_seat is not None else int(
-            self.np_random.integers(n))
+        n = self.config.num_players
+        free = [p for p in range(n) if p not in (self.config.automa or {})]   # A-0: not Automa
+        self.seat = self.fixed_seat if self.fixed_seat is not None else free[int(
+            self.np_random.integers(len(free)))]
+        automa = {(self.seat + 1 + i) % n: lv for i, lv in enumerate(self._automa_levels) if lv}
+        config = dataclasses.replace(self.config, seed=game_seed)
+        if automa:
+            config = dataclasses.replace(config, automa={**(self.config.automa or {}), **automa})
+        self.game = Game(config)
         for agent in self.opponents:
-            reset_opponent(agent, int(self.np_random.integers(SEED_BOUND)))
+            if agent is not None:
+                reset_opponent(agent, int(self.np_random.integers(SEED_BOUND)))
         self._play_opponents()
         return observe(self.game, self.seat), self._info()
 

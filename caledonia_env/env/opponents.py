@@ -57,8 +57,23 @@ class _CallableAgent:
         return f"CallableAgent({self.name})"
 
 
+def automa_level(spec):
+    """Difficulty of an Automa opponent spec (``"automa:LEVEL"`` or an agent named so), else
+    None. Automa seats are played by the engine (A-0), never through ``act``."""
+    name = spec if isinstance(spec, str) else getattr(spec, "name", None)
+    if not isinstance(name, str) or name.strip().partition(":")[0] != "automa":
+        return None
+    level = name.strip().partition(":")[2]
+    if level not in ("1", "2", "3", "4", "5"):
+        raise ValueError(f"an Automa opponent is 'automa:LEVEL' with LEVEL 1-5, got {name!r}")
+    return int(level)
+
+
 def make_opponent(spec, seed: int = 0):
-    """One opponent object from a name, an agent (``act`` method) or a callable."""
+    """One opponent object from a name, an agent (``act`` method) or a callable
+    (None for an Automa spec: the engine plays that seat)."""
+    if automa_level(spec) is not None:
+        return None
     if isinstance(spec, str):
         if spec == "random":
             return RandomAgent(seed)

@@ -7,6 +7,7 @@ Modes (``reward=`` option of every env):
 - ``"rank"``: 1 - 2·rank/(n-1) (first +1, last -1, linear between); tied
   players share the mean of the ranks they cover. Sums to 0.
 - ``"score_diff"``: (own VP - mean VP of the other players) / 100. Sums to 0.
+- ``"vp"``: the own final VP (the solo game's reward, R-9.2).
 
 Winner and ranks use the final VP (R-7) with the rulebook tiebreak the Game
 API uses: most money left over after buying VP ([interp] R-7).
@@ -16,10 +17,11 @@ from numba import njit
 
 from ..engine.board import pofs
 from ..engine.constants import MAX_PLAYERS
-from ..engine.layout import P_MONEY, P_SCORE, S_NP, SCORE_FIELDS, T_MONEY_PER_VP
+from ..engine.layout import (P_MONEY, P_SCORE, S_NP, SCORE_FIELDS, T_AM_LEVEL,
+                             T_AM_MONEY_PER_VP, T_MONEY_PER_VP)
 
-REWARD_MODES = ("win", "rank", "score_diff")
-R_WIN, R_RANK, R_SCORE_DIFF = range(3)
+REWARD_MODES = ("win", "rank", "score_diff", "vp")
+R_WIN, R_RANK, R_SCORE_DIFF, R_VP = range(4)
 SCORE_DIFF_SCALE = 100.0
 SCORE_TOTAL = SCORE_FIELDS.index("total")
 
@@ -43,9 +45,14 @@ def terminal_rewards(s, T, mode, out):
     for p in range(n):
         po = pofs(p)
         vp[p] = s[po + P_SCORE + SCORE_TOTAL]
-        key[p] = vp[p] * per + s[po + P_MONEY] % per
+        rest = s[po + P_MONEY] % (T[T_AM_MONEY_PER_VP] if T[T_AM_LEVEL + p] > 0 else per)
+        key[p] = vp[p] * per + rest         # an Automa's leftover is below its £5
     for p in range(MAX_PLAYERS):
         out[p] = 0.0
+    if mode == R_VP:
+        for p in range(n):
+            out[p] = vp[p]
+        return
     if mode == R_SCORE_DIFF:
         total = 0
         for p in range(n):

@@ -40,7 +40,8 @@ from ..engine.step import apply_action
 from ..game import Game, IllegalActionError, _variants, action_ids, get_static
 from .common import VecEnvMethods, make_config
 from .observation import OBS_HIGH, OBS_SIZE, encode_obs
-from .opponents import is_random_spec, make_opponent, opponent_specs, reset_opponent
+from .opponents import (automa_level, is_random_spec, make_opponent, opponent_specs,
+                        reset_opponent)
 from .rewards import SCORE_TOTAL, reward_mode, terminal_rewards
 
 PARALLEL_MIN_ENVS = 16
@@ -252,6 +253,25 @@ def _map_options(map_option):
     return [GameConfig(map=map_option).map]
 
 
+def _automa_seats(opponents, counts, seat, automa):
+    """(learner seat, {player count: automa dict or None}) for Automa opponents (A-0)."""
+    out = {}
+    for n in counts:
+        levels = [automa_level(x) for x in opponent_specs(opponents, n - 1)]
+        seats = dict(automa or {})
+        if any(levels):
+            s0 = 0 if seat is None else int(seat)
+            seats.update({(s0 + 1 + i) % n: lv for i, lv in enumerate(levels) if lv})
+        out[n] = seats or None
+    if any(out.values()):
+        taken = set().union(*(set(map(int, d)) for d in out.values() if d))
+        if seat is None:
+            seat = min(set(range(min(counts))) - taken)
+        elif int(seat) in taken:
+            raise ValueError(f"seat {seat} is an Automa seat; the learner needs a non-Automa seat")
+    return seat, out
+
+
 class CaledoniaVectorEnv(VecEnvMethods):
     """``num_envs`` games, one learning seat each (see module docstring).
 
@@ -263,7 +283,10 @@ class CaledoniaVectorEnv(VecEnvMethods):
     ``illegal_reward`` and restarts), ``seed``, ``parallel`` (None: prange for
     N >= 16), ``copy`` (return fresh arrays), and the GameConfig fields: ``map``
     (None: a random map per episode), ``first_player``, and the rest (``ruleset``,
-    variants, ``clans``…) as given.
+    variants, ``clans``…) as given. ``num_players=1, solo=True, reward="vp"``: N solo games
+    (R-9.2), reward = final VP. ``"automa:LEVEL"`` opponents (or ``automa={seat: level}``)
+    are Automa seats resolved inside the engine (A-0); the learner's seat is then fixed
+    (``seat``, default the first non-Automa seat) and the Automa opponents sit after it.
     """
 
     def __init__(self, num_envs: int = 64, num_players=4, opponents="random", seat=None,
@@ -280,8 +303,13 @@ class CaledoniaVectorEnv(VecEnvMethods):
         first = config.pop("first_player", None)
         if "seed" in config:
             raise TypeError("pass seed= once (the vector env's seed)")
-        base = [make_config(n, dict(config, map=map_option, first_player=None)) for n in counts]
+        seat, automa_cfg = _automa_seats(opponents, counts, seat, config.pop("automa", None))
+        base = [make_config(n, dict(config, map=map_option, first_player=None, automa=automa_cfg[n]))
+                for n in counts]
         self.num_players = counts
+        if (config.get("solo") or 1 in counts) and reward != "vp":
+            raise ValueError("the solo game (num_players=1, solo=True, R-9.2) is scored by its "
+                             f"final VP: pass reward='vp' (got reward={reward!r})")
         self.maps = _map_options(map_option)
         if seat is not None and not (0 <= int(seat) < min(counts)):
             raise ValueError(f"seat must be None or in 0..{min(counts) - 1}, got {seat!r}")
@@ -324,7 +352,8 @@ class CaledoniaVectorEnv(VecEnvMethods):
         self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(N_ACTIONS)
         # Python opponents (slow path)
-        self.fast = is_random_spec(opponents)
+        self.fast = all(is_random_spec(x) or automa_level(x) is not None
+                        for x in (opponents if isinstance(opponents, (list, tuple)) else [opponents]))
         self.opponent_specs = opponents
         self._opponents = None
         self._views = None

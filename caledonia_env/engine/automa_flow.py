@@ -1,0 +1,28 @@
+"""Automa seats in the turn flow (A-1.3 … A-1.5, A-3): resolved in numba until a
+non-Automa decision (or the end of the game) is pending."""
+from numba import njit
+
+from .automa import automa_turn, is_automa
+from .constants import CTX_MAIN, CTX_START_PICK, CTX_START_WORKER
+from .flow import end_turn, resolve
+from .layout import S_CTX, S_MAIN_DONE, S_PLAYER, S_SETUP_PTR
+
+
+@njit(cache=True)
+def run_automata(s, T):
+    """Play every pending Automa decision: its turns (A-3); it takes no starting pair (A-1.3)
+    and its starting workers were placed at setup (A-1.4)."""
+    while True:
+        p = s[S_PLAYER]
+        if p < 0 or not is_automa(T, p):
+            return
+        ctx = s[S_CTX]
+        if ctx == CTX_MAIN:
+            automa_turn(s, T, p)
+            s[S_MAIN_DONE] = 1
+            end_turn(s, T)
+        elif ctx == CTX_START_PICK or ctx == CTX_START_WORKER:
+            s[S_SETUP_PTR] += 1
+            resolve(s, T)
+        else:
+            return

@@ -1,0 +1,64 @@
+"""Automa turns as readable events (A-3): decode the engine's event log."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import layout as L
+from .automa import (EV_EXPAND, EV_FULFILL, EV_PASS, EV_PORT, EV_SKIP, EV_TAKE, EV_TECH,
+                     EV_TRADE, EV_UPGRADE, EV_WORKER)
+from .constants import GOOD_NAMES, UNIT_NAMES
+
+_KINDS = {EV_SKIP: "skip", EV_TECH: "technology", EV_UPGRADE: "upgrade", EV_TRADE: "trade",
+          EV_EXPAND: "expand", EV_FULFILL: "fulfill", EV_TAKE: "take_contract", EV_PASS: "pass",
+          EV_WORKER: "start_worker", EV_PORT: "port"}
+
+
+def read_events(state: np.ndarray, labels, after: int) -> list[dict]:
+    """The events logged since the count was last cleared, oldest first; clears the count.
+    ``after`` (the number of actions applied so far) is stored in each event."""
+    n = int(state[L.S_AM_NLOG])
+    out = []
+    for i in range(max(0, n - L.AM_LOG_CAP), n):
+        base = L.S_AM_LOG + (i % L.AM_LOG_CAP) * L.AM_EV_W
+        head, a1, a2, a3 = (int(x) for x in state[base:base + 4])
+        kind = (head >> 4) & 31
+        ev = {"after": after, "player": head & 15, "kind": _KINDS[kind],
+              "card": (head >> 9) or None, "args": (a1, a2, a3)}
+        ev["text"] = event_text(ev, labels)
+        out.append(ev)
+    if n > L.AM_LOG_CAP:
+        out.insert(0, {"after": after, "player": -1, "kind": "lost", "card": None,
+                       "args": (n - L.AM_LOG_CAP, 0, 0),
+                       "text": f"automa: {n - L.AM_LOG_CAP} older events not logged"})
+    state[L.S_AM_NLOG] = 0
+    return out
+
+
+def event_text(ev: dict, labels) -> str:
+    """e.g. ``"automa P1: expand cow @ B2-07 (card 14)"``."""
+    kind = ev["kind"]
+    a1, a2, a3 = ev["args"]
+    if kind == "technology":
+        what = f"technology upgrade {('lumberjack', 'miner')[a1]}"
+    elif kind == "upgrade":
+        what = ("hire merchant", "shipping upgrade")[a1]
+    elif kind == "trade":
+        what = f"trade {('buy', 'sell')[a2]} {a3} {GOOD_NAMES[a1]}"
+    elif kind == "expand":
+        what = f"expand {UNIT_NAMES[a1]} @ {labels[a2]}"
+        if a3 >= 0:
+            what += f", neighborhood buy {a3 % 8} {GOOD_NAMES[a3 // 8]}"
+    elif kind == "fulfill":
+        what = f"fulfill contract {a1 + 1} (net £{a2:+d})"
+    elif kind == "take_contract":
+        what = f"take contract {a1 + 1} (£{a2:+d})" + (", fulfilled at once" if a3 else "")
+    elif kind == "pass":
+        what = f"pass (+£{a1})"
+    elif kind == "start_worker":
+        what = f"starting {UNIT_NAMES[a1]} @ {labels[a2]}"
+    elif kind == "port":
+        what = f"claim port {labels[-4 + a1]} (P{a2 + 1})"
+    else:
+        what = kind
+    card = f" (card {ev['card']})" if ev["card"] else ""
+    return f"automa P{ev['player']}: {what}{card}"

@@ -1,0 +1,129 @@
+"""Gymnasium single-agent view of the solo game (R-9.2): ``CaledoniaSolo-v0``.
+
+``gymnasium.make("CaledoniaSolo-v0")``: one player against the solo rules, every
+decision of the game is one step, ``action_masks()`` serves MaskablePPO. Reward:
+``"vp"`` (default) the final VP at the last step; ``"round"`` the glory of each
+round's scoring (R-6.4) when it is scored and the rest of the final VP at the end
+(the sum is the final VP either way). The last ``info`` holds ``score_breakdown``
+and the ``rating`` band (R-9.2). See ``docs/envs.md``.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from ..config import GameConfig
+from ..engine.actions import N_ACTIONS
+from ..engine.constants import CONTEXT_NAMES
+from ..engine.layout import P_GLORY, S_CTX, S_PLAYERS, S_ROUND
+from ..engine.mask import legal_mask
+from ..game import Game, IllegalActionError
+from .common import ILLEGAL_MODES, RENDER_MODES, SEED_BOUND, check_choice, observe, render
+from .observation import OBS_HIGH, OBS_SIZE
+
+SOLO_REWARDS = ("vp", "round")
+
+
+class CaledoniaSoloEnv(gym.Env):
+    """The solo game (R-9.2) as a single-agent benchmark.
+
+    Options: ``reward`` (``"vp"`` or ``"round"``), ``reward_scale`` (multiplies every
+    reward), ``illegal_action`` (``"raise"`` or ``"penalize"``: the episode ends with
+    ``illegal_reward``), ``render_mode``, and the GameConfig fields (``seed``, ``map``,
+    ``ruleset``, variants; ``num_players`` and ``solo`` are fixed).
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
+
+    def __init__(self, reward: str = "vp", reward_scale: float = 1.0,
+                 illegal_action: str = "raise", illegal_reward: float = -1.0,
+                 render_mode: str | None = None, **config):
+        check_choice("reward", reward, SOLO_REWARDS)
+        check_choice("illegal_action", illegal_action, ILLEGAL_MODES)
+        if render_mode is not None:
+            check_choice("render_mode", render_mode, RENDER_MODES)
+        for key in ("num_players", "solo", "automa"):
+            if key in config:
+                raise TypeError(f"CaledoniaSolo-v0 fixes {key!r} (the solo game, R-9.2)")
+        self.config = GameConfig(num_players=1, solo=True, **config)
+        self.reward_mode = reward
+        self.reward_scale = float(reward_scale)
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
+        self.action_space = spaces.Discrete(N_ACTIONS)
+        self.game: Game | None = None
+        self._mask = np.zeros(N_ACTIONS, np.int8)
+        self._glory = 0
+        self._first = True
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """New solo game; ``seed`` is the game's seed (as ``Game(seed=seed)``)."""
+        super().reset(seed=seed)
+        if seed is not None:
+            game_seed = int(seed)
+        elif self._first:
+            game_seed = self.config.seed
+        else:
+            game_seed = int(self.np_random.integers(SEED_BOUND))
+        self._first = False
+        self.game = Game(dataclasses.replace(self.config, seed=game_seed))
+        self._glory = self._glory_now()
+        return observe(self.game, 0), self._info()
+
+    def _glory_now(self) -> int:
+        return int(self.game.state[S_PLAYERS + P_GLORY])
+
+    def _info(self, extra=None):
+        s = self.game.state
+        d = {"context": CONTEXT_NAMES[int(s[S_CTX])], "round": int(s[S_ROUND])}
+        if extra:
+            d.update(extra)
+        return d
+
+    def step(self, action):
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        game = self.game
+        try:
+            game.step(action)
+        except IllegalActionError as e:
+            if self.illegal_action == "raise":
+                raise IllegalActionError(f"{e} (use illegal_action='penalize' for algorithms "
+                                         f"that ignore action_masks())") from None
+            return (observe(game, 0), self.illegal_reward, True, False,
+                    self._info({"illegal_action": str(e)}))
+        obs = observe(game, 0)
+        reward = 0.0
+        if self.reward_mode == "round":
+            glory = self._glory_now()
+            reward = float(glory - self._glory)
+            self._glory = glory
+        if game.is_terminal:
+            breakdown = game.score_breakdown()[0]
+            total = breakdown["total"]
+            reward = float(total) if self.reward_mode == "vp" else reward + total - self._glory
+            info = self._info({"score": total, "score_breakdown": breakdown,
+                               "rating": breakdown["rating"]})
+            return obs, reward * self.reward_scale, True, False, info
+        return obs, reward * self.reward_scale, False, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions now (bool[N_ACTIONS]; all False once the game is over)."""
+        if self.game is None or self.game.is_terminal:
+            return np.zeros(N_ACTIONS, bool)
+        legal_mask(self.game.state, self.game.tables, self._mask)
+        return self._mask.astype(bool)
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode")
+            return None
+        return render(self.game, self.render_mode)
+
+    def close(self):
+        pass

@@ -1,0 +1,75 @@
+"""CaledoniaSolo-v0: the solo game (R-9.2) as a single-agent Gymnasium env."""
+import gymnasium
+import numpy as np
+import pytest
+
+import caledonia_env  # noqa: F401  (registers the envs)
+from caledonia_env.env.solo import CaledoniaSoloEnv
+
+
+def _play(env, seed, rng):
+    obs, info = env.reset(seed=seed)
+    total, done = 0.0, False
+    while not done:
+        legal = np.flatnonzero(env.unwrapped.action_masks())
+        obs, r, done, trunc, info = env.step(int(rng.choice(legal)))
+        total += r
+        assert env.observation_space.contains(obs)
+    return total, info
+
+
+def test_solo_env_final_vp_reward_and_rating_r92():
+    """R-9.2: reward = final VP; info has the score breakdown and the rating band."""
+    env = gymnasium.make("CaledoniaSolo-v0")
+    total, info = _play(env, 3, np.random.default_rng(0))
+    assert total == info["score"] == info["score_breakdown"]["total"]
+    assert info["rating"] in ("beginner", "novice", "average", "expert", "genius")
+    assert info["rating"] == env.unwrapped.game.ruleset.solo.rating(info["score"])
+
+
+def test_solo_env_round_shaping_sums_to_final_vp_r92():
+    """R-6.4 / R-9.2: the per-round reward adds up to the final VP."""
+    env = CaledoniaSoloEnv(reward="round")
+    total, info = _play(env, 5, np.random.default_rng(1))
+    assert total == pytest.approx(info["score"])
+
+
+def test_solo_env_same_seed_same_game():
+    a, b = CaledoniaSoloEnv(), CaledoniaSoloEnv()
+    assert _play(a, 7, np.random.default_rng(2))[1]["score"] == \
+        _play(b, 7, np.random.default_rng(2))[1]["score"]
+
+
+def test_solo_env_rejects_fixed_options():
+    with pytest.raises(TypeError, match="num_players"):
+        CaledoniaSoloEnv(num_players=2)
+    with pytest.raises(ValueError, match="reward"):
+        CaledoniaSoloEnv(reward="win")
+
+
+def test_solo_env_gymnasium_check_env():
+    from gymnasium.utils.env_checker import check_env
+    check_env(CaledoniaSoloEnv(illegal_action="penalize"), skip_render_check=True)
+
+
+def test_solo_env_sb3_check_env():
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.env_checker import check_env
+    check_env(CaledoniaSoloEnv(illegal_action="penalize"), warn=False)
+
+
+def test_vector_env_runs_n_solo_games_with_vp_reward_r92():
+    """R-9.2: N solo games in the numba vector env; the terminal reward is the final VP."""
+    from caledonia_env.env.vector import CaledoniaVectorEnv
+    v = CaledoniaVectorEnv(num_envs=3, num_players=1, solo=True, reward="vp", seed=2)
+    v.reset()
+    rng = np.random.default_rng(0)
+    finished = []
+    while len(finished) < 3:
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in v.action_masks()])
+        obs, rew, dones, infos = v.step(acts)
+        for i in np.flatnonzero(dones):
+            finished.append((rew[i], v.scores[i, 0]))
+    assert all(r == score and score > 0 for r, score in finished)
+    with pytest.raises(ValueError, match="reward='vp'"):
+        CaledoniaVectorEnv(num_envs=1, num_players=1, solo=True)
