@@ -18,7 +18,8 @@ from .data.ruleset import CLAN_START_FIELDS
 from .engine import layout as L
 from .engine.flow import resolve
 from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, EMPTY, FISHERMAN, GOOD_NAMES,
-                               IMPORT_NAMES, MAX_BOXES, MAX_CONTRACTS, MAX_DRAW, MAX_NODES, MAX_SLOTS,
+                               IMPORT_NAMES, MAX_BOXES, MAX_CONTRACTS, MAX_DRAW, MAX_NB_BUY, MAX_NODES,
+                               MAX_SLOTS, N_GOODS,
                                MAX_START_PICKS, N_CORNERS, N_ROUNDS_MAX, NEUTRAL, NO_CLAN, OCC_STRIDE,
                                PH_ACTIONS, PH_OVER, PH_PRODUCTION, PH_SETUP_PICK,
                                PH_SETUP_WORKERS, T_LOCH, T_PORT, UNIT_NAMES)
@@ -44,6 +45,7 @@ MAX_COUNT = 10 ** 6         # money, goods, glory, VP: far below int32 overflow
 # raw pending-work fields written under "pending" (name -> (offset, length))
 PENDING = {
     "neighborhood_goods": (L.S_NB_PENDING, 1), "structure_pending": (L.S_STRUCT_PENDING, 1),
+    "neighborhood_bought": (L.S_NB_BOUGHT, N_GOODS),      # R-3.3.1: this turn, per good
     "keep_left": (L.S_KEEP_LEFT, 1), "meat_left": (L.S_MEAT_REM, 2),
     "meat_ports": (L.S_MEAT_PORTS, 1), "free_hexes": (L.S_BONUS_HEX, 1),
     "upgrades": (L.S_BONUS_UPG, 1), "port_kind": (L.S_PORT_KIND, 1),
@@ -73,7 +75,7 @@ PLAYER_KEYS = ("money", "goods", "merchants", "merchants_on_track", "market", "u
 
 
 # pending fields that are work inside one player's turn (phase "actions" only)
-TURN_WORK = ("neighborhood_goods", "structure_pending", "meat_left", "meat_ports", "free_hexes",
+TURN_WORK = ("neighborhood_goods", "neighborhood_bought", "structure_pending", "meat_left", "meat_ports", "free_hexes",
              "upgrades", "port_kind", "port_left", "row_from", "brew_left", "second_contract",
              "drawn")
 
@@ -341,6 +343,8 @@ def _pending_range(name, n, n_nodes):
         return 0, n - 1
     if name == "production_kind":
         return 0, 4
+    if name == "neighborhood_bought":
+        return 0, MAX_NB_BUY
     if name in ("production_seat", "auction_seat"):     # n: every seat is done
         return 0, n
     return (-1 if name in PENDING_DEFAULTS else 0), 2 ** 20

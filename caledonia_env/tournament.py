@@ -167,8 +167,12 @@ class TournamentSpec:
     game_kw: dict = field(default_factory=dict)
 
     def config(self, game_seed: int, g: int = 0) -> GameConfig:
+        """Game g's setup; ``automa:LEVEL`` players become Automa seats (A-0)."""
+        from .agents import automa_seats
         kw = dict(num_players=len(self.players), seed=game_seed, map=self.map,
                   ruleset=self.ruleset, **self.game_kw)
+        if automa_seats(self.players):
+            kw["automa"] = automa_seats(self.players)
         clans = self.clans
         if self.clan_schedule:
             clans = tuple(self.clan_schedule[g % len(self.clan_schedule)])
@@ -234,8 +238,9 @@ def play_game(spec: TournamentSpec, g: int, record: bool = False) -> dict:
     game = Game(spec.config(game_seed, g))
     bots = []
     for i, name in enumerate(spec.players):
-        bot = _agent(name, i, spec.agent_kw, game)
-        bot.reset(agent_seeds[i])
+        bot = None if game.is_automa(i) else _agent(name, i, spec.agent_kw, game)
+        if bot is not None:                  # an Automa seat is played by the engine
+            bot.reset(agent_seeds[i])
         bots.append(bot)
     order = [int(x) for x in game.state[L.S_ORDER:L.S_ORDER + n]]
     think = [0.0] * n

@@ -114,7 +114,7 @@ def _check_member_names(names, path):
             f"{path}: this is a Stable-Baselines3 model zip (MaskablePPO.save), not a caledonia "
             f"checkpoint. Its 'data' member is cloudpickle: loading it runs code from the file, "
             f"so it is not loaded here. If you made it yourself, convert it with "
-            f"train.checkpoint.save_model(MaskablePPO.load(path), 'policy.zip').")
+            f"caledonia_env.agents.checkpoint.save_model(MaskablePPO.load(path), 'policy.zip').")
     raise CheckpointError(f"{path}: not a caledonia checkpoint (expected members {META_NAME} and "
                           f"{WEIGHTS_NAME}, found {sorted(names)[:6]})")
 

@@ -14,8 +14,9 @@ _KINDS = {EV_SKIP: "skip", EV_TECH: "technology", EV_UPGRADE: "upgrade", EV_TRAD
 
 
 def read_events(state: np.ndarray, labels, after: int) -> list[dict]:
-    """The events logged since the count was last cleared, oldest first; clears the count.
-    ``after`` (the number of actions applied so far) is stored in each event."""
+    """The events of the last engine call (``new_game`` or ``apply_action``, which clear the
+    count first), oldest first; the state is not changed. ``after`` (the number of actions
+    applied so far) is stored in each event."""
     n = int(state[L.S_AM_NLOG])
     out = []
     for i in range(max(0, n - L.AM_LOG_CAP), n):
@@ -30,7 +31,6 @@ def read_events(state: np.ndarray, labels, after: int) -> list[dict]:
         out.insert(0, {"after": after, "player": -1, "kind": "lost", "card": None,
                        "args": (n - L.AM_LOG_CAP, 0, 0),
                        "text": f"automa: {n - L.AM_LOG_CAP} older events not logged"})
-    state[L.S_AM_NLOG] = 0
     return out
 
 

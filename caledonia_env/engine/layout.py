@@ -78,7 +78,7 @@ S_AUC_OUT = _s()         # R-9.4: bitmask of players out of this auction
 S_AUC_SEAT = _s()        # turn-order position being auctioned
 S_AUC_BIDDER = _s()      # player whose bid decision it is
 S_NB_BOUGHT = _s(N_GOODS)  # neighborhood purchases of each good this turn
-S_AM_NLOG = _s()         # Automa events logged since the reader last cleared the count
+S_AM_NLOG = _s()         # Automa events logged by the current engine call (new_game, apply_action)
 S_HEADER_END = _s(0)
 
 # per-player block

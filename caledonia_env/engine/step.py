@@ -23,7 +23,7 @@ from .economy import do_nb_buy, do_trade, do_upgrade, move_price
 from .automa_flow import run_automata
 from .flow import auction_bid, auction_pick_done, end_turn, resolve, structure_draw, take_pair
 from .layout import (P_BOARD, P_BOX, P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_PASSED,
-                     P_PORTS_USED, S_BONUS_HEX, S_BONUS_UPG, S_CTX, S_DRAWN,
+                     P_PORTS_USED, S_AM_NLOG, S_BONUS_HEX, S_BONUS_UPG, S_CTX, S_DRAWN,
                      S_KEEP_LEFT, S_MAIN_DONE, S_MEAT_PORTS, S_MEAT_REM, S_N_DRAWN,
                      S_N_PASSED, S_NB_PENDING, S_NEXT_ORDER, S_OCC,
                      S_P4_GOOD, S_PLAYER, S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE,
@@ -131,7 +131,9 @@ def first_free_box(s, T, p):
 
 @njit(cache=True)
 def apply_action(s, T, a):
-    """Apply legal action ``a`` for the deciding player and resolve what comes next."""
+    """Apply legal action ``a`` for the deciding player and resolve what comes next.
+    The Automa event log holds the events of this call only (A-3)."""
+    s[S_AM_NLOG] = 0
     ctx = s[S_CTX]
     p = s[S_PLAYER]
     po = pofs(p)
