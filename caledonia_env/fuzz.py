@@ -167,8 +167,8 @@ class Case:
 
 def case(seed: int, index: int) -> Case:
     """The configuration of game ``index`` of a run with ``seed``: 1-4 players (1 = solo),
-    no clans / draft / auction / fixed clans, every variant and interpretation switch, a
-    map; ``BLOCK`` consecutive games share all but the game and action seeds (so they
+    no clans / draft / auction / fixed clans, Automa seats (A-0), every variant and
+    interpretation switch, a map; ``BLOCK`` consecutive games share all but the game and action seeds (so they
     share the engine tables)."""
     rng = np.random.default_rng([seed, index // BLOCK])
     own = np.random.default_rng([seed, index, 1])
@@ -185,10 +185,18 @@ def case(seed: int, index: int) -> Case:
               interp_p4_exact=bool(rng.random() < 0.5),
               interp_retrieve_buy_side=bool(rng.random() < 0.5),
               interp_export_min_contracts=None if rng.random() < 0.5 else int(rng.integers(0, 3)))
+    automa = {}
+    if n >= 2 and mode != "auction" and rng.random() < 0.25:     # A-0: 1..n-1 Automa seats
+        seats = rng.permutation(n)[:int(rng.integers(1, n))]
+        automa = {int(p): int(rng.integers(1, 6)) for p in sorted(seats)}
+        kw["automa"] = automa
     if mode == "fixed":
-        kw["clans"] = tuple(None if rng.random() < 0.15 else CLAN_NAMES[int(rng.integers(9))]
-                            for _ in range(n))
-    elif mode != "none":
+        drawn = rng.permutation(len(CLAN_NAMES))[:n]              # different clans (R-8)
+        kw["clans"] = tuple(None if p in automa or rng.random() < 0.15 else CLAN_NAMES[int(c)]
+                            for p, c in enumerate(drawn))
+    elif mode == "none":
+        kw["clans"] = None                                         # the no-clans variant (R-1.9)
+    else:
         kw.update(clans="draft", clan_auction=mode == "auction",
                   kickstarter_clan=bool(rng.random() < 0.5))
     return Case(GameConfig(**kw), int(own.integers(2**31 - 1)))

@@ -132,14 +132,34 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
                    help="stop (saving everything) after this much wall time, e.g. 50 "
                         "(default 0: no limit)")
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    from caledonia_env.tournament import add_rules_options
+    add_rules_options(p, solo=False)
     p.set_defaults(func=cmd_train)
     return p
+
+
+def _game_options(args, players: int) -> dict:
+    """GameConfig options (clans, variants, ruleset…) of the rules options; ValueError if
+    invalid (checked by building a GameConfig)."""
+    from caledonia_env import tournament as tn
+    from caledonia_env.config import GameConfig
+    clans, kw = tn.rules_from_args(args, players)
+    if clans == "auction":
+        clans, kw["clan_auction"] = "draft", True
+    kw["clans"] = None if clans == "none" else clans
+    GameConfig(num_players=players, map=args.map, **kw)
+    return kw
 
 
 def _config_from_args(args):
     from .trainer import TrainConfig, load_config
     fields = [f.name for f in dataclasses.fields(TrainConfig)]
     given = {k: getattr(args, k) for k in fields if getattr(args, k, None) is not None}
+    if not args.resume:
+        cfg = TrainConfig(**given)
+        cfg.validate()                       # --players and the rest first, then the rules
+        cfg.game = _game_options(args, cfg.players)
+        return cfg
     if args.resume:
         out = given.pop("out", TrainConfig().out)
         timesteps = given.pop("timesteps", None)
@@ -276,11 +296,7 @@ def _evaluate(args) -> int:
         raise CommandError(f"--players must be 2, 3 or 4, got {args.players}")
     if args.games < (0 if args.league else 1):
         raise CommandError(f"--games must be >= 1, got {args.games}")
-    clans, args.game_kw = tn.rules_from_args(args, args.players)
-    if clans == "auction":
-        clans, args.game_kw["clan_auction"] = "draft", True
-    args.game_kw["clans"] = None if clans == "none" else clans
-    GameConfig(num_players=args.players, map=args.map, **args.game_kw)      # rules errors now
+    args.game_kw = _game_options(args, args.players)
     if args.out:
         tn.check_output_file(args.out, "--out")
     if args.league_file:

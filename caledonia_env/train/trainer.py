@@ -78,6 +78,7 @@ class TrainConfig:
     keep_checkpoints: int = 5
     # game and machine
     map: str | None = None
+    game: dict = dataclasses.field(default_factory=dict)   # GameConfig options: clans, variants…
     threads: int = 0
     max_minutes: float = 0.0
 
@@ -104,9 +105,8 @@ class TrainConfig:
         if self.fast_fraction < 1.0:
             OpponentMix(self.opponents)
         self.eval_opponents()
-        if self.map is not None:
-            from caledonia_env.config import GameConfig
-            GameConfig(num_players=self.players, map=self.map)
+        from caledonia_env.config import GameConfig
+        GameConfig(num_players=self.players, map=self.map, **self.game)
 
     def arch(self) -> ckpt.Arch:
         return ckpt.Arch.parse(self.net, activation=self.activation)
@@ -228,7 +228,7 @@ class Trainer:
         from caledonia_env.env import make_sb3_vec_env
         cfg = self.cfg
         return make_sb3_vec_env(cfg.n_envs, num_players=cfg.players, reward=cfg.reward,
-                                seed=cfg.seed, map=cfg.map)
+                                seed=cfg.seed, map=cfg.map, **cfg.game)
 
     def _make_selfplay_env(self):
         from .selfplay import OpponentMix, SelfPlayVecEnv
@@ -236,7 +236,8 @@ class Trainer:
         if self.selfplay_env is None:
             self.selfplay_env = SelfPlayVecEnv(cfg.n_envs, cfg.players, OpponentMix(cfg.opponents),
                                                self.pool, reward=cfg.reward,
-                                               seed=cfg.seed + 1, map=cfg.map)
+                                               seed=cfg.seed + 1, map=cfg.map,
+                                               game_kw=cfg.game)
         return self.selfplay_env
 
     def setup(self):
@@ -344,7 +345,7 @@ class Trainer:
         for opp in cfg.eval_opponents():
             rows = play_games([player] + [opp] * (cfg.players - 1), cfg.eval_games,
                               num_players=cfg.players, seed=cfg.seed + 7919,
-                              map=cfg.map)
+                              map=cfg.map, game_kw=cfg.game)
             st = summarize(rows, role=0)
             results[opp] = st
             _append_csv(self.path("eval.csv"), EVAL_FIELDS,
