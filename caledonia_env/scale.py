@@ -273,7 +273,7 @@ def _ray_results(spec, todo, workers, address, chunk, summary):
         if address is None:
             root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
-                     runtime_env={"env_vars": {"PYTHONPATH": root}})
+                     _node_ip_address="127.0.0.1", runtime_env={"env_vars": {"PYTHONPATH": root}})
         else:
             ray.init(address=address, log_to_driver=False)
         started = True

@@ -28,7 +28,7 @@ def local_rows():
 
 @pytest.fixture(scope="module")
 def ray_local():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1",
              runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}})
     yield
     ray.shutdown()
@@ -97,24 +97,28 @@ def _wait(cond, what, seconds=120):
 
 @pytest.mark.slow
 def test_two_ray_nodes_on_this_machine_share_the_games(tmp_path):
-    """A head node and a worker node (``ray start --block``, both 127.0.0.1, stopped by
-    their process ids in the end); the study's tasks run on both nodes."""
+    """A head node on 127.0.0.2 and a worker node on 127.0.0.3 (``ray start --block``,
+    loopback only, so without token authentication; stopped by their process ids in the
+    end); the study's tasks run on both. (Ray rewrites 127.0.0.1 as a bootstrap address to
+    the machine's interface address, hence the other loopback addresses.)"""
     if ray.is_initialized():
         ray.shutdown()
     exe = str(Path(sys.executable).with_name("ray"))
-    addr = "127.0.0.1:6391"
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    common = ["--block", "--num-cpus=1", "--node-ip-address=127.0.0.1", "--disable-usage-stats"]
+    addr = "127.0.0.2:6391"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), RAY_AUTH_MODE="disabled")
+    common = ["--block", "--num-cpus=1", "--disable-usage-stats"]
     procs = []
     try:
         procs.append(subprocess.Popen([exe, "start", "--head", "--port=6391",
-                                       "--include-dashboard=false", *common], env=env,
+                                       "--include-dashboard=false",
+                                       "--node-ip-address=127.0.0.2", *common], env=env,
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         _wait(lambda: subprocess.run([exe, "health-check", "--address", addr],
                                      capture_output=True).returncode == 0, "the head node")
-        procs.append(subprocess.Popen([exe, "start", f"--address={addr}", *common], env=env,
+        procs.append(subprocess.Popen([exe, "start", f"--address={addr}",
+                                       "--node-ip-address=127.0.0.3", *common], env=env,
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        ray.init(address=addr, log_to_driver=False)
+        ray.init(address=addr, log_to_driver=False, _node_ip_address="127.0.0.2")
         _wait(lambda: ray.cluster_resources().get("CPU", 0) == 2, "the second node")
         spec = T.TournamentSpec(players=("random", "random"), games=40, seed=3)
         summary = scale.run_study(spec, str(tmp_path / "two.csv"), backend="ray", chunk=1)
