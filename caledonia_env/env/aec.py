@@ -107,9 +107,10 @@ class raw_env(AECEnv):
         self._set_infos()
 
     def _set_infos(self, extra=None, over=False):
-        """Infos hold no None (Tianshou's buffer reads None as NaN): ``acting_player`` is -1
-        and ``acting_agent`` absent at game over; ``action_mask`` is the agent's legal mask
-        (all zeros unless it decides now), as AgileRL reads it."""
+        """Infos hold no None and keep their keys (Tianshou's buffer reads None or a missing
+        key as NaN): at game over ``acting_player`` is -1 and ``acting_agent`` "";
+        ``action_mask`` is the agent's legal mask (all zeros unless it decides now), as
+        AgileRL reads it."""
         s = self.game.state
         ctx = CONTEXT_NAMES[int(s[S_CTX])]
         p = -1 if over else int(s[S_PLAYER])
@@ -118,10 +119,9 @@ class raw_env(AECEnv):
             legal_mask(s, self.game.tables, self._mask)
         infos = {}
         for a in self.agents:
-            d = {"context": ctx, "acting_player": p, "round": rnd,
+            d = {"context": ctx, "acting_agent": self.possible_agents[p] if p >= 0 else "",
+                 "acting_player": p, "round": rnd,
                  "action_mask": self._mask.copy() if self._index[a] == p else self._no_mask}
-            if p >= 0:
-                d["acting_agent"] = self.possible_agents[p]
             if extra is not None:
                 d.update(extra)
             infos[a] = d
