@@ -272,8 +272,9 @@ def _ray_results(spec, todo, workers, address, chunk, summary):
     if not ray.is_initialized():
         if address is None:
             root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
-                     _node_ip_address="127.0.0.1", runtime_env={"env_vars": {"PYTHONPATH": root}})
+            ray.init(address="local", num_cpus=workers, include_dashboard=False,
+                     log_to_driver=False, _node_ip_address="127.0.0.1",
+                     runtime_env={"env_vars": {"PYTHONPATH": root}})
         else:
             ray.init(address=address, log_to_driver=False)
         started = True

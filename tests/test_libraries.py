@@ -155,6 +155,20 @@ def test_example_rllib_ppo():
 
 
 @pytest.mark.slow
+def test_rllib_selfplay_script_runs_on_local_ray():
+    """The cluster training script, 1 iteration with 1 env runner on a local Ray."""
+    if importlib.util.find_spec("ray.rllib") is None:
+        pytest.skip("ray[rllib] is not installed in this environment (see docs/libraries.md)")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "caledonia_env.train.rllib_selfplay",
+                           "--iterations", "1", "--num-env-runners", "1", "--players", "3",
+                           "--train-batch", "300"], env=env, capture_output=True, text=True,
+                          timeout=900, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "'iteration': 1" in proc.stdout and "done" in proc.stdout
+
+
+@pytest.mark.slow
 def test_example_agilerl_dqn():
     assert "done" in run_example("agilerl_dqn.py", "agilerl", "--steps", "200")
 
