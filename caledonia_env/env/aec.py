@@ -119,7 +119,7 @@ class raw_env(AECEnv):
             legal_mask(s, self.game.tables, self._mask)
         infos = {}
         for a in self.agents:
-            d = {"context": ctx, "acting_agent": self.possible_agents[p] if p >= 0 else "",
+            d = {"context": ctx, "acting_agent": f"player_{p}" if p >= 0 else "",
                  "acting_player": p, "round": rnd,
                  "action_mask": self._mask.copy() if self._index[a] == p else self._no_mask}
             if extra is not None:
