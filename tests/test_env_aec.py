@@ -110,7 +110,7 @@ def test_unknown_reward_mode_lists_the_options():
 
 
 def test_illegal_action_raises_a_clear_error():
-    env = caledonia_env.env(num_players=2)
+    env = caledonia_env.env(num_players=2, illegal_action="raise")
     env.reset(seed=0)
     obs, *_ = env.last()
     bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
@@ -161,7 +161,7 @@ def test_render_ansi_and_rgb_array():
     img = env.render()
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
     with pytest.raises(ValueError, match="render_mode"):
-        raw_env(render_mode="human")
+        raw_env(render_mode="3d")
 
 
 def test_config_errors_are_clear():

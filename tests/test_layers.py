@@ -19,7 +19,7 @@ LAYERS = [
     ("game", "scenario", "records", "render_text", "fuzz"),
     ("env",),
     ("agents",),
-    ("tournament",),
+    ("tournament", "scale"),
     ("train",),
     ("cli", "__main__", "__init__", "web"),
 ]

@@ -38,11 +38,12 @@ from .rewards import reward_mode
 class raw_env(AECEnv):
     """Clans of Caledonia for 2-4 agents ``player_0..player_{n-1}``.
 
-    Options: ``num_players`` (2-4), ``render_mode`` (``"ansi"`` / ``"rgb_array"``),
+    Options: ``num_players`` (2-4), ``render_mode`` (``"human"`` prints the text
+    view, ``"ansi"`` / ``"rgb_array"`` return it or the map picture),
     ``reward`` (``"win"`` default, ``"rank"``, ``"score_diff"``, see
-    :mod:`caledonia_env.env.rewards`), ``illegal_action`` (``"raise"`` default:
-    :class:`IllegalActionError`; ``"penalize"``: the game ends, the offender gets
-    ``illegal_reward`` and the others 0), and every :class:`GameConfig` field
+    :mod:`caledonia_env.env.rewards`), ``illegal_action`` (``"raise"`` default here:
+    :class:`IllegalActionError`; ``"penalize"``, the default of :func:`env`: the game
+    ends, the offender gets ``illegal_reward`` and the others 0), and every :class:`GameConfig` field
     (``seed`` seeds the first game and the seeds of later unseeded resets,
     ``map``, ``first_player``, ``ruleset``, variants). ``automa={seat: level}`` makes
     those seats Automa seats (A-0): the engine plays them and they are not agents.
@@ -77,6 +78,8 @@ class raw_env(AECEnv):
         self._seed_rng = np.random.default_rng(self.config.seed)
         self._first_seed = self.config.seed
         self._mask = np.zeros(N_ACTIONS, np.int8)
+        self._no_mask = np.zeros(N_ACTIONS, np.int8)
+        self._no_mask.flags.writeable = False
         self.game: Game | None = None
 
     # ------------------------------------------------------------ spaces
@@ -107,15 +110,22 @@ class raw_env(AECEnv):
         self.agent_selection = self._agent_of[self.game.current_player]
         self._set_infos()
 
-    def _set_infos(self, extra=None):
+    def _set_infos(self, extra=None, over=False):
+        """Infos hold no None and keep their keys (Tianshou's buffer reads None or a missing
+        key as NaN): at game over ``acting_player`` is -1 and ``acting_agent`` "";
+        ``action_mask`` is the agent's legal mask (all zeros unless it decides now), as
+        AgileRL reads it."""
         s = self.game.state
         ctx = CONTEXT_NAMES[int(s[S_CTX])]
-        p = int(s[S_PLAYER])
-        actor = self._agent_of[p] if p >= 0 else None
+        p = -1 if over else int(s[S_PLAYER])
         rnd = int(s[S_ROUND])
+        if p >= 0:
+            legal_mask(s, self.game.tables, self._mask)
         infos = {}
         for a in self.agents:
-            d = {"context": ctx, "acting_agent": actor, "round": rnd}
+            d = {"context": ctx, "acting_agent": self._agent_of[p] if p >= 0 else "",
+                 "acting_player": p, "round": rnd,
+                 "action_mask": self._mask.copy() if self._index[a] == p else self._no_mask}
             if extra is not None:
                 d.update(extra)
             infos[a] = d
@@ -144,13 +154,18 @@ class raw_env(AECEnv):
         try:
             game.step(action)     # TypeError for a non-integer id (game.action_id)
         except IllegalActionError as e:
-            if self.illegal_action == "raise":
-                raise             # nothing changed: rewards are cleared only below
+            if self.illegal_action == "raise":    # nothing changed: rewards cleared only below
+                raise IllegalActionError(
+                    f"{e} (samplers that ignore obs['action_mask'], e.g. RLlib's env checker, "
+                    f"need illegal_action='penalize': the game ends with illegal_reward for "
+                    f"{agent})") from None
             illegal = str(e)
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
             self.rewards[a] = 0.0
         if illegal is not None:
+            warn(f"illegal action by {agent}: the game ends with illegal_reward "
+                 f"{self.illegal_reward} for it and 0 for the others")
             self._end_illegal(agent, illegal)
             return
         if game.is_terminal:
@@ -168,13 +183,14 @@ class raw_env(AECEnv):
         for a in self.agents:
             self.rewards[a] = self.illegal_reward if a == agent else 0.0
             self.terminations[a] = True
-        self._set_infos({"illegal_action": message, "offender": agent})
+        self._set_infos({"illegal_action": message, "offender": agent}, over=True)
         self._accumulate_rewards()
 
     # ----------------------------------------------------------- render
     def render(self):
         if self.render_mode is None:
-            warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'")
+            warn("render() called without a render_mode; pass render_mode='human', 'ansi' "
+                 "or 'rgb_array'")
             return None
         return render(self.game, self.render_mode)
 
@@ -183,9 +199,12 @@ class raw_env(AECEnv):
 
 
 def env(**options):
-    """The AEC env in PettingZoo's OrderEnforcingWrapper; same options as :class:`raw_env`.
+    """The AEC env in PettingZoo's OrderEnforcingWrapper; same options as :class:`raw_env`
+    except that ``illegal_action`` defaults to ``"penalize"``, as PettingZoo's classic games
+    wrap theirs in ``TerminateIllegalWrapper`` (the game ends, the offender loses).
 
     (No AssertOutOfBoundsWrapper: ``Game.step`` already rejects any id outside the
     action space with a clear IllegalActionError, and each wrapper layer costs µs per step.)
     """
+    options.setdefault("illegal_action", "penalize")
     return wrappers.OrderEnforcingWrapper(raw_env(**options))

@@ -13,7 +13,7 @@ from .observation import OBS_SIZE, encode_obs
 from .rewards import terminal_rewards
 
 ILLEGAL_MODES = ("raise", "penalize")
-RENDER_MODES = ("ansi", "rgb_array")
+RENDER_MODES = ("human", "ansi", "rgb_array")
 SEED_BOUND = 2**31 - 1
 
 
@@ -88,7 +88,11 @@ def final_info(game: Game) -> dict:
 
 
 def render(game: Game, mode):
-    """``"ansi"``: the text view; ``"rgb_array"``: the map with units and port tiles."""
+    """``"human"``: print the text view (returns None); ``"ansi"``: the text view;
+    ``"rgb_array"``: the map with units and port tiles."""
+    if mode == "human":
+        print(game.render_text(), flush=True)
+        return None
     if mode == "ansi":
         return game.render_text()
     if mode == "rgb_array":

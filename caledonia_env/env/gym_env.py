@@ -123,10 +123,12 @@ class CaledoniaEnv(gym.Env):
                     from None
 
     def _info(self, extra=None):
+        """No None values (Tianshou); ``action_mask`` (int8, AgileRL reads it here) equals
+        ``action_masks()``; ``acting_player`` is -1 at game over."""
         s = self.game.state
         p = int(s[S_PLAYER])
         d = {"context": CONTEXT_NAMES[int(s[S_CTX])], "seat": self.seat, "round": int(s[S_ROUND]),
-             "acting_player": p}
+             "acting_player": p, "action_mask": self.action_masks().astype(np.int8)}
         if extra:
             d.update(extra)
         return d
@@ -162,8 +164,8 @@ class CaledoniaEnv(gym.Env):
 
     def render(self):
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' "
-                            "or 'rgb_array' to gymnasium.make")
+            gym.logger.warn("render() called without a render_mode; pass render_mode='human', "
+                            "'ansi' or 'rgb_array' to gymnasium.make")
             return None
         return render(self.game, self.render_mode)
 

@@ -1,0 +1,178 @@
+"""The envs fit the RL libraries' documented routes (docs/libraries.md).
+
+Fast tests check the env side (infos without None, masks in infos, human render, the
+RLlib key adapter, the illegal-action default); slow tests run each ``examples/`` script
+for a few steps, skipped with the reason when the library is not installed.
+"""
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test
+
+import caledonia_env
+from caledonia_env import IllegalActionError
+from caledonia_env.env import CaledoniaEnv
+from caledonia_env.env.adapters import rllib_env
+from caledonia_env.env.aec import raw_env
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def nones(value, path="info"):
+    """Paths of every None inside nested dicts / lists / tuples."""
+    if value is None:
+        return [path]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in nones(v, f"{path}[{k!r}]")]
+    if isinstance(value, (list, tuple)):
+        return [p for i, v in enumerate(value) for p in nones(v, f"{path}[{i}]")]
+    return []
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_aec_infos_have_no_none_and_carry_the_mask(n):
+    """Tianshou reads None (or a missing key) in infos as NaN; AgileRL reads info["action_mask"]."""
+    env = caledonia_env.env(num_players=n)
+    env.reset(seed=n)
+    rng = np.random.default_rng(n)
+    steps = 0
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        for a, inf in env.infos.items():
+            assert nones(inf) == [], (a, nones(inf))
+        if term or trunc:
+            assert info["acting_player"] == -1 and info["acting_agent"] == ""
+            assert not info["action_mask"].any()
+            env.step(None)
+            continue
+        np.testing.assert_array_equal(info["action_mask"], obs["action_mask"])
+        assert info["acting_agent"] == agent and info["acting_player"] == int(agent[-1])
+        for other, inf in env.infos.items():
+            if other != agent:
+                assert not inf["action_mask"].any()
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        steps += 1
+    assert steps > 100
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_gym_infos_have_no_none_and_mask_equals_action_masks(n):
+    env = CaledoniaEnv(num_players=n, seat=0)
+    obs, info = env.reset(seed=n)
+    rng = np.random.default_rng(n)
+    done = False
+    while True:
+        assert nones(info) == []
+        assert info["action_mask"].dtype == np.int8
+        np.testing.assert_array_equal(info["action_mask"].astype(bool), env.action_masks())
+        if done:
+            break
+        a = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, reward, done, trunc, info = env.step(a)
+    assert info["acting_player"] == -1 and not info["action_mask"].any()
+    assert len(info["scores"]) == n
+
+
+def test_human_render_prints_the_text_view(capsys):
+    env = caledonia_env.env(num_players=2, render_mode="human")
+    env.reset(seed=1)
+    assert env.render() is None
+    assert "Clans of Caledonia" in capsys.readouterr().out
+    genv = gymnasium.make("Caledonia-v0", num_players=2, render_mode="human")
+    genv.reset(seed=1)
+    assert genv.render() is None
+    assert "Clans of Caledonia" in capsys.readouterr().out
+
+
+def test_pettingzoo_render_test_passes(capsys):
+    render_test(lambda render_mode=None: caledonia_env.env(num_players=2, render_mode=render_mode))
+
+
+def test_env_penalizes_illegal_actions_by_default_like_pettingzoo_classic():
+    """env() ends the game with illegal_reward (TerminateIllegalWrapper's convention)."""
+    env = caledonia_env.env(num_players=2)
+    env.reset(seed=0)
+    offender = env.agent_selection
+    obs, *_ = env.last()
+    with pytest.warns(UserWarning, match="illegal action"):
+        env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert all(env.terminations.values()) and env.rewards[offender] == -1.0
+    assert env.infos[offender]["offender"] == offender
+    assert nones(env.infos[offender]) == []
+
+
+def test_raw_env_raises_and_says_how_to_make_unmasked_samplers_safe():
+    env = raw_env(num_players=2)
+    env.reset(seed=0)
+    bad = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
+    with pytest.raises(IllegalActionError, match="illegal_action='penalize'"):
+        env.step(bad)
+
+
+def test_rllib_adapter_renames_the_observation_key():
+    env = rllib_env(num_players=3)
+    api_test(env, num_cycles=200)
+    env.reset(seed=2)
+    agent = env.agent_selection
+    obs = env.observe(agent)
+    space = env.observation_space(agent)
+    assert set(obs) == {"observations", "action_mask"} and space.contains(obs)
+    assert obs["action_mask"].dtype == np.int8 and obs["action_mask"].sum() >= 1
+    np.testing.assert_array_equal(obs["observations"],
+                                  env.unwrapped.observe(agent)["observation"])
+
+
+# ------------------------------------------------------------ example scripts (slow)
+def run_example(name, module, *args, timeout=900):
+    if importlib.util.find_spec(module) is None:
+        pytest.skip(f"{module} is not installed in this environment (see docs/libraries.md)")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / name), *args], env=env,
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc.stdout
+
+
+@pytest.mark.slow
+def test_example_sb3_maskable_ppo():
+    assert "done" in run_example("sb3_maskable_ppo.py", "sb3_contrib", "--steps", "256")
+
+
+@pytest.mark.slow
+def test_example_tianshou_dqn():
+    assert "done" in run_example("tianshou_dqn.py", "tianshou", "--steps", "200")
+
+
+@pytest.mark.slow
+def test_example_rllib_ppo():
+    assert "done" in run_example("rllib_ppo.py", "ray.rllib", "--iterations", "1")
+
+
+@pytest.mark.slow
+def test_rllib_selfplay_script_runs_on_local_ray():
+    """The cluster training script, 1 iteration with 1 env runner on a local Ray."""
+    if importlib.util.find_spec("ray.rllib") is None:
+        pytest.skip("ray[rllib] is not installed in this environment (see docs/libraries.md)")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "caledonia_env.train.rllib_selfplay",
+                           "--iterations", "1", "--num-env-runners", "1", "--players", "3",
+                           "--train-batch", "300"], env=env, capture_output=True, text=True,
+                          timeout=900, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "'iteration': 1" in proc.stdout and "done" in proc.stdout
+
+
+@pytest.mark.slow
+def test_example_agilerl_dqn():
+    assert "done" in run_example("agilerl_dqn.py", "agilerl", "--steps", "200")
+
+
+@pytest.mark.slow
+def test_example_supersuit():
+    assert "done" in run_example("supersuit_wrappers.py", "supersuit")

@@ -1,0 +1,136 @@
+"""Game studies on Ray (caledonia_env.scale, docs/scale.md): same rows as the local runner,
+resume after an interruption, Parquet output; a slow test runs a two-node Ray cluster."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from caledonia_env import scale
+from caledonia_env import tournament as T
+
+ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = T.TournamentSpec(players=("random", "greedy"), games=8, seed=7)
+
+
+def same(rows):
+    """Rows without the wall-clock column."""
+    return [{k: v for k, v in r.items() if k != "think_seconds"} for r in rows]
+
+
+@pytest.fixture(scope="module")
+def local_rows():
+    return T.run(SPEC)
+
+
+@pytest.fixture(scope="module")
+def ray_local():
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
+             _node_ip_address="127.0.0.1",
+             runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}})
+    yield
+    ray.shutdown()
+
+
+def test_ray_gives_the_local_runners_rows_whatever_the_chunking(ray_local, local_rows, tmp_path):
+    out = tmp_path / "study.csv"
+    summary = scale.run_study(SPEC, str(out), backend="ray", chunk=3)
+    assert summary["games"] == 8 and summary["skipped"] == 0
+    assert sum(w["games"] for w in summary["workers"]) == 8
+    assert same(scale.read_rows(str(out))) == same(local_rows)
+    ref = tmp_path / "ref.csv"
+    T.write_csv(local_rows, str(ref))
+    head = [line.split(",")[:-1] for line in out.read_text().splitlines()]
+    assert head == [line.split(",")[:-1] for line in ref.read_text().splitlines()]
+    scale.run_study(SPEC, str(out), backend="local", workers=2, chunk=1)
+    assert same(scale.read_rows(str(out))) == same(local_rows)
+
+
+def test_resume_plays_only_the_missing_games(ray_local, local_rows, tmp_path):
+    out = tmp_path / "study.csv"
+    part = T.TournamentSpec(players=SPEC.players, games=3, seed=SPEC.seed)
+    scale.run_study(part, str(out), backend="local", workers=1)
+    with open(out, "a") as f:                     # an interruption cut the last line
+        f.write("3,123,A1")
+    summary = scale.run_study(SPEC, str(out), backend="ray", resume=True, chunk=2)
+    assert summary["skipped"] == 3 and summary["games"] == 5
+    assert same(scale.read_rows(str(out))) == same(local_rows)
+    assert scale.run_study(SPEC, str(out), backend="ray", resume=True)["games"] == 0
+    other = T.TournamentSpec(players=SPEC.players, games=8, seed=SPEC.seed + 1)
+    with pytest.raises(ValueError, match="another study"):
+        scale.run_study(other, str(out), backend="local", resume=True)
+
+
+def test_parquet_round_trip_and_resume(ray_local, local_rows, tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    out = tmp_path / "study.parquet"
+    part = T.TournamentSpec(players=SPEC.players, games=5, seed=SPEC.seed)
+    scale.run_study(part, str(out), backend="ray", chunk=2)
+    assert out.exists() and not os.path.exists(str(out) + ".parts")
+    summary = scale.run_study(SPEC, str(out), backend="ray", resume=True, chunk=2)
+    assert summary["skipped"] == 5 and summary["games"] == 3
+    table = pq.read_table(out)
+    assert table.column_names == list(T.CSV_FIELDS)
+    assert table.num_rows == 16 and str(table.schema.field("game").type) == "int64"
+    assert same(table.to_pylist()) == same(local_rows)
+
+
+def test_bad_arguments_name_the_allowed_values(tmp_path):
+    with pytest.raises(ValueError, match="backend"):
+        scale.run_study(SPEC, str(tmp_path / "x.csv"), backend="dask")
+    with pytest.raises(ValueError, match="out must end"):
+        scale.run_study(SPEC, str(tmp_path / "x.json"), backend="local")
+    with pytest.raises(ValueError, match="workers"):
+        scale.run_study(SPEC, str(tmp_path / "x.csv"), backend="local", workers=0)
+
+
+def _wait(cond, what, seconds=120):
+    import time
+    t0 = time.monotonic()
+    while not cond():
+        if time.monotonic() - t0 > seconds:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(1)
+
+
+@pytest.mark.slow
+def test_two_ray_nodes_on_this_machine_share_the_games(tmp_path):
+    """A head node on 127.0.0.2 and a worker node on 127.0.0.3 (``ray start --block``,
+    loopback only, so without token authentication; stopped by their process ids in the
+    end); the study's tasks run on both. (Ray rewrites 127.0.0.1 as a bootstrap address to
+    the machine's interface address, hence the other loopback addresses.)"""
+    if ray.is_initialized():
+        ray.shutdown()
+    exe = str(Path(sys.executable).with_name("ray"))
+    addr = "127.0.0.2:6391"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), RAY_AUTH_MODE="disabled")
+    common = ["--block", "--num-cpus=1", "--disable-usage-stats"]
+    procs = []
+    try:
+        procs.append(subprocess.Popen([exe, "start", "--head", "--port=6391",
+                                       "--include-dashboard=false",
+                                       "--node-ip-address=127.0.0.2", *common], env=env,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        _wait(lambda: subprocess.run([exe, "health-check", "--address", addr],
+                                     capture_output=True).returncode == 0, "the head node")
+        procs.append(subprocess.Popen([exe, "start", f"--address={addr}",
+                                       "--node-ip-address=127.0.0.3", *common], env=env,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        ray.init(address=addr, log_to_driver=False, _node_ip_address="127.0.0.2")
+        _wait(lambda: ray.cluster_resources().get("CPU", 0) == 2, "the second node")
+        spec = T.TournamentSpec(players=("random", "random"), games=40, seed=3)
+        summary = scale.run_study(spec, str(tmp_path / "two.csv"), backend="ray", chunk=1)
+        assert summary["cluster_cpus"] == 2
+        assert len(summary["nodes"]) == 2, summary
+        assert same(scale.read_rows(str(tmp_path / "two.csv"))) == same(T.run(spec))
+    finally:
+        ray.shutdown()
+        for p in reversed(procs):
+            p.terminate()
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
