@@ -8,7 +8,7 @@
 # The train extra pins torch==2.13.0: without a GPU, install the CPU build first (README).
 PYTHON ?= python3
 VENV   ?= .venv
-EXTRAS ?= dev,train,web
+EXTRAS ?= dev,train,web,ray
 PY     := $(VENV)/bin/python
 comma  := ,
 CORE   := $(VENV)/.installed-core

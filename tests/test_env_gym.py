@@ -102,7 +102,7 @@ def test_unknown_opponent_name_is_a_clear_error():
 
 
 def test_opponent_names_from_the_agents_package():
-    agents = pytest.importorskip("agents")
+    agents = pytest.importorskip("caledonia_env.agents")
     names = [n for n in agents.available() if n != "random"]
     if not names:
         pytest.skip("the agents package offers no bot besides random")
