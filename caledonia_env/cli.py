@@ -236,6 +236,47 @@ def _spec_from_args(args):
     return spec
 
 
+def _add_backend_options(p) -> None:
+    """--backend, --address, --resume (docs/scale.md)."""
+    g = p.add_argument_group("scale-out (docs/scale.md; --backend ray needs the ray extra)")
+    g.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local processes (default) or Ray tasks: a local Ray started for the "
+                        "run, or the cluster of --address")
+    g.add_argument("--address", default=None,
+                   help="Ray cluster for --backend ray, e.g. 'auto' or 'host:6379'")
+    g.add_argument("--resume", action="store_true",
+                   help="keep the complete games already in --out and play only the rest")
+
+
+def _run_games(args, spec, bar):
+    """The rows of every game of ``spec``: through caledonia_env.scale (streamed to --out,
+    resumable, CSV or Parquet) for --backend ray, --resume or a .parquet --out; else the
+    local runner (rows written to --out afterwards)."""
+    from . import tournament as tn
+    out = args.out or ""
+    if args.backend == "ray" or args.resume or out.endswith(".parquet"):
+        if not out:
+            raise UsageError("--backend ray, --resume and Parquet output need --out x.csv or "
+                             "x.parquet (rows are streamed there as games finish)")
+        if getattr(args, "record_dir", None):
+            raise UsageError("--record-dir works with the local backend only")
+        from . import scale
+        try:
+            summary = scale.run_study(spec, out, backend=args.backend, workers=args.workers,
+                                      address=args.address, resume=args.resume,
+                                      progress=bar.update)
+        except (ValueError, ImportError) as e:
+            raise UsageError(str(e)) from None
+        if summary["skipped"]:
+            print(f"--resume: {summary['skipped']} games already in {out}, "
+                  f"{summary['games']} played now")
+        return scale.read_rows(out), True
+    if args.address:
+        raise UsageError("--address needs --backend ray")
+    return tn.run(spec, workers=args.workers, record_dir=getattr(args, "record_dir", None),
+                  progress=bar.update), False
+
+
 def _cmd_play(args) -> int:
     from . import tournament as tn
     if args.workers < 1:
@@ -247,14 +288,14 @@ def _cmd_play(args) -> int:
         _check_output_path(args.record_dir, "--record-dir", folder=True)
     t0 = time.perf_counter()
     with tn.progress_bar(spec.games, quiet=args.quiet) as bar:
-        rows = tn.run(spec, workers=args.workers, record_dir=args.record_dir,
-                      progress=bar.update)
+        rows, written = _run_games(args, spec, bar)
     wall = time.perf_counter() - t0
     print(tn.report(rows))
     print(f"wall time {wall:.1f} s ({wall / spec.games:.3f} s per game with "
           f"{args.workers} worker{'s' if args.workers > 1 else ''})")
     if args.out:
-        tn.write_csv(rows, args.out)
+        if not written:
+            tn.write_csv(rows, args.out)
         print(f"{len(rows)} rows written to {args.out}")
     if args.record_dir:
         print(f"{spec.games} game records written to {args.record_dir}")
@@ -294,7 +335,7 @@ def _cmd_balance(args) -> int:
             _check_output_path(path, what)
     t0 = time.perf_counter()
     with tn.progress_bar(spec.games, quiet=args.quiet) as bar:
-        rows = tn.run(spec, workers=args.workers, progress=bar.update)
+        rows, written = _run_games(args, spec, bar)
     wall = time.perf_counter() - t0
     stats = tn.group_stats(rows, "clan")
     names, ahead, meet = tn.head_to_head(rows)
@@ -309,7 +350,8 @@ def _cmd_balance(args) -> int:
           f"per clan {min(counts)}-{max(counts)}; wall time {wall:.1f} s")
     print(tn.describe_rules(rows))
     if args.out:
-        tn.write_csv(rows, args.out)
+        if not written:
+            tn.write_csv(rows, args.out)
         print(f"{len(rows)} rows written to {args.out}")
     if args.plot:
         fig = tn.balance_figure(stats, names, ahead, meet, args.players,
@@ -433,9 +475,10 @@ def build_parser() -> argparse.ArgumentParser:
                            "depend on --workers (default 0)")
     play.add_argument("--workers", type=int, default=1,
                       help="parallel worker processes (default 1), e.g. --workers 2")
-    play.add_argument("--out", default=None, metavar="FILE.csv",
+    play.add_argument("--out", default=None, metavar="FILE.csv|FILE.parquet",
                       help="write one row per player per game (scores, win, rank, seat, agent, "
-                           "thinking time, rules), e.g. --out results.csv; its folder must exist")
+                           "thinking time, rules), e.g. --out results.csv or results.parquet; "
+                           "its folder must exist")
     play.add_argument("--record-dir", default=None, metavar="DIR",
                       help="write every game's JSON record (Game.to_json, for 'caledonia "
                            "replay') as DIR/game_000000.json..., e.g. --record-dir records/ "
@@ -444,6 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="no progress bar on stderr (there is none when stderr is not a "
                            "terminal)")
     add_rules_options(play)
+    _add_backend_options(play)
     play.set_defaults(func=_cmd_play)
 
     balance = sub.add_parser(
@@ -468,13 +512,15 @@ def build_parser() -> argparse.ArgumentParser:
     balance.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     balance.add_argument("--workers", type=int, default=1,
                          help="parallel worker processes (default 1), e.g. --workers 2")
-    balance.add_argument("--out", default=None, metavar="FILE.csv",
-                         help="one CSV row per player per game, e.g. --out balance.csv")
+    balance.add_argument("--out", default=None, metavar="FILE.csv|FILE.parquet",
+                         help="one row per player per game, e.g. --out balance.csv or "
+                              "balance.parquet")
     balance.add_argument("--plot", default="balance.png", metavar="FILE.png",
                          help="PNG with the win-rate bars and the head-to-head matrix "
                               "(default balance.png; '' to skip)")
     balance.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
     add_rules_options(balance, clans=False, auction=False, solo=False)
+    _add_backend_options(balance)
     balance.set_defaults(func=_cmd_balance)
 
     replay = sub.add_parser(

@@ -142,3 +142,24 @@ def test_two_ray_nodes_on_this_machine_share_the_games(tmp_path):
                 p.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 p.kill()
+
+
+def test_cli_backend_ray_resume_and_parquet(ray_local, tmp_path, capsys):
+    """`caledonia play/balance --backend ray --resume --out x.parquet` (docs/scale.md)."""
+    from caledonia_env.cli import main
+    out = tmp_path / "p.csv"
+    assert main(["play", "--players", "greedy,random", "--games", "6", "--backend", "ray",
+                 "--out", str(out), "-q"]) == 0
+    assert main(["play", "--players", "greedy,random", "--games", "9", "--resume",
+                 "--out", str(out), "-q"]) == 0
+    assert "6 games already in" in capsys.readouterr().out
+    assert len(scale.read_rows(str(out))) == 18
+    pq = tmp_path / "b.parquet"
+    assert main(["balance", "--agent", "random", "--players", "2", "--games", "8",
+                 "--out", str(pq), "--plot", str(tmp_path / "b.png"), "-q"]) == 0
+    assert len(scale.read_rows(str(pq))) == 16
+    assert main(["play", "--players", "greedy,random", "--games", "2",
+                 "--address", "auto"]) == 2
+    assert "--address needs --backend ray" in capsys.readouterr().err
+    assert main(["play", "--players", "greedy,random", "--games", "2", "--resume"]) == 2
+    assert "need --out" in capsys.readouterr().err
