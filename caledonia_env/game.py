@@ -10,9 +10,9 @@ from .config import GameConfig, MODULES
 from .data import load_ruleset
 from .engine import layout as L
 from .engine.actions import A_PORT, A_START_PICK, N_ACTIONS, action_names, parse_name
+from .engine.api import APPLIED, GAME_OVER, checked_apply, legal_ids
 from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, CTX_GAME_OVER, GOOD_NAMES,
                                IMPORT_NAMES, MAX_START_PICKS, N_CORNERS, UNIT_NAMES)
-from .engine.mask import legal_mask as _legal_mask
 from .engine.setup import new_game as _new_game
 from .engine.step import apply_action as _apply_action
 from .engine.tables import Variants, build_tables
@@ -37,6 +37,11 @@ def action_id(action) -> int:
     dimension (even of size 1: a batch belongs to the vector env). An id outside
     ``0..N_ACTIONS-1`` raises :class:`IllegalActionError` (a ValueError).
     """
+    t = type(action)
+    if t is int or t is np.int64:                      # fast path, same checks
+        if 0 <= action < N_ACTIONS:
+            return int(action)
+        raise IllegalActionError(f"action id {action} is outside 0..{N_ACTIONS - 1}")
     if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
         action = action[()]
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
@@ -118,7 +123,7 @@ class Game:
         _new_game(self.state, self.tables, int(rng.integers(1, 2**31 - 2)), first)
         self.history: list[int] = []
         self.scenario = None      # set by from_scenario: the starting position
-        self._mask = np.zeros(N_ACTIONS, np.int8)
+        self._mask = None         # scratch of legal_actions/step, made by _scratch()
 
     # ------------------------------------------------------------ basics
     @property
@@ -159,31 +164,48 @@ class Game:
     def is_terminal(self) -> bool:
         return int(self.state[L.S_CTX]) == CTX_GAME_OVER
 
+    def _scratch(self):
+        """The mask, the state it belongs to and an id buffer (see engine/api.py)."""
+        self._mask = np.zeros(N_ACTIONS, np.int8)
+        self._seen = np.zeros(L.STATE_SIZE + 1, np.int32)
+        self._ids = np.empty(N_ACTIONS, np.int64)
+        return self._mask
+
     def legal_mask(self) -> np.ndarray:
-        _legal_mask(self.state, self.tables, self._mask)
-        return self._mask.astype(bool)
+        return self.legal_mask_int8().astype(bool)
+
+    def legal_mask_int8(self) -> np.ndarray:
+        """The legal-action mask as a fresh int8 array (what the envs hand out)."""
+        mask = self._mask if self._mask is not None else self._scratch()
+        legal_ids(self.state, self.static.tables, mask, self._seen, self._ids)
+        return mask.copy()
 
     def legal_actions(self) -> np.ndarray:
-        _legal_mask(self.state, self.tables, self._mask)
-        return np.flatnonzero(self._mask)
+        """Legal action ids, ascending (int64)."""
+        mask = self._mask if self._mask is not None else self._scratch()
+        n = legal_ids(self.state, self.static.tables, mask, self._seen, self._ids)
+        return self._ids[:n].copy()
 
     def step(self, action) -> None:
         """Apply a legal action id (see :func:`action_id` for the accepted types); raises
         TypeError for a non-integer, IllegalActionError otherwise. A rejected call leaves
         the state unchanged."""
         a = action_id(action)
-        if self.is_terminal:
-            raise IllegalActionError("the game is over; no action is legal")
-        _legal_mask(self.state, self.tables, self._mask)
-        if not self._mask[a]:
-            legal = np.flatnonzero(self._mask)
-            shown = ", ".join(repr(self.describe_action(x)) for x in legal[:8])
-            more = f" … ({len(legal)} legal)" if len(legal) > 8 else ""
-            raise IllegalActionError(
-                f"action {a} {self.describe_action(a)!r} is not legal for player "
-                f"{self.current_player} in context {self.context!r}; legal: {shown}{more}")
-        _apply_action(self.state, self.tables, a)
+        mask = self._mask if self._mask is not None else self._scratch()
+        r = checked_apply(self.state, self.static.tables, mask, self._seen, a)
+        if r != APPLIED:
+            self._reject(a, r)
         self.history.append(a)
+
+    def _reject(self, a, r):
+        if r == GAME_OVER:
+            raise IllegalActionError("the game is over; no action is legal")
+        legal = np.flatnonzero(self._mask)
+        shown = ", ".join(repr(self.describe_action(x)) for x in legal[:8])
+        more = f" … ({len(legal)} legal)" if len(legal) > 8 else ""
+        raise IllegalActionError(
+            f"action {a} {self.describe_action(a)!r} is not legal for player "
+            f"{self.current_player} in context {self.context!r}; legal: {shown}{more}")
 
     def apply_sequence(self, actions) -> None:
         for a in actions:
@@ -262,7 +284,7 @@ class Game:
         g.state = self.state.copy()
         g.history = list(self.history)
         g.scenario = self.scenario
-        g._mask = np.zeros(N_ACTIONS, np.int8)
+        g._mask = None
         return g
 
     # ------------------------------------------------------------ scenarios
