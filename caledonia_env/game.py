@@ -10,7 +10,7 @@ from .config import GameConfig, MODULES
 from .data import load_ruleset
 from .engine import layout as L
 from .engine.actions import A_PORT, A_START_PICK, N_ACTIONS, action_names, parse_name
-from .engine.api import APPLIED, GAME_OVER, checked_apply, legal_ids
+from .engine.api import APPLIED, GAME_OVER, MASK_SIZE, checked_apply, legal_ids
 from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, CTX_GAME_OVER, GOOD_NAMES,
                                IMPORT_NAMES, MAX_START_PICKS, N_CORNERS, UNIT_NAMES)
 from .engine.setup import new_game as _new_game
@@ -108,6 +108,9 @@ def _variants(config: GameConfig) -> Variants:
 class Game:
     """One game of Clans of Caledonia. See README for the 30-second example."""
 
+    scenario = None      # set by from_scenario: the starting position
+    _mask = None         # scratch of legal_actions/step, made by _scratch()
+
     def __init__(self, config: GameConfig | None = None, **kwargs):
         if config is None:
             config = GameConfig(**kwargs)
@@ -122,8 +125,6 @@ class Game:
         first = -1 if config.first_player is None else config.first_player
         _new_game(self.state, self.tables, int(rng.integers(1, 2**31 - 2)), first)
         self.history: list[int] = []
-        self.scenario = None      # set by from_scenario: the starting position
-        self._mask = None         # scratch of legal_actions/step, made by _scratch()
 
     # ------------------------------------------------------------ basics
     @property
@@ -162,11 +163,11 @@ class Game:
 
     @property
     def is_terminal(self) -> bool:
-        return int(self.state[L.S_CTX]) == CTX_GAME_OVER
+        return self.state.item(L.S_CTX) == CTX_GAME_OVER
 
     def _scratch(self):
         """The mask, the state it belongs to and an id buffer (see engine/api.py)."""
-        self._mask = np.zeros(N_ACTIONS, np.int8)
+        self._mask = np.zeros(MASK_SIZE, np.int8)
         self._seen = np.zeros(L.STATE_SIZE + 1, np.int32)
         self._ids = np.empty(N_ACTIONS, np.int64)
         return self._mask
@@ -178,7 +179,7 @@ class Game:
         """The legal-action mask as a fresh int8 array (what the envs hand out)."""
         mask = self._mask if self._mask is not None else self._scratch()
         legal_ids(self.state, self.static.tables, mask, self._seen, self._ids)
-        return mask.copy()
+        return mask[:N_ACTIONS].copy()
 
     def legal_actions(self) -> np.ndarray:
         """Legal action ids, ascending (int64)."""
@@ -277,14 +278,14 @@ class Game:
 
     # ------------------------------------------------------------ copies
     def clone(self) -> "Game":
-        g = object.__new__(Game)
+        g = object.__new__(Game)       # scratch buffers are made on first use
         g.config = self.config
         g.map = self.map
         g.static = self.static
         g.state = self.state.copy()
-        g.history = list(self.history)
-        g.scenario = self.scenario
-        g._mask = None
+        g.history = self.history.copy()
+        if self.scenario is not None:
+            g.scenario = self.scenario
         return g
 
     # ------------------------------------------------------------ scenarios

@@ -6,6 +6,7 @@ still equals that copy cell by cell, so writing into ``game.state`` by hand stay
 """
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from .actions import N_ACTIONS
@@ -34,15 +35,22 @@ def _mask_for(s, T, mask, seen):
     seen[n] = 1
 
 
+#: ``mask`` is int8[MASK_SIZE]: N_ACTIONS rounded up to whole 8-byte words, scanned by word.
+MASK_SIZE = (N_ACTIONS + 7) // 8 * 8
+
+
 @njit(cache=True)
 def legal_ids(s, T, mask, seen, ids):
     """Write the legal action ids of the pending decision into ``ids``; return their count."""
     _mask_for(s, T, mask, seen)
+    words = mask.view(np.uint64)
     k = 0
-    for a in range(N_ACTIONS):
-        if mask[a]:
-            ids[k] = a
-            k += 1
+    for w in range(words.size):
+        if words[w]:
+            for a in range(8 * w, 8 * w + 8):
+                if mask[a]:
+                    ids[k] = a
+                    k += 1
     return k
 
 
