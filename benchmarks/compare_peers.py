@@ -76,8 +76,19 @@ def ours_engine():
     return play
 
 
+def prebuild():
+    """Build the tables of all 16 maps once (Game() draws a map per seed and caches them)."""
+    from caledonia_env import GameConfig
+    from caledonia_env.env.vector import _map_options
+    from caledonia_env.game import _variants, get_static
+    cfg = GameConfig(num_players=PLAYERS)
+    for sides in _map_options(None):
+        get_static(cfg.ruleset, sides, PLAYERS, _variants(cfg))
+
+
 def ours_python_loop():
     from caledonia_env import Game, GameConfig
+    prebuild()
     rng = random.Random(0)
     seed = [0]
 
@@ -103,6 +114,7 @@ def ours_midgame():
 
 def ours_aec():
     import caledonia_env
+    prebuild()
     env = caledonia_env.env(num_players=PLAYERS)
     return aec_loop(env)
 

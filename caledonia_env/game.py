@@ -39,9 +39,10 @@ def action_id(action) -> int:
     """
     t = type(action)
     if t is int or t is np.int64:                      # fast path, same checks
-        if 0 <= action < N_ACTIONS:
-            return int(action)
-        raise IllegalActionError(f"action id {action} is outside 0..{N_ACTIONS - 1}")
+        a = int(action)
+        if 0 <= a < N_ACTIONS:
+            return a
+        raise IllegalActionError(f"action id {a} is outside 0..{N_ACTIONS - 1}")
     if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
         action = action[()]
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
@@ -191,7 +192,9 @@ class Game:
         """Apply a legal action id (see :func:`action_id` for the accepted types); raises
         TypeError for a non-integer, IllegalActionError otherwise. A rejected call leaves
         the state unchanged."""
-        a = action_id(action)
+        a = int(action) if type(action) is np.int64 else action    # what legal_actions gives
+        if type(a) is not int or not 0 <= a < N_ACTIONS:
+            a = action_id(action)                                   # the checks and errors
         mask = self._mask if self._mask is not None else self._scratch()
         r = checked_apply(self.state, self.static.tables, mask, self._seen, a)
         if r != APPLIED:

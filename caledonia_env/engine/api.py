@@ -23,13 +23,12 @@ GAME_OVER = 2
 @njit(cache=True)
 def _mask_for(s, T, mask, seen):
     n = s.size
-    same = seen[n] == 1
-    i = 0
-    while same and i < n:
-        same = s[i] == seen[i]
-        i += 1
-    if same:
-        return
+    if seen[n] == 1:
+        diff = 0
+        for i in range(n):                  # no early exit: vectorised by LLVM
+            diff |= s[i] ^ seen[i]
+        if diff == 0:
+            return
     legal_mask(s, T, mask)
     seen[:n] = s
     seen[n] = 1
