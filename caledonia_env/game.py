@@ -10,7 +10,7 @@ from .config import GameConfig, MODULES
 from .data import load_ruleset
 from .engine import layout as L
 from .engine.actions import A_PORT, A_START_PICK, N_ACTIONS, action_names, parse_name
-from .engine.api import APPLIED, GAME_OVER, MASK_SIZE, checked_apply, legal_ids
+from .engine.api import APPLIED, GAME_OVER, LEGAL_IDS, MASK_SIZE, game_call
 from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, CTX_GAME_OVER, GOOD_NAMES,
                                IMPORT_NAMES, MAX_START_PICKS, N_CORNERS, UNIT_NAMES)
 from .engine.setup import new_game as _new_game
@@ -179,13 +179,13 @@ class Game:
     def legal_mask_int8(self) -> np.ndarray:
         """The legal-action mask as a fresh int8 array (what the envs hand out)."""
         mask = self._mask if self._mask is not None else self._scratch()
-        legal_ids(self.state, self.static.tables, mask, self._seen, self._ids)
+        game_call(self.state, self.static.tables, mask, self._seen, self._ids, LEGAL_IDS)
         return mask[:N_ACTIONS].copy()
 
     def legal_actions(self) -> np.ndarray:
         """Legal action ids, ascending (int64)."""
         mask = self._mask if self._mask is not None else self._scratch()
-        n = legal_ids(self.state, self.static.tables, mask, self._seen, self._ids)
+        n = game_call(self.state, self.static.tables, mask, self._seen, self._ids, LEGAL_IDS)
         return self._ids[:n].copy()
 
     def step(self, action) -> None:
@@ -196,7 +196,7 @@ class Game:
         if type(a) is not int or not 0 <= a < N_ACTIONS:
             a = action_id(action)                                   # the checks and errors
         mask = self._mask if self._mask is not None else self._scratch()
-        r = checked_apply(self.state, self.static.tables, mask, self._seen, a)
+        r = game_call(self.state, self.static.tables, mask, self._seen, self._ids, a)
         if r != APPLIED:
             self._reject(a, r)
         self.history.append(a)
