@@ -20,6 +20,7 @@ from .map import build_board
 from .records import RecordError, Verifier, make_record, read_record, step_digest
 from .scenario import ScenarioError, scenario_config, to_scenario, write_scenario
 
+_new = object.__new__
 PORT_TILE_NAMES = tuple(f"P{i}" for i in range(1, 10))
 TILE_NAMES = tuple(f"T{i}" for i in range(1, 10))
 
@@ -281,7 +282,7 @@ class Game:
 
     # ------------------------------------------------------------ copies
     def clone(self) -> "Game":
-        g = object.__new__(Game)       # scratch buffers are made on first use
+        g = _new(Game)                 # scratch buffers are made on first use
         g.config = self.config
         g.map = self.map
         g.static = self.static
