@@ -185,9 +185,12 @@ class Game:
 
     def legal_actions(self) -> np.ndarray:
         """Legal action ids, ascending (int64)."""
-        mask = self._mask if self._mask is not None else self._scratch()
-        n = game_call(self.state, self.static.tables, mask, self._seen, self._ids, LEGAL_IDS)
-        return self._ids[:n].copy()
+        mask = self._mask
+        if mask is None:
+            mask = self._scratch()
+        ids = self._ids
+        return ids[:game_call(self.state, self.static.tables, mask, self._seen, ids,
+                              LEGAL_IDS)].copy()
 
     def step(self, action) -> None:
         """Apply a legal action id (see :func:`action_id` for the accepted types); raises
@@ -196,7 +199,9 @@ class Game:
         a = int(action) if type(action) is np.int64 else action    # what legal_actions gives
         if type(a) is not int or not 0 <= a < N_ACTIONS:
             a = action_id(action)                                   # the checks and errors
-        mask = self._mask if self._mask is not None else self._scratch()
+        mask = self._mask
+        if mask is None:
+            mask = self._scratch()
         r = game_call(self.state, self.static.tables, mask, self._seen, self._ids, a)
         if r != APPLIED:
             self._reject(a, r)
