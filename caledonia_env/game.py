@@ -11,9 +11,9 @@ from .data import load_ruleset
 from .engine import layout as L
 from .engine.automa_log import read_events
 from .engine.actions import A_PORT, A_START_PICK, N_ACTIONS, action_names, parse_name
+from .engine.api import APPLIED, GAME_OVER, LEGAL_IDS, MASK_SIZE, game_call
 from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, CTX_GAME_OVER, GOOD_NAMES,
                                IMPORT_NAMES, MAX_START_PICKS, N_CORNERS, UNIT_NAMES)
-from .engine.mask import legal_mask as _legal_mask
 from .engine.setup import new_game as _new_game
 from .engine.step import apply_action as _apply_action
 from .engine.tables import Variants, build_tables
@@ -21,6 +21,7 @@ from .map import build_board
 from .records import RecordError, Verifier, make_record, read_record, step_digest
 from .scenario import ScenarioError, scenario_config, to_scenario, write_scenario
 
+_new = object.__new__
 PORT_TILE_NAMES = tuple(f"P{i}" for i in range(1, 10))
 TILE_NAMES = tuple(f"T{i}" for i in range(1, 10))
 
@@ -38,6 +39,12 @@ def action_id(action) -> int:
     dimension (even of size 1: a batch belongs to the vector env). An id outside
     ``0..N_ACTIONS-1`` raises :class:`IllegalActionError` (a ValueError).
     """
+    t = type(action)
+    if t is int or t is np.int64:                      # fast path, same checks
+        a = int(action)
+        if 0 <= a < N_ACTIONS:
+            return a
+        raise IllegalActionError(f"action id {a} is outside 0..{N_ACTIONS - 1}")
     if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
         action = action[()]
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
@@ -109,6 +116,9 @@ def _variants(config: GameConfig) -> Variants:
 class Game:
     """One game of Clans of Caledonia. See README for the 30-second example."""
 
+    scenario = None      # set by from_scenario: the starting position
+    _mask = None         # scratch of legal_actions/step, made by _scratch()
+
     def __init__(self, config: GameConfig | None = None, **kwargs):
         if config is None:
             config = GameConfig(**kwargs)
@@ -123,8 +133,6 @@ class Game:
         first = -1 if config.first_player is None else config.first_player
         _new_game(self.state, self.tables, int(rng.integers(1, 2**31 - 2)), first)
         self.history: list[int] = []
-        self.scenario = None      # set by from_scenario: the starting position
-        self._mask = np.zeros(N_ACTIONS, np.int8)
         #: Automa turns (A-3), each a dict with ``after`` (actions applied before it) and ``text``
         self.automa_events: list[dict] = read_events(self.state, self.board.labels, 0)
 
@@ -165,35 +173,59 @@ class Game:
 
     @property
     def is_terminal(self) -> bool:
-        return int(self.state[L.S_CTX]) == CTX_GAME_OVER
+        return self.state.item(L.S_CTX) == CTX_GAME_OVER
+
+    def _scratch(self):
+        """The mask, the state it belongs to and an id buffer (see engine/api.py)."""
+        self._mask = np.zeros(MASK_SIZE, np.int8)
+        self._seen = np.zeros(L.STATE_SIZE + 1, np.int32)
+        self._ids = np.empty(N_ACTIONS, np.int64)
+        return self._mask
 
     def legal_mask(self) -> np.ndarray:
-        _legal_mask(self.state, self.tables, self._mask)
-        return self._mask.astype(bool)
+        return self.legal_mask_int8().astype(bool)
+
+    def legal_mask_int8(self) -> np.ndarray:
+        """The legal-action mask as a fresh int8 array (what the envs hand out)."""
+        mask = self._mask if self._mask is not None else self._scratch()
+        game_call(self.state, self.static.tables, mask, self._seen, self._ids, LEGAL_IDS)
+        return mask[:N_ACTIONS].copy()
 
     def legal_actions(self) -> np.ndarray:
-        _legal_mask(self.state, self.tables, self._mask)
-        return np.flatnonzero(self._mask)
+        """Legal action ids, ascending (int64)."""
+        mask = self._mask
+        if mask is None:
+            mask = self._scratch()
+        ids = self._ids
+        return ids[:game_call(self.state, self.static.tables, mask, self._seen, ids,
+                              LEGAL_IDS)].copy()
 
     def step(self, action) -> None:
         """Apply a legal action id (see :func:`action_id` for the accepted types); raises
         TypeError for a non-integer, IllegalActionError otherwise. A rejected call leaves
         the state unchanged."""
-        a = action_id(action)
-        if self.is_terminal:
-            raise IllegalActionError("the game is over; no action is legal")
-        _legal_mask(self.state, self.tables, self._mask)
-        if not self._mask[a]:
-            legal = np.flatnonzero(self._mask)
-            shown = ", ".join(repr(self.describe_action(x)) for x in legal[:8])
-            more = f" … ({len(legal)} legal)" if len(legal) > 8 else ""
-            raise IllegalActionError(
-                f"action {a} {self.describe_action(a)!r} is not legal for player "
-                f"{self.current_player} in context {self.context!r}; legal: {shown}{more}")
-        _apply_action(self.state, self.tables, a)
+        a = int(action) if type(action) is np.int64 else action    # what legal_actions gives
+        if type(a) is not int or not 0 <= a < N_ACTIONS:
+            a = action_id(action)                                   # the checks and errors
+        mask = self._mask
+        if mask is None:
+            mask = self._scratch()
+        r = game_call(self.state, self.static.tables, mask, self._seen, self._ids, a)
+        if r != APPLIED:
+            self._reject(a, r)
         self.history.append(a)
         if self.state[L.S_AM_NLOG]:
             self.automa_events += read_events(self.state, self.board.labels, len(self.history))
+
+    def _reject(self, a, r):
+        if r == GAME_OVER:
+            raise IllegalActionError("the game is over; no action is legal")
+        legal = np.flatnonzero(self._mask)
+        shown = ", ".join(repr(self.describe_action(x)) for x in legal[:8])
+        more = f" … ({len(legal)} legal)" if len(legal) > 8 else ""
+        raise IllegalActionError(
+            f"action {a} {self.describe_action(a)!r} is not legal for player "
+            f"{self.current_player} in context {self.context!r}; legal: {shown}{more}")
 
     def apply_sequence(self, actions) -> None:
         for a in actions:
@@ -284,15 +316,15 @@ class Game:
 
     # ------------------------------------------------------------ copies
     def clone(self) -> "Game":
-        g = object.__new__(Game)
+        g = _new(Game)                 # scratch buffers are made on first use
         g.config = self.config
         g.map = self.map
         g.static = self.static
         g.state = self.state.copy()
-        g.history = list(self.history)
+        g.history = self.history.copy()
+        if self.scenario is not None:
+            g.scenario = self.scenario
         g.automa_events = list(self.automa_events)
-        g.scenario = self.scenario
-        g._mask = np.zeros(N_ACTIONS, np.int8)
         return g
 
     # ------------------------------------------------------------ scenarios

@@ -18,7 +18,6 @@ from pettingzoo.utils import wrappers
 from ..engine.actions import N_ACTIONS
 from ..engine.constants import CONTEXT_NAMES
 from ..engine.layout import S_CTX, S_PLAYER, S_ROUND
-from ..engine.mask import legal_mask
 from ..game import Game, IllegalActionError
 from .common import (
     ILLEGAL_MODES,
@@ -77,7 +76,6 @@ class raw_env(AECEnv):
         self.action_spaces = {a: spaces.Discrete(N_ACTIONS) for a in self.possible_agents}
         self._seed_rng = np.random.default_rng(self.config.seed)
         self._first_seed = self.config.seed
-        self._mask = np.zeros(N_ACTIONS, np.int8)
         self._no_mask = np.zeros(N_ACTIONS, np.int8)
         self._no_mask.flags.writeable = False
         self.game: Game | None = None
@@ -119,13 +117,12 @@ class raw_env(AECEnv):
         ctx = CONTEXT_NAMES[int(s[S_CTX])]
         p = -1 if over else int(s[S_PLAYER])
         rnd = int(s[S_ROUND])
-        if p >= 0:
-            legal_mask(s, self.game.tables, self._mask)
+        mask = self.game.legal_mask_int8() if p >= 0 else None    # cached by the game
         infos = {}
         for a in self.agents:
             d = {"context": ctx, "acting_agent": self._agent_of[p] if p >= 0 else "",
                  "acting_player": p, "round": rnd,
-                 "action_mask": self._mask.copy() if self._index[a] == p else self._no_mask}
+                 "action_mask": mask if self._index[a] == p else self._no_mask}
             if extra is not None:
                 d.update(extra)
             infos[a] = d
@@ -135,10 +132,12 @@ class raw_env(AECEnv):
     def observe(self, agent):
         """The agent's view; its mask is all zeros unless it decides now."""
         p = self._index[agent]
-        mask = np.zeros(N_ACTIONS, np.int8)
-        if int(self.game.state[S_PLAYER]) == p:
-            legal_mask(self.game.state, self.game.tables, mask)
-        return {"observation": observe(self.game, p), "action_mask": mask}
+        game = self.game
+        if game.state.item(S_PLAYER) == p:
+            mask = game.legal_mask_int8()     # kept by the game: step() does not redo it
+        else:
+            mask = np.zeros(N_ACTIONS, np.int8)
+        return {"observation": observe(game, p), "action_mask": mask}
 
     # ------------------------------------------------------------- step
     def step(self, action):
@@ -198,8 +197,35 @@ class raw_env(AECEnv):
         pass
 
 
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper with the same checks, minus the per-attribute
+    ``__getattr__`` forwarding on the hot path: ``last()``, ``agent_selection`` and
+    ``agents`` (read by ``agent_iter``) go straight to the env once it has been reset."""
+
+    def _reset_first(self, name):
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+
+    @property
+    def agent_selection(self):
+        self._reset_first("agent_selection")
+        return self.env.agent_selection
+
+    @property
+    def agents(self):
+        self._reset_first("agents")
+        return self.env.agents
+
+    def last(self, observe: bool = True):
+        self._reset_first("agent_selection")
+        return self.env.last(observe)
+
+    def __str__(self):
+        return str(self.env)
+
+
 def env(**options):
-    """The AEC env in PettingZoo's OrderEnforcingWrapper; same options as :class:`raw_env`
+    """The AEC env in an :class:`OrderEnforcing` wrapper; same options as :class:`raw_env`
     except that ``illegal_action`` defaults to ``"penalize"``, as PettingZoo's classic games
     wrap theirs in ``TerminateIllegalWrapper`` (the game ends, the offender loses).
 
@@ -207,4 +233,4 @@ def env(**options):
     action space with a clear IllegalActionError, and each wrapper layer costs µs per step.)
     """
     options.setdefault("illegal_action", "penalize")
-    return wrappers.OrderEnforcingWrapper(raw_env(**options))
+    return OrderEnforcing(raw_env(**options))

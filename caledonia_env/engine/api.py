@@ -1,0 +1,58 @@
+"""Fast path of the Python ``Game`` API: one numba call per ``legal_actions()`` / ``step()``.
+
+``seen`` (int32[STATE_SIZE + 1]) remembers the state the ``mask`` was computed for; its last
+cell is 1 while that copy is valid. The mask is reused only while the state still equals
+that copy cell by cell, so writing into ``game.state`` by hand stays safe. Both entry points
+are one function so that the big mask and step code are linked into one compiled library
+(cold compile time).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .actions import N_ACTIONS
+from .constants import CTX_GAME_OVER
+from .layout import S_CTX
+from .mask import legal_mask
+from .step import apply_action
+
+APPLIED = 0
+ILLEGAL = 1
+GAME_OVER = 2
+LEGAL_IDS = -1
+#: ``mask`` is int8[MASK_SIZE]: N_ACTIONS rounded up to whole 8-byte words, scanned by word.
+MASK_SIZE = (N_ACTIONS + 7) // 8 * 8
+
+
+@njit(cache=True)
+def game_call(s, T, mask, seen, ids, a):
+    """``a == LEGAL_IDS``: write the legal ids into ``ids`` and return their count.
+    ``a >= 0``: apply ``a`` if it is legal and return APPLIED, else ILLEGAL or GAME_OVER
+    with ``s`` unchanged."""
+    if a >= 0 and s[S_CTX] == CTX_GAME_OVER:
+        return GAME_OVER
+    n = s.size
+    diff = 1 - seen[n]
+    if diff == 0:
+        for i in range(n):                  # no early exit: vectorised by LLVM
+            diff |= s[i] ^ seen[i]
+    if diff != 0:
+        legal_mask(s, T, mask)
+        seen[:n] = s
+        seen[n] = 1
+    if a >= 0:
+        if mask[a] == 0:
+            return ILLEGAL
+        apply_action(s, T, a)
+        seen[n] = 0
+        return APPLIED
+    words = mask.view(np.uint64)
+    k = 0
+    for w in range(words.size):
+        if words[w]:
+            for b in range(8 * w, 8 * w + 8):
+                if mask[b]:
+                    ids[k] = b
+                    k += 1
+    return k

@@ -1,0 +1,118 @@
+"""The fast paths (engine/api.py, Game.clone, the AEC wrapper) give the plain paths' results."""
+import random
+
+import numpy as np
+import pytest
+
+import caledonia_env
+from caledonia_env import Game, GameConfig
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.mask import legal_mask
+from caledonia_env.engine.step import apply_action
+from caledonia_env.game import IllegalActionError, action_id
+
+
+def plain_legal(game):
+    mask = np.zeros(N_ACTIONS, np.int8)
+    legal_mask(game.state, game.tables, mask)
+    return mask
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_legal_actions_and_step_match_the_engine(players):
+    """Along a whole random game: legal_actions() == flatnonzero(legal_mask), legal_mask()
+    agrees, and Game.step leaves the same state as engine apply_action on a copy."""
+    game = Game(GameConfig(num_players=players, seed=11 + players))
+    shadow = game.state.copy()
+    rng = random.Random(players)
+    while not game.is_terminal:
+        mask = plain_legal(game)
+        ids = game.legal_actions()
+        assert ids.dtype == np.int64
+        np.testing.assert_array_equal(ids, np.flatnonzero(mask))
+        np.testing.assert_array_equal(game.legal_mask(), mask.astype(bool))
+        np.testing.assert_array_equal(game.legal_mask_int8(), mask)
+        a = rng.choice(list(ids))
+        game.step(a)
+        apply_action(shadow, game.tables, a)
+        np.testing.assert_array_equal(game.state, shadow)
+    assert len(game.legal_actions()) == 0
+    with pytest.raises(IllegalActionError, match="game is over"):
+        game.step(0)
+
+
+def test_mask_is_recomputed_after_the_state_is_written_by_hand():
+    """The cached mask belongs to one state: writing game.state by hand must not reuse it."""
+    a = Game(GameConfig(num_players=4, seed=5))
+    b = a.clone()
+    rng = random.Random(0)
+    for _ in range(30):
+        b.step(rng.choice(list(b.legal_actions())))
+    old, new = set(a.legal_actions()), set(b.legal_actions())
+    only_new = sorted(new - old)
+    only_old = sorted(old - new)
+    assert only_new and only_old
+    a.state[:] = b.state                        # same position as b, cache still holds a's
+    with pytest.raises(IllegalActionError):
+        a.step(only_old[0])
+    before = a.state.copy()
+    np.testing.assert_array_equal(a.state, before)   # a rejected step changes nothing
+    a.step(only_new[0])
+    b.step(only_new[0])
+    np.testing.assert_array_equal(a.state, b.state)
+
+
+def test_illegal_and_out_of_range_ids_keep_their_errors():
+    game = Game(GameConfig(num_players=2, seed=1))
+    illegal = int(np.flatnonzero(plain_legal(game) == 0)[0])
+    before = game.state.copy()
+    with pytest.raises(IllegalActionError, match="is not legal"):
+        game.step(illegal)
+    with pytest.raises(IllegalActionError, match="outside"):
+        game.step(N_ACTIONS)
+    with pytest.raises(IllegalActionError, match="outside"):
+        game.step(np.int64(-1))
+    with pytest.raises(TypeError):
+        game.step(True)
+    np.testing.assert_array_equal(game.state, before)
+    assert game.history == []
+    for x in (3, np.int64(3), np.int32(3), np.array(3)):
+        assert action_id(x) == 3 and type(action_id(x)) is int
+
+
+def test_clone_is_independent_and_keeps_the_scenario():
+    game = Game(GameConfig(num_players=3, seed=2))
+    rng = random.Random(1)
+    for _ in range(20):
+        game.step(rng.choice(list(game.legal_actions())))
+    twin = game.clone()
+    np.testing.assert_array_equal(twin.legal_actions(), game.legal_actions())
+    state, history = game.state.copy(), list(game.history)
+    twin.step(int(twin.legal_actions()[0]))
+    np.testing.assert_array_equal(game.state, state)
+    assert game.history == history and len(twin.history) == len(history) + 1
+    start = Game.from_scenario(game.to_scenario())
+    assert start.clone().scenario == start.scenario is not None
+
+
+def test_aec_fast_wrapper_matches_the_engine_and_keeps_the_order_checks():
+    env = caledonia_env.env(num_players=3)
+    with pytest.raises(AttributeError, match="before reset"):
+        env.last()
+    with pytest.raises(AttributeError, match="before reset"):
+        env.agent_selection
+    assert str(env) == str(env.unwrapped)
+    env.reset(seed=4)
+    rng = random.Random(2)
+    game = env.unwrapped.game
+    for agent in env.agent_iter():
+        obs, _r, term, trunc, _info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        assert obs["action_mask"].dtype == np.int8
+        np.testing.assert_array_equal(obs["action_mask"], plain_legal(game))
+        other = env.observe(env.possible_agents[(env.possible_agents.index(agent) + 1) % 3])
+        assert not other["action_mask"].any()
+        env.step(int(rng.choice(list(np.flatnonzero(obs["action_mask"])))))
+    assert game.is_terminal
