@@ -2,4 +2,5 @@ import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":      # worker processes (spawn / forkserver) import this module
+    sys.exit(main())

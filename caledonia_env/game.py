@@ -175,6 +175,17 @@ class Game:
     def is_terminal(self) -> bool:
         return self.state.item(L.S_CTX) == CTX_GAME_OVER
 
+    @property
+    def static(self) -> Static:
+        """Tables, board, ruleset and names of this game's setup (shared between games)."""
+        return self._static
+
+    @static.setter
+    def static(self, value: Static) -> None:
+        self._static = value
+        if self._mask is not None:
+            self._seen[-1] = 0           # the cached mask belongs to the old tables
+
     def _scratch(self):
         """The mask, the state it belongs to and an id buffer (see engine/api.py)."""
         self._mask = np.zeros(MASK_SIZE, np.int8)
@@ -188,7 +199,7 @@ class Game:
     def legal_mask_int8(self) -> np.ndarray:
         """The legal-action mask as a fresh int8 array (what the envs hand out)."""
         mask = self._mask if self._mask is not None else self._scratch()
-        game_call(self.state, self.static.tables, mask, self._seen, self._ids, LEGAL_IDS)
+        game_call(self.state, self._static.tables, mask, self._seen, self._ids, LEGAL_IDS)
         return mask[:N_ACTIONS].copy()
 
     def legal_actions(self) -> np.ndarray:
@@ -197,7 +208,7 @@ class Game:
         if mask is None:
             mask = self._scratch()
         ids = self._ids
-        return ids[:game_call(self.state, self.static.tables, mask, self._seen, ids,
+        return ids[:game_call(self.state, self._static.tables, mask, self._seen, ids,
                               LEGAL_IDS)].copy()
 
     def step(self, action) -> None:
@@ -210,7 +221,7 @@ class Game:
         mask = self._mask
         if mask is None:
             mask = self._scratch()
-        r = game_call(self.state, self.static.tables, mask, self._seen, self._ids, a)
+        r = game_call(self.state, self._static.tables, mask, self._seen, self._ids, a)
         if r != APPLIED:
             self._reject(a, r)
         self.history.append(a)
@@ -319,7 +330,7 @@ class Game:
         g = _new(Game)                 # scratch buffers are made on first use
         g.config = self.config
         g.map = self.map
-        g.static = self.static
+        g._static = self._static
         g.state = self.state.copy()
         g.history = self.history.copy()
         if self.scenario is not None:

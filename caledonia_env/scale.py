@@ -252,13 +252,12 @@ def _chunk_size(n_games: int, n_workers: int, chunk: int | None) -> int:
 
 
 def _local_results(spec, todo, workers, chunk):
-    import multiprocessing as mp
     workers = workers or os.cpu_count() or 1
     jobs = [(spec, c) for c in _chunks(todo, _chunk_size(len(todo), workers, chunk))]
     if workers == 1:
         yield from map(_play_chunk_args, jobs)
         return
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    ctx = T.pool_context()
     with ctx.Pool(workers) as pool:
         yield from pool.imap_unordered(_play_chunk_args, jobs)
 

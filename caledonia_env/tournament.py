@@ -299,6 +299,16 @@ def progress_bar(total: int, label: str = "games", quiet: bool = False):
                 disable=True if quiet else None, dynamic_ncols=True)
 
 
+def pool_context():
+    """The multiprocessing context for game workers: ``fork`` (fast, numba already loaded),
+    except once torch is loaded (a ``ppo:`` agent): torch's thread pool does not survive a
+    fork, so the workers then start from a fresh ``forkserver`` (or ``spawn``)."""
+    methods = mp.get_all_start_methods()
+    if "torch" not in sys.modules and "fork" in methods:
+        return mp.get_context("fork")
+    return mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
 def run(spec: TournamentSpec, workers: int = 1, record_dir: str | None = None,
         progress: Callable[[int], None] | None = None) -> list[dict]:
     """Play every game of ``spec``; return the CSV rows sorted by (game, player).
@@ -320,8 +330,7 @@ def run(spec: TournamentSpec, workers: int = 1, record_dir: str | None = None,
             it = map(_worker, jobs)
             pool = None
         else:
-            ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-            pool = ctx.Pool(workers)
+            pool = pool_context().Pool(workers)
             chunk = max(1, min(16, spec.games // (workers * 8)))
             it = pool.imap_unordered(_worker, jobs, chunksize=chunk)
         try:

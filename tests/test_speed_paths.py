@@ -116,3 +116,4 @@ def test_aec_fast_wrapper_matches_the_engine_and_keeps_the_order_checks():
         assert not other["action_mask"].any()
         env.step(int(rng.choice(list(np.flatnonzero(obs["action_mask"])))))
     assert game.is_terminal
+

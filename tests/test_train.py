@@ -473,3 +473,13 @@ def test_pretrained_beats_random_in_90_percent_of_games():
     rows = play_games(["ppo:pretrained", "random"], 300, seed=2024)
     st = summarize(rows, role=0)
     assert st["ci_low"] >= 0.9, st
+
+
+def test_play_with_a_ppo_agent_on_two_workers_finishes(tmp_path):
+    """Workers start from a fresh process once torch is loaded (a forked torch thread pool
+    deadlocks): `caledonia play --players ppo:pretrained,greedy --workers 2` finishes."""
+    from caledonia_env.cli import main
+    out = tmp_path / "r.csv"
+    assert main(["play", "--players", "ppo:pretrained,greedy", "--games", "4", "--workers", "2",
+                 "--clans", "none", "--out", str(out), "-q"]) == 0
+    assert len(out.read_text().splitlines()) == 1 + 8
