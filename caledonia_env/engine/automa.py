@@ -29,14 +29,14 @@ from .layout import (AM_CARD_W, AM_EV_W, AM_LOG_CAP, C_GAIN_HEX, C_GAIN_IMPORT, 
                      T_AM_PROD_MONEY, T_AM_RARITY_ROUND, T_AM_SHIP, T_AM_START_EACH,
                      T_AM_START_ORDER, T_AM_TECH_MIN, T_AM_TRADE_MAX, T_AM_TRADE_MONEY,
                      T_AM_TWO_EXPORT, T_AM_TWO_SETTLE, T_AM_UPG_MONEY, T_EXPORT_MIN,
-                     T_HIRE_COST, T_LAND_COST, T_MODULE, T_N_HEX, T_N_NODES, T_NEIGHBOR,
+                     T_HIRE_COST, T_LAND_COST, T_MODULE, T_N_HEX, T_NEIGHBOR,
                      T_NEIGHBOR_BONUS, T_PASS_BONUS, T_PORT_NODE, T_PRICE_MIN, T_ROUNDS,
                      T_SHIP_COST, T_SHIP_MAX, T_SHIP_REQ, T_SOLO_AVG_MAX, T_SOLO_AVG_MIN,
                      T_STATIC_IMPORTS, T_TECH_COST, T_UNIT_TERRAIN)
 from .options import unit_cost
 from .ports import port_reachable
 from .rng import rand_int, shuffle
-from .scoring import settlement_count
+from .scoring import settlement_count, settlement_networks
 
 # card columns (data.automa.CARD_*) and codes (data.automa.ACTIONS / CRITERIA order)
 CARD_ROUND, CARD_REMOVE, CARD_N_ACTIONS, CARD_ACTIONS = 0, 1, 2, 3
@@ -289,50 +289,9 @@ def nb_plan(s, T, p, node, pick):
 def networks(s, T, p, node):
     """R-7 settlements and networks of p: (number of networks, settlements in the network
     holding ``node``; 0 if ``node`` < 0)."""
-    n = T[T_N_NODES]
-    comp = np.full(MAX_NODES, -1, np.int32)
-    nodes = np.empty(MAX_NODES, np.int32)
-    stack = np.empty(MAX_NODES, np.int32)
-    k = 0
-    for m in range(n):
-        o = s[S_OCC + m]
-        if o >= 0 and o // OCC_STRIDE == p and o < MAX_PLAYERS * OCC_STRIDE:
-            nodes[k] = m
-            k += 1
-    n_comp = 0
-    for i in range(k):
-        if comp[nodes[i]] >= 0:
-            continue
-        comp[nodes[i]] = n_comp
-        stack[0] = nodes[i]
-        top = 1
-        while top > 0:
-            top -= 1
-            v = stack[top]
-            for j in range(6):
-                w = T[T_NEIGHBOR + v * 6 + j]
-                if w < 0:
-                    break
-                o = s[S_OCC + w]
-                if comp[w] < 0 and o >= 0 and o // OCC_STRIDE == p and o < MAX_PLAYERS * OCC_STRIDE:
-                    comp[w] = n_comp
-                    stack[top] = w
-                    top += 1
-        n_comp += 1
-    parent = np.arange(max(n_comp, 1)).astype(np.int32)
-    level = s[pofs(p) + P_SHIP]
-    for i in range(k):
-        for j in range(i + 1, k):
-            a = comp[nodes[i]]
-            b = comp[nodes[j]]
-            if a == b or T[T_SHIP_REQ + nodes[i] * MAX_NODES + nodes[j]] > level:
-                continue
-            while parent[a] != a:
-                a = parent[a]
-            while parent[b] != b:
-                b = parent[b]
-            if a != b:
-                parent[a] = b
+    comp = np.empty(MAX_NODES, np.int32)
+    parent = np.empty(MAX_NODES, np.int32)
+    n_comp = settlement_networks(s, T, p, comp, parent)
     roots = 0
     size = 0
     target = -1

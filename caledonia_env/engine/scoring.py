@@ -94,10 +94,12 @@ def split_places(values, n, place_vp, min_value, out):
 
 
 @njit(cache=True)
-def settlement_count(s, T, p):
-    """Most settlements of p mutually linked through shipping range (R-7)."""
+def settlement_networks(s, T, p, comp, parent):
+    """R-7 settlements of p and the networks they form: fills ``comp`` (node -> settlement
+    index, -1 elsewhere; neighbour adjacency among p's units) and ``parent`` (union-find
+    over settlements joined within p's shipping range); returns the settlement count."""
     n = T[T_N_NODES]
-    comp = np.full(MAX_NODES, -1, np.int32)
+    comp[:] = -1
     nodes = np.empty(MAX_NODES, np.int32)
     k = 0
     for m in range(n):
@@ -105,7 +107,6 @@ def settlement_count(s, T, p):
         if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
             nodes[k] = m
             k += 1
-    # settlements: components of neighbor adjacency among p's units
     stack = np.empty(MAX_NODES, np.int32)
     n_comp = 0
     for i in range(k):
@@ -128,10 +129,8 @@ def settlement_count(s, T, p):
                     stack[top] = w
                     top += 1
         n_comp += 1
-    if n_comp == 0:
-        return 0
-    # settlement graph: union settlements within shipping range
-    parent = np.arange(n_comp).astype(np.int32)
+    for c in range(n_comp):
+        parent[c] = c
     level = s[pofs(p) + P_SHIP]
     for i in range(k):
         for j in range(i + 1, k):
@@ -145,7 +144,16 @@ def settlement_count(s, T, p):
                 b = parent[b]
             if a != b:
                 parent[a] = b
-    sizes = np.zeros(n_comp, np.int32)
+    return n_comp
+
+
+@njit(cache=True)
+def settlement_count(s, T, p):
+    """Most settlements of p mutually linked through shipping range (R-7)."""
+    comp = np.empty(MAX_NODES, np.int32)
+    parent = np.empty(MAX_NODES, np.int32)
+    n_comp = settlement_networks(s, T, p, comp, parent)
+    sizes = np.zeros(max(n_comp, 1), np.int32)
     best = 0
     for c in range(n_comp):
         r = c
