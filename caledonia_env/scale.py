@@ -21,11 +21,11 @@ from __future__ import annotations
 import csv
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 
 from . import tournament as T
+from .atomic import atomic_path
 
 BACKENDS = ("local", "ray")
 FORMATS = (".csv", ".parquet")
@@ -135,16 +135,8 @@ def _table(rows: list[dict]):
 def _write_parquet(rows: list[dict], path: str) -> None:
     """Write rows to ``path`` atomically (temporary file, then rename)."""
     import pyarrow.parquet as pq
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".parquet", dir=folder)
-    os.close(fd)
-    try:
+    with atomic_path(path, ".parquet") as tmp:
         pq.write_table(_table(rows), tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 class _Sink:

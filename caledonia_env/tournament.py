@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .atomic import atomic_path
 from .config import CLAN_NAMES, GameConfig
 from .engine import layout as L
 
@@ -385,16 +386,8 @@ def check_output_folder(path: str, what: str) -> None:
 
 def _write_text(path: str, text: str) -> None:
     """Write a file atomically: a temporary file in the same folder, then rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-    try:
-        with os.fdopen(fd, "w", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_path(path) as tmp, open(tmp, "w", newline="") as f:
+        f.write(text)
 
 
 def write_csv(rows: list[dict], path: str) -> None:
@@ -575,14 +568,5 @@ def balance_figure(stats: list[dict], names, ahead, meet, n_players: int, title:
 
 def save_figure(fig, path: str, dpi: int = 110) -> None:
     """Save a matplotlib figure atomically (temporary file, then rename)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    ext = os.path.splitext(path)[1] or ".png"
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=ext, dir=folder)
-    os.close(fd)
-    try:
+    with atomic_path(path, os.path.splitext(path)[1] or ".png") as tmp:
         fig.savefig(tmp, dpi=dpi)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1] / "caledonia_env"
 
 # lowest first; a module belongs to the first prefix that matches its dotted name
 LAYERS = [
-    ("plugins",),
+    ("plugins", "atomic"),
     ("data", "map"),
     ("engine",),
     ("config",),

@@ -24,11 +24,12 @@ import hashlib
 import io
 import json
 import os
-import tempfile
 import zipfile
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+
+from ..atomic import atomic_path
 
 FORMAT = "caledonia-ppo"
 FORMAT_VERSION = 1
@@ -205,18 +206,9 @@ def save(path, state_dict: dict, meta: dict) -> None:
     os.makedirs(folder, exist_ok=True)
     buf = io.BytesIO()
     torch.save({k: v.detach().cpu().contiguous() for k, v in state_dict.items()}, buf)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".zip", dir=folder)
-    os.close(fd)
-    try:
-        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
-            zf.writestr(META_NAME, json.dumps(meta, indent=1, default=_json_default))
-            zf.writestr(WEIGHTS_NAME, buf.getvalue())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_path(path, ".zip") as tmp, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(META_NAME, json.dumps(meta, indent=1, default=_json_default))
+        zf.writestr(WEIGHTS_NAME, buf.getvalue())
 
 
 def _json_default(x):

@@ -65,6 +65,5 @@ def plot_run(run_dir: str, path: str, title: str | None = None) -> str:
                   f"{cfg.get('players', '?')}-player MaskablePPO, {wall / 60:.0f} min wall time")
     fig.tight_layout()
     save_figure(fig, path)
-    os.chmod(path, 0o644)
     plt.close(fig)
     return path

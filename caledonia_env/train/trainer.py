@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..agents import checkpoint as ckpt
+from ..atomic import atomic_path
 
 RUN_FILES = ("config.json", "eval.csv", "train.csv", "best.zip", "last.zip", "resume.pt")
 EVAL_FIELDS = ("timesteps", "wall_seconds", "opponent", "games", "wins", "win_rate", "ci_low",
@@ -321,9 +322,8 @@ class Trainer:
                  "optimizer": m.policy.optimizer.state_dict(), "best_score": self.best_score,
                  "wall_seconds": self.wall(), "episodes": self.episodes,
                  **{f"next_{k}": int(v) for k, v in self.next.items()}}
-        tmp = self.path(".resume.pt.tmp")
-        torch.save(state, tmp)
-        os.replace(tmp, self.path("resume.pt"))
+        with atomic_path(self.path("resume.pt"), ".pt") as tmp:
+            torch.save(state, tmp)
 
     def snapshot(self):
         sd = self.model.policy.state_dict()
