@@ -20,7 +20,7 @@ from .engine.board import pofs
 from .engine.clans import crow
 from .engine.constants import (CTX_GAME_OVER, FISHERMAN, LUMBERJACK, MINER, N_GOODS, N_UNITS,
                                NEUTRAL, OCC_STRIDE, T_LOCH, T_PORT)
-from .engine.mask import legal_mask
+from .engine.playout import random_legal_action
 from .engine.step import apply_action
 from .game import Game
 
@@ -115,23 +115,6 @@ def check_state(s, T):
 
 
 @njit(cache=True)
-def _random_legal(s, T, mask):
-    legal_mask(s, T, mask)
-    k = 0
-    for a in range(N_ACTIONS):
-        k += mask[a]
-    if k == 0:
-        return -1
-    r = np.random.randint(k)
-    for a in range(N_ACTIONS):
-        if mask[a]:
-            if r == 0:
-                return a
-            r -= 1
-    return -1
-
-
-@njit(cache=True)
 def fuzz_game(s, T, action_seed, max_steps, actions):
     """Play random legal actions from ``s`` to the end, checking every state.
 
@@ -145,7 +128,7 @@ def fuzz_game(s, T, action_seed, max_steps, actions):
     while code == OK and s[L.S_CTX] != CTX_GAME_OVER:
         if steps >= max_steps:
             return E_STEPS, steps
-        a = _random_legal(s, T, mask)
+        a = random_legal_action(s, T, mask)
         if a < 0:
             return E_MASK, steps
         actions[steps] = a

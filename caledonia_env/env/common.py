@@ -8,7 +8,7 @@ import numpy as np
 from ..config import GameConfig
 from ..engine import layout as L
 from ..engine.constants import MAX_PLAYERS, NEUTRAL, OCC_STRIDE, UNIT_NAMES
-from ..game import PORT_TILE_NAMES, Game
+from ..game import PORT_TILE_NAMES, Game, IllegalActionError
 from .observation import OBS_SIZE, encode_obs
 from .rewards import terminal_rewards
 
@@ -73,6 +73,20 @@ def observe(game: Game, player: int) -> np.ndarray:
     out = np.empty(OBS_SIZE, np.float32)
     encode_obs(game.state, game.tables, player, out)
     return out
+
+
+def learner_step(game: Game, action, illegal_action: str) -> str | None:
+    """Apply a single-agent env's action: None when applied. An illegal action leaves the
+    state unchanged and returns its message (``illegal_action="penalize"``) or raises
+    IllegalActionError saying how to make unmasked samplers safe (``"raise"``)."""
+    try:
+        game.step(action)
+    except IllegalActionError as e:
+        if illegal_action == "raise":
+            raise IllegalActionError(f"{e} (use illegal_action='penalize' for algorithms "
+                                     f"that ignore action_masks())") from None
+        return str(e)
+    return None
 
 
 def rewards_of(game: Game, mode: int) -> np.ndarray:

@@ -16,13 +16,13 @@ from gymnasium import spaces
 from ..engine.actions import N_ACTIONS
 from ..engine.constants import CONTEXT_NAMES
 from ..engine.layout import S_CTX, S_PLAYER, S_ROUND
-from ..engine.mask import legal_mask
 from ..game import Game, IllegalActionError
 from .common import (
     ILLEGAL_MODES,
     RENDER_MODES,
     SEED_BOUND,
     check_choice,
+    learner_step,
     final_info,
     make_config,
     observe,
@@ -76,7 +76,6 @@ class CaledoniaEnv(gym.Env):
         self.action_space = spaces.Discrete(N_ACTIONS)
         self.game: Game | None = None
         self.seat = 0
-        self._mask = np.zeros(N_ACTIONS, np.int8)
         self._first = True
 
     # ------------------------------------------------------------ reset
@@ -138,15 +137,10 @@ class CaledoniaEnv(gym.Env):
         if self.game is None:
             raise RuntimeError("call reset() before step()")
         game = self.game
-        try:
-            game.step(action)
-        except IllegalActionError as e:
-            if self.illegal_action == "raise":
-                raise IllegalActionError(f"{e} (use illegal_action='penalize' for algorithms "
-                                         f"that ignore action_masks())") from None
-            info = self._info({"illegal_action": str(e)})
-            obs = observe(game, self.seat)
-            return obs, self.illegal_reward, True, False, info
+        illegal = learner_step(game, action, self.illegal_action)
+        if illegal is not None:
+            info = self._info({"illegal_action": illegal})
+            return observe(game, self.seat), self.illegal_reward, True, False, info
         self._play_opponents()
         obs = observe(game, self.seat)
         if game.is_terminal:
@@ -159,8 +153,7 @@ class CaledoniaEnv(gym.Env):
         """Legal actions of the learner now (bool[N_ACTIONS]; all False once the game is over)."""
         if self.game is None or self.game.current_player != self.seat:
             return np.zeros(N_ACTIONS, bool)
-        legal_mask(self.game.state, self.game.tables, self._mask)
-        return self._mask.astype(bool)
+        return self.game.legal_mask()          # cached by the game: step() reuses it
 
     def render(self):
         if self.render_mode is None:

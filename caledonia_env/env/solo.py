@@ -19,9 +19,8 @@ from ..config import GameConfig
 from ..engine.actions import N_ACTIONS
 from ..engine.constants import CONTEXT_NAMES
 from ..engine.layout import P_GLORY, S_CTX, S_PLAYERS, S_ROUND
-from ..engine.mask import legal_mask
-from ..game import Game, IllegalActionError
-from .common import ILLEGAL_MODES, RENDER_MODES, SEED_BOUND, check_choice, observe, render
+from ..game import Game
+from .common import ILLEGAL_MODES, learner_step, RENDER_MODES, SEED_BOUND, check_choice, observe, render
 from .observation import OBS_HIGH, OBS_SIZE
 
 SOLO_REWARDS = ("vp", "round")
@@ -57,7 +56,6 @@ class CaledoniaSoloEnv(gym.Env):
         self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(N_ACTIONS)
         self.game: Game | None = None
-        self._mask = np.zeros(N_ACTIONS, np.int8)
         self._glory = 0
         self._first = True
 
@@ -89,14 +87,10 @@ class CaledoniaSoloEnv(gym.Env):
         if self.game is None:
             raise RuntimeError("call reset() before step()")
         game = self.game
-        try:
-            game.step(action)
-        except IllegalActionError as e:
-            if self.illegal_action == "raise":
-                raise IllegalActionError(f"{e} (use illegal_action='penalize' for algorithms "
-                                         f"that ignore action_masks())") from None
+        illegal = learner_step(game, action, self.illegal_action)
+        if illegal is not None:
             return (observe(game, 0), self.illegal_reward, True, False,
-                    self._info({"illegal_action": str(e)}))
+                    self._info({"illegal_action": illegal}))
         obs = observe(game, 0)
         reward = 0.0
         if self.reward_mode == "round":
@@ -116,8 +110,7 @@ class CaledoniaSoloEnv(gym.Env):
         """Legal actions now (bool[N_ACTIONS]; all False once the game is over)."""
         if self.game is None or self.game.is_terminal:
             return np.zeros(N_ACTIONS, bool)
-        legal_mask(self.game.state, self.game.tables, self._mask)
-        return self._mask.astype(bool)
+        return self.game.legal_mask()          # cached by the game: step() reuses it
 
     def render(self):
         if self.render_mode is None:
