@@ -73,3 +73,25 @@ def test_vector_env_runs_n_solo_games_with_vp_reward_r92():
     assert all(r == score and score > 0 for r, score in finished)
     with pytest.raises(ValueError, match="reward='vp'"):
         CaledoniaVectorEnv(num_envs=1, num_players=1, solo=True)
+
+
+def test_vector_env_reward_scale_multiplies_the_vp_reward_r92():
+    """reward_scale=0.01 gives the same games with every reward scaled (a PPO-friendly VP)."""
+    from caledonia_env.env.vector import CaledoniaVectorEnv
+    runs = []
+    for scale in (1.0, 0.01):
+        v = CaledoniaVectorEnv(num_envs=2, num_players=1, solo=True, reward="vp", seed=5,
+                               reward_scale=scale)
+        v.reset()
+        rng = np.random.default_rng(1)
+        got = []
+        while len(got) < 2:
+            acts = np.array([rng.choice(np.flatnonzero(m)) for m in v.action_masks()])
+            _, rew, dones, _ = v.step(acts)
+            got += [float(rew[i]) for i in np.flatnonzero(dones)]
+        runs.append(got)
+    assert runs[1] == pytest.approx([0.01 * r for r in runs[0]])
+    for bad in (0, -1.0, float("nan"), True, "1"):
+        with pytest.raises(ValueError, match="reward_scale"):
+            CaledoniaVectorEnv(num_envs=1, num_players=1, solo=True, reward="vp",
+                               reward_scale=bad)

@@ -378,6 +378,52 @@ def test_train_smoke_save_reload_play_and_resume(tmp_path):
     assert int(list(csv.DictReader(open(out / "eval.csv")))[-1]["timesteps"]) >= 1536
 
 
+def test_train_solo_evaluates_mean_vp_and_rating_bands_r92(tmp_path):
+    """`caledonia train --solo`: vector env of solo games, VP reward x 0.01, evaluation = mean
+    VP with a CI and the rating bands; the checkpoint plays a solo game through the registry."""
+    _needs_train()
+    from caledonia_env import agents
+    import caledonia_env.agents.ppo  # noqa: F401
+    from caledonia_env.agents import checkpoint as ck
+    from caledonia_env.cli import main
+    out = tmp_path / "solo"
+    assert main(["train", "--solo", "--timesteps", "512", "--out", str(out), "--n-envs", "4",
+                 "--n-steps", "64", "--batch-size", "128", "--n-epochs", "1", "--net", "32:16",
+                 "--eval-every", "256", "--eval-games", "4", "-q"]) == 0
+    cfg = json.loads((out / "config.json").read_text())
+    assert (cfg["players"], cfg["reward"], cfg["reward_scale"], cfg["fast_fraction"],
+            cfg["game"]["solo"]) == (1, "vp", 0.01, 1.0, True)
+    evals = list(csv.DictReader(open(out / "eval.csv")))
+    assert {r["opponent"] for r in evals} == {"solo"}
+    for r in evals:
+        assert float(r["vp_ci_low"]) <= float(r["vp"]) <= float(r["vp_ci_high"])
+        bands = dict(x.split("=") for x in r["bands"].split())
+        assert "expert" in bands and sum(int(v) for v in bands.values()) == 4
+    trains = list(csv.DictReader(open(out / "train.csv")))
+    assert all(float(r["ep_reward"]) > 10 for r in trains)     # logged in VP, not VP x 0.01
+    assert (out / "curve.png").exists()
+    assert ck.load(out / "best.zip").meta["train"]["game"]["solo"] is True
+    bot = agents.make(f"ppo:{out / 'best.zip'}", seed=0)
+    game = Game(GameConfig(num_players=1, solo=True, seed=3))
+    while not game.is_terminal:
+        game.step(bot.act(game))
+    assert game.score_breakdown()[0]["total"] > 0
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--solo", "--players", "2"], "one player"),
+    (["--solo", "--reward", "win"], "--reward vp"),
+    (["--solo", "--fast-fraction", "0.5"], "no opponents"),
+    (["--reward-scale", "0"], "--reward-scale"),
+])
+def test_train_solo_bad_options_exit_2(tmp_path, capsys, args, needle):
+    _needs_train()
+    from caledonia_env.cli import main
+    assert main(["train", "--out", str(tmp_path / "x"), *args, "-q"]) == 2
+    assert needle in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
 def test_resume_without_a_run_fails_clearly(tmp_path):
     _needs_train()
     from caledonia_env.agents import checkpoint as ck

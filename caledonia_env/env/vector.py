@@ -280,7 +280,8 @@ class CaledoniaVectorEnv(VecEnvMethods):
     Python path, see :mod:`caledonia_env.env.opponents`), ``seat`` (None: drawn
     per episode), ``reward`` (``"win"``, ``"rank"``, ``"score_diff"``),
     ``illegal_action`` (``"raise"`` or ``"penalize"``: that game ends with
-    ``illegal_reward`` and restarts), ``seed``, ``parallel`` (None: prange for
+    ``illegal_reward`` and restarts), ``reward_scale`` (multiplies every reward, the
+    illegal one too; e.g. 0.01 for ``"vp"``), ``seed``, ``parallel`` (None: prange for
     N >= 16), ``copy`` (return fresh arrays), and the GameConfig fields: ``map``
     (None: a random map per episode), ``first_player``, and the rest (``ruleset``,
     variants, ``clans``…) as given. ``num_players=1, solo=True, reward="vp"``: N solo games
@@ -292,7 +293,8 @@ class CaledoniaVectorEnv(VecEnvMethods):
     def __init__(self, num_envs: int = 64, num_players=4, opponents="random", seat=None,
                  reward: str = "win", illegal_action: str = "raise",
                  illegal_reward: float = -1.0, seed: int = 0, parallel: bool | None = None,
-                 copy: bool = False, render_mode: str | None = None, **config):
+                 copy: bool = False, render_mode: str | None = None, reward_scale: float = 1.0,
+                 **config):
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if illegal_action not in ("raise", "penalize"):
@@ -321,6 +323,10 @@ class CaledoniaVectorEnv(VecEnvMethods):
         self._mode = reward_mode(reward)
         self.penalize = illegal_action == "penalize"
         self.illegal_reward = float(illegal_reward)
+        if not (isinstance(reward_scale, (int, float, np.floating)) and np.isfinite(reward_scale)
+                and reward_scale > 0) or isinstance(reward_scale, bool):
+            raise ValueError(f"reward_scale must be a positive finite number, got {reward_scale!r}")
+        self.reward_scale = float(reward_scale)
         self.copy = bool(copy)
         self.render_mode = render_mode
         # one static table per (player count, map); each game row points at one
@@ -422,6 +428,8 @@ class CaledoniaVectorEnv(VecEnvMethods):
                 if bad >= 0:
                     self._raise_illegal(bad, int(actions[bad]))
             self._step_python(actions, cur, nxt)
+        if self.reward_scale != 1.0:
+            self._rewards[nxt] *= self.reward_scale
         self._cur = nxt
         return (self._out(self._obs[nxt]), self._out(self._rewards[nxt]),
                 self._out(self._dones[nxt]), self._infos())

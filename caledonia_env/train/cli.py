@@ -20,6 +20,8 @@ examples:
   caledonia train --players 2 --timesteps 1_100_000 --out runs/ppo2p --n-envs 32 \\
       --fast-fraction 0.5 --opponents self=0.4,snapshot=0.2,greedy=0.4
   caledonia train --out runs/x --resume --timesteps 3_000_000     # continue, new total
+  caledonia train --solo --timesteps 3_000_000 --out runs/solo --max-minutes 60
+      # the solo game (R-9.2): reward final VP x 0.01, evaluation = mean VP and rating bands
   tensorboard --logdir runs/x/tb
 
 opponent mix (--opponents NAME=WEIGHT,...; drawn per episode and seat in the self-play phase):
@@ -72,7 +74,8 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
                     "OUT/best.zip and checkpoints, draws OUT/curve.png.",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=TRAIN_EXAMPLES)
     a = p.add_argument
-    a("--players", type=int, default=None, help=f"players per game, 2-4 (default {d.players})")
+    a("--players", type=int, default=None,
+      help=f"players per game, 2-4 (default {d.players}; 1 with --solo)")
     a("--timesteps", type=_int, default=None,
       help=f"total learner decisions to train, e.g. 2_000_000 (default {d.timesteps:_}); with "
            f"--resume the new total")
@@ -100,8 +103,12 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
                         f"(default {d.net})")
     g.add_argument("--activation", choices=("relu", "tanh"), default=None,
                    help=f"(default {d.activation})")
-    g.add_argument("--reward", choices=("win", "rank", "score_diff"), default=None,
-                   help=f"terminal reward (default {d.reward}: own VP minus the others' mean, /100)")
+    g.add_argument("--reward", choices=("win", "rank", "score_diff", "vp"), default=None,
+                   help=f"terminal reward (default {d.reward}: own VP minus the others' mean, "
+                        f"/100; vp with --solo)")
+    g.add_argument("--reward-scale", type=float, default=None,
+                   help="multiplies every reward (default 1; 0.01 with --solo, so the VP "
+                        "reward is about 1)")
     g = p.add_argument_group("opponents (self-play pool rules)")
     g.add_argument("--fast-fraction", type=float, default=None,
                    help=f"share of the timesteps played first against numba random opponents "
@@ -133,7 +140,7 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
                         "(default 0: no limit)")
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     from caledonia_env.tournament import add_rules_options
-    add_rules_options(p, solo=False)
+    add_rules_options(p)
     p.set_defaults(func=cmd_train)
     return p
 
@@ -156,6 +163,11 @@ def _config_from_args(args):
     fields = [f.name for f in dataclasses.fields(TrainConfig)]
     given = {k: getattr(args, k) for k in fields if getattr(args, k, None) is not None}
     if not args.resume:
+        if getattr(args, "solo", False):     # R-9.2: one player, scored by its final VP
+            for k, v in (("players", 1), ("reward", "vp"), ("reward_scale", 0.01),
+                         ("fast_fraction", 1.0)):
+                given.setdefault(k, v)
+            given["game"] = {"solo": True}
         cfg = TrainConfig(**given)
         cfg.validate()                       # --players and the rest first, then the rules
         cfg.game = _game_options(args, cfg.players)

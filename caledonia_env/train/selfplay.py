@@ -134,13 +134,14 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
     """``num_envs`` games, one learning seat each, opponents drawn per episode from ``mix``.
 
     ``seat``: the learner's player index, None to draw it per episode; ``reward``: a
-    terminal reward mode of the envs (``win``, ``rank``, ``score_diff``); ``map``: fixed
+    terminal reward mode of the envs (``win``, ``rank``, ``score_diff``), times
+    ``reward_scale``; ``map``: fixed
     module sides or None (drawn per game); ``game_kw``: other GameConfig fields.
     """
 
     def __init__(self, num_envs: int, num_players: int, mix: OpponentMix, pool: SnapshotPool,
                  reward: str = "score_diff", seed: int = 0, seat: int | None = None,
-                 map=None, game_kw: dict | None = None):
+                 map=None, game_kw: dict | None = None, reward_scale: float = 1.0):
         if num_players not in (2, 3, 4):
             raise ValueError(f"num_players must be 2, 3 or 4, got {num_players}")
         self.n_players = num_players
@@ -148,6 +149,7 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
         self.pool = pool
         self.reward_mode = reward
         self._mode = reward_mode(reward)
+        self.reward_scale = float(reward_scale)
         self.fixed_seat = seat
         self.map = map
         self.game_kw = dict(game_kw or {})
@@ -294,7 +296,7 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
                 continue
             seat = int(self.seats[i])
             terminal_rewards(g.state, g.tables, self._mode, self._rbuf)
-            rewards[i] = self._rbuf[seat]
+            rewards[i] = self._rbuf[seat] * self.reward_scale
             dones[i] = True
             last = np.empty(OBS_SIZE, np.float32)
             encode_obs(g.state, g.tables, seat, last)

@@ -17,6 +17,11 @@ with the best mean win rate is kept as ``best.zip``. ``checkpoint_every``
 steps write ``checkpoints/step_N.zip``, ``last.zip`` and ``resume.pt``
 (optimizer state; weights only) for ``--resume``.
 
+**Solo** (``game={"solo": True}``, ``players=1``, R-9.2): the fast phase is the whole run (there
+are no opponents), the reward is the final VP times ``reward_scale`` (default 0.01 from the CLI),
+and each evaluation plays ``eval_games`` solo games: mean VP with a 95% CI, the share of each
+rating band; ``best.zip`` is the checkpoint with the highest mean VP.
+
 Run folder: ``config.json``, ``eval.csv``, ``train.csv``, ``tb/`` (TensorBoard),
 ``best.zip``, ``last.zip``, ``resume.pt``, ``checkpoints/``, ``pool/``,
 ``curve.png``.
@@ -39,7 +44,7 @@ from ..atomic import atomic_path
 
 RUN_FILES = ("config.json", "eval.csv", "train.csv", "best.zip", "last.zip", "resume.pt")
 EVAL_FIELDS = ("timesteps", "wall_seconds", "opponent", "games", "wins", "win_rate", "ci_low",
-               "ci_high", "vp", "opp_vp")
+               "ci_high", "vp", "opp_vp", "vp_ci_low", "vp_ci_high", "bands")
 TRAIN_FIELDS = ("timesteps", "wall_seconds", "phase", "episodes", "ep_reward", "win_rate",
                 "ep_len", "fps")
 
@@ -66,6 +71,7 @@ class TrainConfig:
     net: str = "256:128"
     activation: str = "relu"
     reward: str = "score_diff"
+    reward_scale: float = 1.0
     # opponents
     fast_fraction: float = 0.3
     opponents: str = "self=0.25,snapshot=0.25,greedy=0.3,random=0.2"
@@ -86,8 +92,20 @@ class TrainConfig:
     def validate(self) -> None:
         from caledonia_env.env.rewards import REWARD_MODES
         from .selfplay import OpponentMix
-        if self.players not in (2, 3, 4):
-            raise ValueError(f"--players must be 2, 3 or 4, got {self.players}")
+        if self.solo:
+            if self.players != 1:
+                raise ValueError(f"the solo game (R-9.2) has one player, got --players "
+                                 f"{self.players}")
+            if self.reward != "vp":
+                raise ValueError(f"the solo game is scored by its final VP: --reward vp "
+                                 f"(got {self.reward!r})")
+            if self.fast_fraction != 1.0:
+                raise ValueError("the solo game has no opponents to self-play against: "
+                                 "--fast-fraction must be 1")
+        elif self.players not in (2, 3, 4):
+            raise ValueError(f"--players must be 2, 3 or 4 (1 with --solo), got {self.players}")
+        if not (self.reward_scale > 0 and np.isfinite(self.reward_scale)):
+            raise ValueError(f"--reward-scale must be a positive number, got {self.reward_scale}")
         for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_games",
                      "eval_every", "checkpoint_every", "snapshot_every", "pool_size",
                      "keep_checkpoints"):
@@ -112,7 +130,13 @@ class TrainConfig:
     def arch(self) -> ckpt.Arch:
         return ckpt.Arch.parse(self.net, activation=self.activation)
 
+    @property
+    def solo(self) -> bool:
+        return bool(self.game.get("solo"))
+
     def eval_opponents(self) -> list[str]:
+        if self.solo:
+            return []
         names = [x.strip() for x in self.eval_vs.split(",") if x.strip()]
         if names:
             from caledonia_env import agents
@@ -229,7 +253,8 @@ class Trainer:
         from caledonia_env.env import make_sb3_vec_env
         cfg = self.cfg
         return make_sb3_vec_env(cfg.n_envs, num_players=cfg.players, reward=cfg.reward,
-                                seed=cfg.seed, map=cfg.map, **cfg.game)
+                                reward_scale=cfg.reward_scale, seed=cfg.seed, map=cfg.map,
+                                **cfg.game)
 
     def _make_selfplay_env(self):
         from .selfplay import OpponentMix, SelfPlayVecEnv
@@ -238,7 +263,7 @@ class Trainer:
             self.selfplay_env = SelfPlayVecEnv(cfg.n_envs, cfg.players, OpponentMix(cfg.opponents),
                                                self.pool, reward=cfg.reward,
                                                seed=cfg.seed + 1, map=cfg.map,
-                                               game_kw=cfg.game)
+                                               game_kw=cfg.game, reward_scale=cfg.reward_scale)
         return self.selfplay_env
 
     def setup(self):
@@ -340,6 +365,8 @@ class Trainer:
         actor.load_state_dict(ckpt.actor_state(self.model.policy.state_dict()))
         actor.eval()
         player = PolicyPlayer(actor, deterministic=True, name="learner")
+        if cfg.solo:
+            return self._evaluate_solo(player)
         results = {}
         t = int(self.model.num_timesteps)
         for opp in cfg.eval_opponents():
@@ -373,6 +400,38 @@ class Trainer:
         self.log(f"eval @ {t:,} steps ({self.wall() / 60:.1f} min): {text}{best}")
         return results
 
+    def _evaluate_solo(self, player):
+        """R-9.2: mean final VP of ``eval_games`` solo games (95% CI) and the rating bands."""
+        from .players import play_games, solo_summary
+        cfg = self.cfg
+        t = int(self.model.num_timesteps)
+        rows = play_games([player], cfg.eval_games, num_players=1, seed=cfg.seed + 7919,
+                          map=cfg.map, game_kw=cfg.game)
+        st = solo_summary(rows, cfg.game)
+        bands = " ".join(f"{k}={v}" for k, v in st["bands"].items())
+        _append_csv(self.path("eval.csv"), EVAL_FIELDS,
+                    dict(timesteps=t, wall_seconds=round(self.wall(), 1), opponent="solo",
+                         games=st["games"], vp=round(st["vp"], 2),
+                         vp_ci_low=round(st["vp_ci_low"], 2),
+                         vp_ci_high=round(st["vp_ci_high"], 2), bands=bands))
+        lg = self.model.logger
+        lg.record("eval/solo_vp", st["vp"])
+        lg.record("eval/solo_vp_ci_low", st["vp_ci_low"])
+        lg.dump(step=t)
+        self.last_eval = {"solo": {"vp": round(st["vp"], 2), "games": st["games"],
+                                   "bands": st["bands"]}}
+        best = ""
+        if st["vp"] > self.best_score:
+            self.best_score = st["vp"]
+            ckpt.save(self.path("best.zip"), self.model.policy.state_dict(),
+                      self.meta(eval=self.last_eval))
+            best = "  -> best.zip"
+        self._progress_note = f"solo {st['vp']:.0f} VP"
+        self.log(f"eval @ {t:,} steps ({self.wall() / 60:.1f} min): solo mean VP "
+                 f"{st['vp']:.1f} [{st['vp_ci_low']:.1f}-{st['vp_ci_high']:.1f}] over "
+                 f"{st['games']} games; {bands}{best}")
+        return {"solo": st}
+
     # ---------------------------------------------------------- loop
     def _callback(self):
         from stable_baselines3.common.callbacks import BaseCallback
@@ -403,7 +462,7 @@ class Trainer:
         cb._acc_l += 1
         for i in np.flatnonzero(dones):
             self.episodes += 1
-            self.ep_rewards.append(float(cb._acc_r[i]))
+            self.ep_rewards.append(float(cb._acc_r[i]) / self.cfg.reward_scale)
             self.ep_lens.append(int(cb._acc_l[i]))
             win = infos[i].get("win")
             self.ep_wins.append(float(win) if win is not None else float(rewards[i] > 0))
@@ -457,10 +516,15 @@ class Trainer:
         self._session_start = int(m.num_timesteps)
         self._progress_note = ""
         self.bar = progress_bar(cfg.timesteps, start=m.num_timesteps, enabled=self.show_progress)
-        self.log(f"training {cfg.players}-player MaskablePPO to {cfg.timesteps:,} steps in "
-                 f"{self.out}: {cfg.fast_steps:,} vs numba random opponents, then self-play "
-                 f"({cfg.opponents}); {sum(p.numel() for p in m.policy.parameters()):,} "
-                 f"parameters")
+        n_params = sum(p.numel() for p in m.policy.parameters())
+        if cfg.solo:
+            self.log(f"training solo (R-9.2) MaskablePPO to {cfg.timesteps:,} steps in "
+                     f"{self.out} in the numba vector env, reward final VP x "
+                     f"{cfg.reward_scale:g}; {n_params:,} parameters")
+        else:
+            self.log(f"training {cfg.players}-player MaskablePPO to {cfg.timesteps:,} steps in "
+                     f"{self.out}: {cfg.fast_steps:,} vs numba random opponents, then self-play "
+                     f"({cfg.opponents}); {n_params:,} parameters")
         cb = self._callback()
         interrupted = False
         self.timed_out = False
@@ -493,8 +557,10 @@ class Trainer:
             plot_run(self.out, self.path("curve.png"))
         except Exception as e:       # the curve is a convenience; never lose the run over it
             self.log(f"(learning curve not drawn: {e})")
-        self.log(f"done: {m.num_timesteps:,} steps in {self.wall() / 60:.1f} min; best mean "
-                 f"eval win rate {100 * self.best_score:.1f}% -> {self.path('best.zip')}")
+        best = (f"best mean solo VP {self.best_score:.1f}" if cfg.solo else
+                f"best mean eval win rate {100 * self.best_score:.1f}%")
+        self.log(f"done: {m.num_timesteps:,} steps in {self.wall() / 60:.1f} min; {best} -> "
+                 f"{self.path('best.zip')}")
         if interrupted:
             raise KeyboardInterrupt
         return self.out
