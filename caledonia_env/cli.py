@@ -56,6 +56,7 @@ BALANCE_EXAMPLES = """examples:
   caledonia balance --players 2 --games 2800 --plot balance_2p.png --out balance_2p.csv
   caledonia balance --clans stewart,campbell,mackenzie,fergusson --games 400
   caledonia balance --players 3 --variant static-imports --ruleset my_rules/ --games 600
+  caledonia balance --players 2 --automa 5 --games 800     # each clan against the Automa
 """
 
 REPLAY_EXAMPLES = """examples:
@@ -303,6 +304,23 @@ def _cmd_play(args) -> int:
 
 
 # ---------------------------------------------------------------- balance
+def _automa_levels(text, n_players: int) -> tuple[int, ...]:
+    """--automa LEVEL[,LEVEL]: one Automa seat per level (1-5), at least one other seat."""
+    if not text:
+        return ()
+    try:
+        levels = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise UsageError(f"--automa takes levels 1-5, comma separated, e.g. --automa 5 or "
+                         f"--automa 3,4; got {text!r}") from None
+    if any(not 1 <= lv <= 5 for lv in levels):
+        raise UsageError(f"--automa levels are 1-5 (A-1.1), got {text!r}")
+    if len(levels) >= n_players:
+        raise UsageError(f"--automa {text} leaves no seat for the clans in a {n_players}-player "
+                         f"game (at most {n_players - 1} Automa seats)")
+    return levels
+
+
 def _cmd_balance(args) -> int:
     from . import tournament as tn
     from .config import CLAN_NAMES
@@ -317,13 +335,18 @@ def _cmd_balance(args) -> int:
             raise UsageError(f"unknown clan(s) {', '.join(bad)}; allowed: {', '.join(CLAN_NAMES)}")
     else:
         clans = [c for c in CLAN_NAMES if c != "brewer"]
+    automa = _automa_levels(args.automa, args.players)
+    humans = args.players - len(automa)
     try:
-        schedule = tn.balance_schedule(clans, args.players, seed=args.seed)
+        schedule = tn.balance_schedule(clans, humans, seed=args.seed)
     except ValueError as e:
         raise UsageError(str(e)) from None
+    if automa:                                  # A-1.3: Automa seats take no clan
+        schedule = tuple(tuple(c) + (None,) * len(automa) for c in schedule)
     _, kw = _rules(args, args.players, clans=False)
     ruleset = kw.pop("ruleset", None)
-    spec = tn.TournamentSpec(players=(args.agent.strip(),) * args.players, games=args.games,
+    players = (args.agent.strip(),) * humans + tuple(f"automa:{lv}" for lv in automa)
+    spec = tn.TournamentSpec(players=players, games=args.games,
                              seed=args.seed, map=args.map, clan_schedule=schedule,
                              ruleset=ruleset, game_kw=dict(kw, first_player=0))
     try:
@@ -337,16 +360,21 @@ def _cmd_balance(args) -> int:
     with tn.progress_bar(spec.games, quiet=args.quiet) as bar:
         rows, written = _run_games(args, spec, bar)
     wall = time.perf_counter() - t0
-    stats = tn.group_stats(rows, "clan")
-    names, ahead, meet = tn.head_to_head(rows)
-    print(tn.format_table(stats, "clan", f"win rate by clan ({args.players} players, every player "
-                                         f"{args.agent}; par {100 / args.players:.1f}%)"))
+    # the Automa seats (no clan) appear under their name, e.g. automa:5
+    table_rows = [dict(r, clan=r["agent"]) if r["agent"].startswith("automa:") else r
+                  for r in rows]
+    stats = tn.group_stats(table_rows, "clan")
+    names, ahead, meet = tn.head_to_head(table_rows)
+    who = (f"every player {args.agent}" if not automa else
+           f"{humans} x {args.agent} with a clan against {', '.join(players[humans:])}")
+    print(tn.format_table(stats, "clan", f"win rate by clan ({args.players} players, {who}; "
+                                         f"par {100 / args.players:.1f}%)"))
     print()
     print(tn.format_head_to_head(names, ahead, meet))
-    combos = len(schedule) // args.players
-    counts = [s["n"] for s in stats]
+    combos = len(schedule) // humans
+    counts = [s["n"] for s in stats if not str(s["clan"]).startswith("automa:")]
     print(f"\n{spec.games} games of a balanced schedule ({combos} clan combinations x "
-          f"{args.players} seat rotations, player 0 first, blocks in a seeded order); games "
+          f"{humans} seat rotations, player 0 first, blocks in a seeded order); games "
           f"per clan {min(counts)}-{max(counts)}; wall time {wall:.1f} s")
     print(tn.describe_rules(rows))
     if args.out:
@@ -356,7 +384,8 @@ def _cmd_balance(args) -> int:
     if args.plot:
         fig = tn.balance_figure(stats, names, ahead, meet, args.players,
                                 f"Clan balance: {spec.games} games, {args.players} players, "
-                                f"all {args.agent}\n{tn.describe_rules(rows)}")
+                                f"{'all ' + args.agent if not automa else who}\n"
+                                f"{tn.describe_rules(rows)}")
         tn.save_figure(fig, args.plot)
         print(f"plot written to {args.plot}")
     return 0
@@ -507,6 +536,10 @@ def build_parser() -> argparse.ArgumentParser:
     balance.add_argument("--clans", default=None, metavar="C1,C2,...",
                          help="clans to compare (default the eight base clans; add brewer by "
                               "naming it), e.g. --clans stewart,campbell,mackenzie")
+    balance.add_argument("--automa", default=None, metavar="LEVEL[,LEVEL]",
+                         help="Automa opponents (A-0), one seat per level 1-5, after the "
+                              "agent's seats; the clans are compared on the other seats, e.g. "
+                              "--players 2 --automa 5")
     balance.add_argument("--map", default=None, metavar="A?,B?,C?,D?",
                          help="fixed module sides, e.g. A1,B2,C1,D2 (default: drawn per game)")
     balance.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")

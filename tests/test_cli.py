@@ -214,6 +214,32 @@ def test_balance_tables_csv_and_plot(tmp_path, capsys):
     assert plot.read_bytes()[:8] == PNG_MAGIC
 
 
+def test_balance_against_the_automa_compares_clans_on_the_other_seats(tmp_path, capsys):
+    """A-0/A-1.3: --automa puts Automa seats (no clan) after the agent's seats; every clan
+    plays as often, and the Automa is listed under its name in the tables."""
+    out = tmp_path / "a.csv"
+    assert main(["balance", "--agent", "random", "--players", "3", "--automa", "2",
+                 "--clans", "stewart,campbell,fergusson", "--games", "6", "--out", str(out),
+                 "--plot", "", "-q"]) == 0
+    text = capsys.readouterr().out
+    assert "2 x random with a clan against automa:2" in text and "automa:2" in text
+    rows = _rows(out)
+    assert len(rows) == 18
+    for g in {r["game"] for r in rows}:
+        seats = sorted((r for r in rows if r["game"] == g), key=lambda r: int(r["player"]))
+        assert [r["agent"] for r in seats] == ["random", "random", "automa:2"]
+        assert seats[2]["clan"] == "-" and "-" not in (seats[0]["clan"], seats[1]["clan"])
+    per_clan = {c: sum(r["clan"] == c for r in rows) for c in ("stewart", "campbell", "fergusson")}
+    assert set(per_clan.values()) == {4}
+
+
+@pytest.mark.parametrize("automa, needle", [("6", "1-5"), ("x", "levels 1-5"),
+                                            ("3,4", "no seat for the clans")])
+def test_balance_bad_automa_exits_2(tmp_path, capsys, automa, needle):
+    assert main(["balance", "--players", "2", "--automa", automa, "--plot", "", "-q"]) == 2
+    assert needle in capsys.readouterr().err
+
+
 def test_balance_schedule_meets_every_combination():
     sched = tn.balance_schedule(["a", "b", "c", "d", "e"], 4)
     assert len(sched) == 5 * 4
