@@ -1,5 +1,6 @@
 """Game studies on Ray (caledonia_env.scale, docs/scale.md): same rows as the local runner,
-resume after an interruption, Parquet output; a slow test runs a two-node Ray cluster."""
+resume after an interruption, Parquet output, `caledonia evaluate --backend ray` with a
+ppo checkpoint; a slow test runs a two-node Ray cluster."""
 import csv
 import io
 import os
