@@ -239,3 +239,15 @@ def test_evaluate_scale_out_options_fail_clearly(tmp_path, capsys):
         assert main(EVAL + ["--league-file", ""] + extra) == 2, extra
         err = capsys.readouterr().err
         assert needle in err and err.count("\n") == 1, (extra, err)
+
+
+@pytest.mark.slow
+def test_evaluate_on_local_processes_gives_the_local_rows(eval_local, tmp_path):
+    """--workers 2 without Ray: a forkserver process pool (torch is loaded in the parent),
+    each worker loading the checkpoint once."""
+    pytest.importorskip("pyarrow")
+    from caledonia_env.cli import main
+    out = tmp_path / "pool.parquet"
+    assert main(EVAL + ["--league-file", "", "--workers", "2", "--out", str(out)]) == 0
+    ref = list(csv.DictReader(io.StringIO(eval_local[0])))
+    assert same(scale.read_rows(str(out))) == same(scale._typed(r) for r in ref)

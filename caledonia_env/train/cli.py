@@ -362,7 +362,7 @@ def _evaluate(args) -> int:
         if not found and not ckpts:
             raise CommandError(f"--runs {args.runs}: no */best.zip found")
         ckpts += [_ppo_spec(f) for f in found if _ppo_spec(f) not in ckpts]
-    for c in ckpts:
+    for c in ckpts + [b for b in bots if b.startswith("ppo:")]:
         load(checkpoint_path(c[4:]))          # clear error for missing / mismatched files
     if args.out and args.league:
         raise CommandError("--out is for single matches; the league keeps its games in "
