@@ -36,7 +36,7 @@ examples:
   caledonia evaluate --league --runs runs --vs random,greedy --games 50   # rate every run
   caledonia evaluate --league --games 0                # just print the league table
   caledonia evaluate pretrained --vs greedy --games 2000 --backend ray --workers 8
-  caledonia evaluate pretrained --vs greedy --games 100000 --backend ray --address auto \
+  caledonia evaluate pretrained --vs greedy --games 100000 --backend ray --address auto \\
       --out eval.parquet --resume            # an existing Ray cluster; resumable output
 
 --backend ray, --workers N (> 1), --resume and a .parquet --out play the games in chunks
@@ -244,7 +244,7 @@ def add_evaluate_parser(subparsers) -> argparse.ArgumentParser:
                         "(default runs/league.csv; its folder is created if missing, its parent "
                         "must exist; '' to skip)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    add_backend_options(p, title="scale-out, single matches only (not with --league)")
+    add_backend_options(p, title="scale-out of single matches, not --league")
     add_rules_options(p, solo=False)
     p.set_defaults(func=cmd_evaluate)
     return p
