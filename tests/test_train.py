@@ -457,6 +457,20 @@ def test_cli_evaluate_prints_win_rate_and_league(small_ckpt, tmp_path, capsys):
     assert len(rating.read_league(league)) == 4 + 3 * 2
 
 
+def test_cli_evaluate_runs_in_one_second_stay_separate_league_matches(small_ckpt, tmp_path,
+                                                                      monkeypatch):
+    """Two evaluations started in the same second: their games 0.. are different games of
+    the league (the match id is unique per run, not just a timestamp)."""
+    import time
+    from caledonia_env.cli import main
+    monkeypatch.setattr(time, "strftime", lambda fmt, *a: "20250101-000000")
+    league = str(tmp_path / "league.csv")
+    for _ in range(2):
+        assert main(["evaluate", small_ckpt, "--vs", "random", "--games", "2", "-q",
+                     "--league-file", league]) == 0
+    assert len(rating.read_league(league)) == 4
+
+
 def test_cli_errors_are_one_line_messages(tmp_path, capsys):
     _needs_train()
     from caledonia_env.cli import main

@@ -12,6 +12,7 @@ import glob
 import os
 import sys
 import time
+import uuid
 
 TRAIN_EXAMPLES = """\
 examples:
@@ -370,7 +371,8 @@ def _evaluate(args) -> int:
     league = args.league_file or None
     hashes = {s: checkpoint_sha256(s) for s in ckpts + bots}
     versions = {s: h[:8] for s, h in hashes.items()}
-    match_id = time.strftime("%Y%m%d-%H%M%S")
+    # unique per invocation: the league groups rows by (match, game)
+    match_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
     if not args.league:
         if not ckpts:
             raise CommandError("give a CHECKPOINT (e.g. runs/x/best.zip or 'pretrained')")
