@@ -237,18 +237,6 @@ def _spec_from_args(args):
     return spec
 
 
-def _add_backend_options(p) -> None:
-    """--backend, --address, --resume (docs/scale.md)."""
-    g = p.add_argument_group("scale-out (docs/scale.md; --backend ray needs the ray extra)")
-    g.add_argument("--backend", choices=("local", "ray"), default="local",
-                   help="local processes (default) or Ray tasks: a local Ray started for the "
-                        "run, or the cluster of --address")
-    g.add_argument("--address", default=None,
-                   help="Ray cluster for --backend ray, e.g. 'auto' or 'host:6379'")
-    g.add_argument("--resume", action="store_true",
-                   help="keep the complete games already in --out and play only the rest")
-
-
 def _run_games(args, spec, bar):
     """The rows of every game of ``spec``: through caledonia_env.scale (streamed to --out,
     resumable, CSV or Parquet) for --backend ray, --resume or a .parquet --out; else the
@@ -484,6 +472,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=_cmd_demo)
 
     from caledonia_env import agents
+    from caledonia_env.scale import add_backend_options
 
     play = sub.add_parser(
         "play", help="run many games between bots and print win rates and score breakdowns",
@@ -516,7 +505,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="no progress bar on stderr (there is none when stderr is not a "
                            "terminal)")
     add_rules_options(play)
-    _add_backend_options(play)
+    add_backend_options(play)
     play.set_defaults(func=_cmd_play)
 
     balance = sub.add_parser(
@@ -553,7 +542,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "(default balance.png; '' to skip)")
     balance.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
     add_rules_options(balance, clans=False, auction=False, solo=False)
-    _add_backend_options(balance)
+    add_backend_options(balance)
     balance.set_defaults(func=_cmd_balance)
 
     replay = sub.add_parser(

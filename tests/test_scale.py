@@ -1,5 +1,6 @@
 """Game studies on Ray (caledonia_env.scale, docs/scale.md): same rows as the local runner,
-resume after an interruption, Parquet output; a slow test runs a two-node Ray cluster."""
+resume after an interruption, Parquet output, `caledonia evaluate --backend ray` with a
+ppo checkpoint; a slow test runs a two-node Ray cluster."""
 import csv
 import io
 import os
@@ -163,3 +164,90 @@ def test_cli_backend_ray_resume_and_parquet(ray_local, tmp_path, capsys):
     assert "--address needs --backend ray" in capsys.readouterr().err
     assert main(["play", "--players", "greedy,random", "--games", "2", "--resume"]) == 2
     assert "need --out" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------- caledonia evaluate
+EVAL = ["evaluate", "pretrained", "--vs", "greedy", "--games", "6", "-q"]
+
+
+@pytest.fixture(scope="module")
+def eval_local(tmp_path_factory):
+    """`caledonia evaluate pretrained --vs greedy --games 6` in one process: its --out CSV
+    and its printed win-rate line."""
+    pytest.importorskip("torch")
+    from caledonia_env.cli import main
+    out = tmp_path_factory.mktemp("eval") / "local.csv"
+    import contextlib
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(EVAL + ["--league-file", "", "--out", str(out)]) == 0
+    return out.read_text(), _win_line(buf.getvalue())
+
+
+def _win_line(text: str) -> str:
+    line = next(x for x in text.splitlines() if " vs greedy: win rate " in x)
+    return line.split("; ")[0] + "; " + line.split("; ")[1]    # without the wall time
+
+
+def test_evaluate_on_ray_gives_the_local_rows(ray_local, eval_local, tmp_path, capsys):
+    """Six games on the module's Ray (2 CPUs: one game per task) give the rows and the
+    summary of the one-process run; Parquet too."""
+    from caledonia_env.cli import main
+    local_csv, local_line = eval_local
+    out = tmp_path / "ray.csv"
+    assert main(EVAL + ["--league-file", "", "--backend", "ray", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert untimed(out.read_text()) == untimed(local_csv)
+    assert _win_line(printed) == local_line
+    assert "6 games in" in printed and "backend ray" in printed
+    pytest.importorskip("pyarrow")
+    pq = tmp_path / "ray.parquet"
+    assert main(EVAL + ["--league-file", "", "--backend", "ray", "--out", str(pq)]) == 0
+    ref = list(csv.DictReader(io.StringIO(local_csv)))
+    assert same(scale.read_rows(str(pq))) == same(scale._typed(r) for r in ref)
+
+
+def test_evaluate_resume_plays_only_the_missing_games(ray_local, eval_local, tmp_path, capsys):
+    """A file cut after three games (and half a line): --resume plays the other three, the
+    league file gets only those, and the file ends as the one-process run's."""
+    from caledonia_env.cli import main
+    local_csv, _ = eval_local
+    lines = local_csv.splitlines(keepends=True)
+    out = tmp_path / "part.csv"
+    out.write_text("".join(lines[:1 + 3 * 2]) + lines[7][:30])
+    league = tmp_path / "league.csv"
+    assert main(EVAL + ["--league-file", str(league), "--backend", "ray", "--resume",
+                        "--out", str(out)]) == 0
+    assert "--resume: 3 games already in" in capsys.readouterr().out
+    assert untimed(out.read_text()) == untimed(local_csv)
+    assert sorted({r["game"] for r in csv.DictReader(open(league))}) == ["3", "4", "5"]
+    # another opponent is another study: refused, the file kept
+    assert main(["evaluate", "pretrained", "--vs", "random", "--games", "6", "-q",
+                 "--league-file", "", "--resume", "--out", str(out)]) == 2
+    assert "another study" in capsys.readouterr().err
+    assert untimed(out.read_text()) == untimed(local_csv)
+
+
+def test_evaluate_scale_out_options_fail_clearly(tmp_path, capsys):
+    pytest.importorskip("torch")
+    from caledonia_env.cli import main
+    for extra, needle in ((["--league", "--backend", "ray"], "--league plays in this process"),
+                          (["--league", "--workers", "2"], "--league plays in this process"),
+                          (["--resume"], "--resume needs --out"),
+                          (["--address", "auto"], "--address needs --backend ray"),
+                          (["--workers", "0"], "--workers must be >= 1")):
+        assert main(EVAL + ["--league-file", ""] + extra) == 2, extra
+        err = capsys.readouterr().err
+        assert needle in err and err.count("\n") == 1, (extra, err)
+
+
+@pytest.mark.slow
+def test_evaluate_on_local_processes_gives_the_local_rows(eval_local, tmp_path):
+    """--workers 2 without Ray: a forkserver process pool (torch is loaded in the parent),
+    each worker loading the checkpoint once."""
+    pytest.importorskip("pyarrow")
+    from caledonia_env.cli import main
+    out = tmp_path / "pool.parquet"
+    assert main(EVAL + ["--league-file", "", "--workers", "2", "--out", str(out)]) == 0
+    ref = list(csv.DictReader(io.StringIO(eval_local[0])))
+    assert same(scale.read_rows(str(out))) == same(scale._typed(r) for r in ref)

@@ -279,6 +279,29 @@ def test_play_games_rotates_seats_and_matches_tournament_rows(small_ckpt):
     assert [r["total"] for r in again] == [r["total"] for r in rows]
 
 
+def test_play_games_game_ids_give_the_full_runs_rows_even_when_sampling(small_ckpt):
+    """A chunk of game numbers plays exactly those games of the full run (what a Ray task
+    of ``caledonia evaluate --backend ray`` does), also with a sampling policy: each game
+    draws from its own stream, seeded from (seed, g)."""
+    from caledonia_env.train.players import load_policy, play_games
+
+    def untimed(rows):
+        return [{k: v for k, v in r.items() if k != "think_seconds"} for r in rows]
+    for det in (True, False):
+        full = play_games([f"ppo:{small_ckpt}", "random"], 5, seed=4, deterministic=det)
+        part = play_games([f"ppo:{small_ckpt}", "random"], None, seed=4, deterministic=det,
+                          game_ids=[3, 1], batch=2)
+        assert untimed(part) == untimed([r for r in full if r["game"] in (1, 3)])
+    with pytest.raises(ValueError, match="distinct"):
+        play_games(["random", "random"], None, game_ids=[1, 1])
+    with pytest.raises(ValueError, match="not both"):
+        play_games(["random", "random"], 2, game_ids=[1])
+    # loaded once per process (path + content hash); a wrong hash is refused
+    assert load_policy(small_ckpt) is load_policy(small_ckpt)
+    with pytest.raises(ValueError, match="sha256"):
+        load_policy(small_ckpt, sha256="0" * 64)
+
+
 def test_ppo_agent_registry_kind(small_ckpt):
     _needs_train()
     from caledonia_env import agents
@@ -478,6 +501,20 @@ def test_cli_evaluate_prints_win_rate_and_league(small_ckpt, tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0 and "league table" in out and "Elo" in out
     assert len(rating.read_league(league)) == 4 + 3 * 2
+
+
+def test_cli_evaluate_runs_in_one_second_stay_separate_league_matches(small_ckpt, tmp_path,
+                                                                      monkeypatch):
+    """Two evaluations started in the same second: their games 0.. are different games of
+    the league (the match id is unique per run, not just a timestamp)."""
+    import time
+    from caledonia_env.cli import main
+    monkeypatch.setattr(time, "strftime", lambda fmt, *a: "20250101-000000")
+    league = str(tmp_path / "league.csv")
+    for _ in range(2):
+        assert main(["evaluate", small_ckpt, "--vs", "random", "--games", "2", "-q",
+                     "--league-file", league]) == 0
+    assert len(rating.read_league(league)) == 4
 
 
 def test_cli_errors_are_one_line_messages(tmp_path, capsys):

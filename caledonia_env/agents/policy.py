@@ -62,15 +62,21 @@ class PolicyPlayer:
         with self._torch.inference_mode():
             return self.actor(self._torch.from_numpy(np.ascontiguousarray(obs))).numpy()
 
-    def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """One legal action per row (``masks``: bool or 0/1, N x N_ACTIONS)."""
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray, rngs=None) -> np.ndarray:
+        """One legal action per row (``masks``: bool or 0/1, N x N_ACTIONS). When sampling,
+        row j draws from ``rngs[j]`` if given (one generator per game, so a game's moves do
+        not depend on the other games in the batch), else all rows from the player's own."""
         logits = self.logits(obs).astype(np.float64)
         legal = masks.astype(bool)
         if not legal.any(axis=1).all():
             raise ValueError("a position without legal actions was given to the policy")
         logits[~legal] = -np.inf
         if not self.deterministic:
-            logits += self.rng.gumbel(size=logits.shape)
+            if rngs is None:
+                logits += self.rng.gumbel(size=logits.shape)
+            else:
+                for j, rng in enumerate(rngs):
+                    logits[j] += rng.gumbel(size=logits.shape[1])
         return logits.argmax(axis=1)
 
     def act(self, game) -> int:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import glob
-import hashlib
 import os
 import sys
 import time
+import uuid
 
 TRAIN_EXAMPLES = """\
 examples:
@@ -38,6 +38,14 @@ examples:
   caledonia evaluate pretrained --vs random,greedy,mcts:16 --games 100
   caledonia evaluate --league --runs runs --vs random,greedy --games 50   # rate every run
   caledonia evaluate --league --games 0                # just print the league table
+  caledonia evaluate pretrained --vs greedy --games 2000 --backend ray --workers 8
+  caledonia evaluate pretrained --vs greedy --games 100000 --backend ray --address auto \\
+      --out eval.parquet --resume            # an existing Ray cluster; resumable output
+
+--backend ray, --workers N (> 1), --resume and a .parquet --out play the games in chunks
+(Ray tasks or local processes; each worker loads the checkpoint once) and stream the rows to
+--out as they finish (docs/scale.md); the rows are the same as in one process. --league
+always plays in this process.
 
 Checkpoints are read weights-only (torch.load(weights_only=True)): no code from the file runs.
 """
@@ -210,6 +218,7 @@ def cmd_train(args) -> int:
 
 # --------------------------------------------------------------- evaluate
 def add_evaluate_parser(subparsers) -> argparse.ArgumentParser:
+    from caledonia_env.scale import add_backend_options
     from caledonia_env.tournament import add_rules_options
     p = subparsers.add_parser(
         "evaluate", help="win rate (95%% CI) and score breakdown of a checkpoint; league ratings",
@@ -232,8 +241,12 @@ def add_evaluate_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--map", default=None, help="fixed module sides (default: drawn per game)")
     p.add_argument("--sample", action="store_true",
                    help="sample the policy's moves instead of taking the most likely legal one")
-    p.add_argument("--out", default=None, metavar="FILE.csv",
-                   help="one CSV row per player per game (as 'caledonia play --out')")
+    p.add_argument("--out", default=None, metavar="FILE.csv|FILE.parquet",
+                   help="one row per player per game (as 'caledonia play --out'); match m's "
+                        "game g is game number m*GAMES+g")
+    p.add_argument("--workers", type=int, default=1,
+                   help="worker processes (local backend) or CPUs of the local Ray "
+                        "(default 1); not with --league")
     p.add_argument("--league", action="store_true",
                    help="round robin of every CHECKPOINT, every RUNS/*/best.zip and the --vs bots "
                         "(2 players, --games per pair), then the rating table")
@@ -244,6 +257,7 @@ def add_evaluate_parser(subparsers) -> argparse.ArgumentParser:
                         "(default runs/league.csv; its folder is created if missing, its parent "
                         "must exist; '' to skip)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    add_backend_options(p, title="scale-out of single matches, not --league")
     add_rules_options(p, solo=False)
     p.set_defaults(func=cmd_evaluate)
     return p
@@ -253,29 +267,57 @@ def _ppo_spec(text: str) -> str:
     return text if text.startswith("ppo:") else f"ppo:{text}"
 
 
-def _version(spec: str) -> str:
-    """Short content hash of a checkpoint (so a changing best.zip is rated per version)."""
-    if not spec.startswith("ppo:"):
-        return ""
-    from ..agents.policy import checkpoint_path
-    path = checkpoint_path(spec[4:])
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()[:8]
-
-
-def _play(specs, games, args):
-    from caledonia_env.config import GameConfig
-    from caledonia_env.tournament import progress_bar, rule_fields
-    from .players import play_games
+def _play_match(study, m: int, args) -> tuple[list[dict], float]:
+    """Match m of the study in this process (batched), with a progress bar."""
+    from caledonia_env.tournament import progress_bar
     t0 = time.perf_counter()
-    with progress_bar(games, quiet=args.quiet) as bar:
-        rows = play_games(list(specs), games, num_players=len(specs), seed=args.seed,
-                          map=args.map, labels=list(specs), progress=bar.update,
-                          deterministic=not args.sample, game_kw=args.game_kw)
-    rules = rule_fields(GameConfig(num_players=len(specs), map=args.map, **args.game_kw))
-    for r in rows:
-        r.update(rules)
+    games = list(range(m * study.per_match, (m + 1) * study.per_match))
+    with progress_bar(len(games), quiet=args.quiet) as bar:
+        rows = study.play(games, progress=bar.update)
     return rows, time.perf_counter() - t0
+
+
+def _play_study(study, args, on_rows) -> tuple[list[dict], dict]:
+    """Every game of the study through caledonia_env.scale (Ray or local processes; rows
+    streamed to --out, resumable)."""
+    from caledonia_env import scale
+    from caledonia_env.tournament import progress_bar
+    try:
+        with progress_bar(study.games, quiet=args.quiet) as bar:
+            summary = scale.run_study(study, args.out or None, backend=args.backend,
+                                      workers=args.workers, address=args.address,
+                                      resume=args.resume, progress=bar.update,
+                                      on_rows=on_rows)
+    except ImportError as e:
+        raise CommandError(str(e)) from None
+    rows = scale.read_rows(args.out) if args.out else summary["rows"]
+    for r in rows:
+        r["role"] = study.role(r)
+    return rows, summary
+
+
+def _print_match(c: str, b: str, rows: list[dict], wall: float | None) -> None:
+    from caledonia_env import tournament as tn
+    from .players import summarize
+    st = summarize(rows, role=0)
+    print(tn.report(rows))
+    print(f"\n{c} vs {b}: win rate {100 * st['win_rate']:.1f}% "
+          f"(95% CI {100 * st['ci_low']:.1f}-{100 * st['ci_high']:.1f}%) over "
+          f"{st['games']} games; mean VP {st['vp']:.1f} vs {st['opp_vp']:.1f}"
+          + (f"; {wall:.1f} s\n" if wall is not None else "\n"))
+
+
+def _print_study(summary: dict, args) -> None:
+    warm = [w["warmup_s"] for w in summary["workers"]]
+    rate = summary["games"] / summary["seconds"] if summary["seconds"] > 0 else 0.0
+    line = (f"{summary['games']} games in {summary['seconds']:.1f} s ({rate:.1f} games/s), "
+            f"backend {args.backend}, {len(warm)} worker process{'es' * (len(warm) != 1)}")
+    if warm:
+        line += f", warm-up {min(warm):.1f}-{max(warm):.1f} s each"
+    print(line)
+    if summary["skipped"]:
+        print(f"--resume: {summary['skipped']} games already in {args.out}, "
+              f"{summary['games']} played now")
 
 
 def cmd_evaluate(args) -> int:
@@ -299,15 +341,25 @@ def _evaluate(args) -> int:
         raise CommandError("evaluating checkpoints needs torch: pip install -e '.[train]'")
     import caledonia_env.agents.ppo  # noqa: F401  (ppo:PATH names)
     from caledonia_env import tournament as tn
-    from caledonia_env.config import GameConfig
     from . import rating
     from ..agents.checkpoint import load
     from ..agents.policy import checkpoint_path
-    from .players import summarize
+    from .players import EvalStudy, checkpoint_sha256, summarize
     if args.players not in (2, 3, 4):
         raise CommandError(f"--players must be 2, 3 or 4, got {args.players}")
     if args.games < (0 if args.league else 1):
         raise CommandError(f"--games must be >= 1, got {args.games}")
+    if args.workers < 1:
+        raise CommandError(f"--workers must be >= 1, got {args.workers}")
+    streamed = (args.backend == "ray" or args.resume or args.workers > 1
+                or (args.out or "").lower().endswith(".parquet"))
+    if args.league and (streamed or args.address):
+        raise CommandError("--league plays in this process: --backend ray, --address, "
+                           "--workers and --resume are for single matches (without --league)")
+    if args.address and args.backend != "ray":
+        raise CommandError("--address needs --backend ray")
+    if args.resume and not args.out:
+        raise CommandError("--resume needs --out x.csv or x.parquet (the file to resume)")
     args.game_kw = _game_options(args, args.players)
     if args.out:
         tn.check_output_file(args.out, "--out")
@@ -323,35 +375,51 @@ def _evaluate(args) -> int:
         if not found and not ckpts:
             raise CommandError(f"--runs {args.runs}: no */best.zip found")
         ckpts += [_ppo_spec(f) for f in found if _ppo_spec(f) not in ckpts]
-    for c in ckpts:
+    for c in ckpts + [b for b in bots if b.startswith("ppo:")]:
         load(checkpoint_path(c[4:]))          # clear error for missing / mismatched files
     if args.out and args.league:
         raise CommandError("--out is for single matches; the league keeps its games in "
                            "--league-file")
     league = args.league_file or None
-    versions = {s: _version(s) for s in ckpts + bots}
-    match_id = time.strftime("%Y%m%d-%H%M%S")
-    all_rows = []
+    hashes = {s: checkpoint_sha256(s) for s in ckpts + bots}
+    versions = {s: h[:8] for s, h in hashes.items()}
+    # unique per invocation: the league groups rows by (match, game)
+    match_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
     if not args.league:
         if not ckpts:
             raise CommandError("give a CHECKPOINT (e.g. runs/x/best.zip or 'pretrained')")
-        for c in ckpts:
-            for b in bots:
-                specs = [c] + [b] * (args.players - 1)
-                rows, wall = _play(specs, args.games, args)
-                st = summarize(rows, role=0)
-                print(tn.report(rows))
-                print(f"\n{c} vs {b}: win rate {100 * st['win_rate']:.1f}% "
-                      f"(95% CI {100 * st['ci_low']:.1f}-{100 * st['ci_high']:.1f}%) over "
-                      f"{st['games']} games; mean VP {st['vp']:.1f} vs {st['opp_vp']:.1f}; "
-                      f"{wall:.1f} s\n")
-                for r in rows:
-                    r["game"] = f"{c}|{b}|{r['game']}"
+        matches = tuple((c,) + (b,) * (args.players - 1) for c in ckpts for b in bots)
+        study = EvalStudy(matches, args.games, seed=args.seed, map=args.map,
+                          game_kw=args.game_kw, deterministic=not args.sample,
+                          sha256={s: h for s, h in hashes.items() if h})
+
+        def by_match(rows):
+            out: dict = {}
+            for r in rows:
+                out.setdefault(study.match_game(r["game"])[0], []).append(r)
+            return sorted(out.items())
+
+        def to_league(rows):
+            if league:
+                for m, rs in by_match(rows):
+                    rating.append_league(league, f"{match_id}:{matches[m][0]}:{matches[m][1]}",
+                                         rs, versions)
+
+        if streamed:
+            all_rows, summary = _play_study(study, args, to_league)
+            for m, rs in by_match(all_rows):
+                _print_match(matches[m][0], matches[m][1], rs, None)
+            _print_study(summary, args)
+        else:
+            all_rows = []
+            for m, (c, b, *_) in enumerate(matches):
+                rows, wall = _play_match(study, m, args)
+                _print_match(c, b, rows, wall)
+                to_league(rows)
                 all_rows += rows
-                if league:
-                    rating.append_league(league, f"{match_id}:{c}:{b}", rows, versions)
+            if args.out:
+                tn.write_csv(all_rows, args.out)
         if args.out:
-            tn.write_csv(all_rows, args.out)
             print(f"{len(all_rows)} rows written to {args.out}")
         return 0
     if args.players != 2:
@@ -364,7 +432,10 @@ def _evaluate(args) -> int:
             raise CommandError("the league needs at least two agents (checkpoints, --runs, --vs)")
         for i, a in enumerate(entrants):
             for b in entrants[i + 1:]:
-                rows, wall = _play([a, b], args.games, args)
+                pair = EvalStudy(((a, b),), args.games, seed=args.seed, map=args.map,
+                                 game_kw=args.game_kw, deterministic=not args.sample,
+                                 sha256={s: hashes[s] for s in (a, b) if hashes[s]})
+                rows, wall = _play_match(pair, 0, args)
                 st = summarize(rows, role=0)
                 print(f"{a} vs {b}: {100 * st['win_rate']:.1f}% (95% CI "
                       f"{100 * st['ci_low']:.1f}-{100 * st['ci_high']:.1f}%), VP {st['vp']:.1f} "
