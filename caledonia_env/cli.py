@@ -280,6 +280,9 @@ def _cmd_play(args) -> int:
         rows, written = _run_games(args, spec, bar)
     wall = time.perf_counter() - t0
     print(tn.report(rows))
+    if spec.game_kw.get("solo"):
+        kw = dict(spec.game_kw, ruleset=spec.ruleset) if spec.ruleset else spec.game_kw
+        print("\n" + tn.format_solo(tn.solo_summary(rows, kw), rows[0]["agent"]))
     print(f"wall time {wall:.1f} s ({wall / spec.games:.3f} s per game with "
           f"{args.workers} worker{'s' if args.workers > 1 else ''})")
     if args.out:

@@ -471,6 +471,37 @@ def report(rows: list[dict], by_clan: bool = False) -> str:
     return "\n\n".join(parts)
 
 
+def solo_summary(rows: list[dict], game_kw: dict | None = None) -> dict:
+    """Solo games (R-9.2): mean final VP with a normal 95% CI, spread, and the number of
+    games in each rating band of the ruleset (``game_kw``: its GameConfig options; every
+    band listed, lowest first)."""
+    from .game import Game
+    kw = {k: v for k, v in (game_kw or {}).items() if k not in ("solo", "num_players")}
+    solo = Game(GameConfig(num_players=1, solo=True, **kw)).ruleset.solo
+    vp = np.array([r["total"] for r in rows], float)
+    n = len(vp)
+    if n == 0:
+        raise ValueError("no solo games to summarize")
+    sd = float(vp.std(ddof=1)) if n > 1 else float("nan")
+    half = 1.96 * sd / np.sqrt(n)
+    bands = {name: 0 for name in solo.rating_names}
+    for v in vp:
+        bands[solo.rating(int(v))] += 1
+    return {"games": n, "vp": float(vp.mean()), "vp_ci_low": float(vp.mean() - half),
+            "vp_ci_high": float(vp.mean() + half), "vp_sd": sd, "vp_min": float(vp.min()),
+            "vp_max": float(vp.max()), "bands": bands,
+            "band_min": dict(zip(solo.rating_names, (int(x) for x in solo.rating_min)))}
+
+
+def format_solo(summary: dict, label: str) -> str:
+    """One line per agent: mean VP [CI], SD, range, then each band's share."""
+    s = summary
+    bands = "  ".join(f"{k} {100 * v / s['games']:.1f}%" for k, v in s["bands"].items())
+    return (f"{label}: mean VP {s['vp']:.1f} (95% CI {s['vp_ci_low']:.1f}-{s['vp_ci_high']:.1f}), "
+            f"SD {s['vp_sd']:.1f}, range {s['vp_min']:.0f}-{s['vp_max']:.0f} over {s['games']} "
+            f"games; rating bands (R-9.2): {bands}")
+
+
 # ----------------------------------------------------------------- balance
 def balance_schedule(clans, n_players: int, seed: int = 0) -> tuple:
     """Per-player clan tuples, a randomized balanced design: every combination of

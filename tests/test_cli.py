@@ -240,6 +240,23 @@ def test_balance_bad_automa_exits_2(tmp_path, capsys, automa, needle):
     assert needle in capsys.readouterr().err
 
 
+def test_play_solo_prints_mean_vp_and_rating_bands_r92(tmp_path, capsys):
+    """R-9.2: `play --solo` adds the mean VP with its CI and the share of each rating band."""
+    out = tmp_path / "s.csv"
+    assert main(["play", "--players", "random", "--solo", "--games", "6", "--out", str(out),
+                 "-q"]) == 0
+    text = capsys.readouterr().out
+    line = next(x for x in text.splitlines() if x.startswith("random: mean VP"))
+    rows = _rows(out)
+    mean = sum(int(r["total"]) for r in rows) / len(rows)
+    assert f"mean VP {mean:.1f}" in line and "over 6 games" in line
+    for band in ("beginner", "novice", "average", "expert", "genius"):
+        assert band in line
+    summary = tn.solo_summary([{"total": int(r["total"])} for r in rows])
+    assert sum(summary["bands"].values()) == 6
+    assert summary["vp_ci_low"] <= summary["vp"] <= summary["vp_ci_high"]
+
+
 def test_balance_schedule_meets_every_combination():
     sched = tn.balance_schedule(["a", "b", "c", "d", "e"], 4)
     assert len(sched) == 5 * 4

@@ -316,23 +316,3 @@ def summarize(rows: list[dict], role: int = 0) -> dict:
             "vp": float(np.mean([r["total"] for r in mine])),
             "opp_vp": float(np.mean([r["total"] for r in others])) if others else float("nan")}
 
-
-def solo_summary(rows: list[dict], game_kw: dict | None = None) -> dict:
-    """Solo games (R-9.2): mean final VP with a normal 95% CI, its spread, and the number of
-    games in each rating band of the ruleset (every band listed, lowest first)."""
-    from caledonia_env.config import GameConfig
-    from caledonia_env.game import Game
-    kw = {k: v for k, v in (game_kw or {}).items() if k != "solo"}
-    solo = Game(GameConfig(num_players=1, solo=True, **kw)).ruleset.solo
-    vp = np.array([r["total"] for r in rows], float)
-    n = len(vp)
-    if n == 0:
-        raise ValueError("no solo games to summarize")
-    half = 1.96 * vp.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
-    bands = {name: 0 for name in solo.rating_names}
-    for v in vp:
-        bands[solo.rating(int(v))] += 1
-    return {"games": n, "vp": float(vp.mean()), "vp_ci_low": float(vp.mean() - half),
-            "vp_ci_high": float(vp.mean() + half), "vp_sd": float(vp.std(ddof=1)) if n > 1
-            else float("nan"), "vp_min": float(vp.min()), "vp_max": float(vp.max()),
-            "bands": bands}

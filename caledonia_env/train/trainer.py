@@ -402,7 +402,8 @@ class Trainer:
 
     def _evaluate_solo(self, player):
         """R-9.2: mean final VP of ``eval_games`` solo games (95% CI) and the rating bands."""
-        from .players import play_games, solo_summary
+        from caledonia_env.tournament import solo_summary
+        from .players import play_games
         cfg = self.cfg
         t = int(self.model.num_timesteps)
         rows = play_games([player], cfg.eval_games, num_players=1, seed=cfg.seed + 7919,
