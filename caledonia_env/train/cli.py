@@ -241,12 +241,12 @@ def _ppo_spec(text: str) -> str:
     return text if text.startswith("ppo:") else f"ppo:{text}"
 
 
-def _version(spec: str) -> str:
+def _version(spec: str, num_players: int) -> str:
     """Short content hash of a checkpoint (so a changing best.zip is rated per version)."""
     if not spec.startswith("ppo:"):
         return ""
     from ..agents.policy import checkpoint_path
-    path = checkpoint_path(spec[4:])
+    path = checkpoint_path(spec[4:], num_players)
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()[:8]
 
@@ -312,12 +312,12 @@ def _evaluate(args) -> int:
             raise CommandError(f"--runs {args.runs}: no */best.zip found")
         ckpts += [_ppo_spec(f) for f in found if _ppo_spec(f) not in ckpts]
     for c in ckpts:
-        load(checkpoint_path(c[4:]))          # clear error for missing / mismatched files
+        load(checkpoint_path(c[4:], args.players))    # clear error for missing / mismatched files
     if args.out and args.league:
         raise CommandError("--out is for single matches; the league keeps its games in "
                            "--league-file")
     league = args.league_file or None
-    versions = {s: _version(s) for s in ckpts + bots}
+    versions = {s: _version(s, args.players) for s in ckpts + bots}
     match_id = time.strftime("%Y%m%d-%H%M%S")
     all_rows = []
     if not args.league:

@@ -19,7 +19,7 @@ from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.env.observation import OBS_SIZE, encode_obs
 
-from ..agents.policy import PolicyPlayer, checkpoint_path
+from ..agents.policy import PolicyPlayer
 from ..tournament import result_rows
 
 def resolve(spec, deterministic: bool = True):
@@ -30,8 +30,7 @@ def resolve(spec, deterministic: bool = True):
         if kind == "ppo":
             if not param:
                 raise ValueError("ppo needs a checkpoint: ppo:PATH.zip or ppo:pretrained")
-            return PolicyPlayer.from_checkpoint(checkpoint_path(param), deterministic,
-                                                name=spec.strip())
+            return PolicyPlayer.from_param(param, deterministic, name=spec.strip())
         from .. import agents
         agents.make(spec, seed=0)           # validate the name now (clear error)
         return _BotFactory(spec.strip())
