@@ -119,8 +119,8 @@ def _shuffle_hidden(game, seed):
     s[idx] = s[idx][rng.permutation(cnt)]
     for p in range(g.num_players):
         po = L.S_PLAYERS + p * L.P_SIZE
-        k = int(s[po + L.P_AM_NPILE])
-        s[po + L.P_AM_PILE:po + L.P_AM_PILE + k] = rng.permutation(s[po + L.P_AM_PILE:po + L.P_AM_PILE + k])
+        pile = slice(po + L.P_AM_PILE, po + L.P_AM_PILE + int(s[po + L.P_AM_NPILE]))
+        s[pile] = rng.permutation(s[pile])
     s[L.S_RNG] = int(rng.integers(1, 2**31 - 2))
     return g
 
@@ -138,20 +138,20 @@ def test_determinize_ignores_the_true_pile_order_and_random_stream():
     assert not np.array_equal(a, c)          # the seed draws the hidden order
 
 
-@pytest.mark.parametrize("config,varies", [(dict(num_players=2), False),
-                                           (dict(num_players=1, solo=True), False),
-                                           (dict(num_players=2, automa={1: 4}), True)])
-def test_puct_never_reads_the_hidden_pile(config, varies, recwarn):
+@pytest.mark.parametrize("config,moves,varies", [
+    (dict(num_players=2, seed=5), 21, True),      # round 1, one player passed: the search
+    (dict(num_players=1, solo=True), 4, False),   # reaches round 2's refill from the pile
+    (dict(num_players=2, automa={1: 4}), 4, True)])
+def test_puct_never_reads_the_hidden_pile(config, moves, varies, recwarn):
     """Shuffling the true pile, the Automa's pile and the dice stream leaves every decision
-    and its visit counts unchanged for each agent seed. In the Automa game the visits
-    depend on the seed (which draws the determinizations: the Automa's cards and random
-    picks come up within the tree), so there the test would see a search that read the
-    true state. (Contract slots are refilled from the pile between rounds, R-1.4, which a
-    search of this size rarely reaches; ``determinize`` itself is tested above.)"""
-    game = _position(moves=4, **config)
+    and its visit counts unchanged for each agent seed. Where ``varies``, the visits depend
+    on the seed, which draws the determinizations (the refilled contract slots, the
+    Automa's cards and random picks come up within the tree), so there the test would see
+    a search that read the true state; ``determinize`` itself is tested above."""
+    game = _position(moves=moves, **config)
     seen = set()
     for seed in range(4):
-        bot = agents.make("puct:24", seed=seed)
+        bot = agents.make("puct:32", seed=seed)
         a = bot.act(game)
         visits = bot.last_stats["visits"]
         seen.add(tuple(sorted(visits.items())))
@@ -174,6 +174,17 @@ def test_puct_root_noise_and_temperature():
     hot = agents.make("puct:8", seed=0, temperature=1.0)
     picks = {hot.act(game) for _ in range(12)}
     assert picks <= set(int(x) for x in game.legal_actions())
+
+
+def test_terminal_values_use_the_checkpoints_reward_units():
+    from caledonia_env.agents.puct import terminal_mode
+    from caledonia_env.env.rewards import R_SCORE_DIFF, R_VP, R_WIN
+    assert terminal_mode({}, 2) == (R_SCORE_DIFF, 1.0)
+    assert terminal_mode({"train": {"reward": "win"}}, 3) == (R_WIN, 1.0)
+    assert terminal_mode({"train": {"reward": "vp", "reward_scale": 0.02}}, 1) == (R_VP, 0.02)
+    assert terminal_mode({"train": {"reward": "score_diff"}}, 1) == (R_VP, 0.01)
+    with pytest.raises(ValueError, match="terminal reward"):
+        terminal_mode({"train": {"reward": "round"}}, 1)
 
 
 @pytest.mark.parametrize("bad", ["puct", "puct:", "puct:0", "puct:abc", "puct:-3"])

@@ -24,12 +24,13 @@ Values: the value head estimates the return of the player whose observation it s
 in the training reward's units (``score_diff``: (own VP - mean VP of the others) / 100,
 which sums to zero over the players). A leaf evaluated for player ``p`` backs up ``v``
 for ``p`` and ``-v/(n-1)`` for each of the ``n-1`` others (a zero-sum approximation:
-exact for two players and, in expectation, for ``score_diff``); a finished game backs
-up every player's true terminal reward. Each node keeps the value sums of all players,
-and a node chooses with the values of the player to move there (max-n). Q values are
-normalized to [0, 1] by the smallest and largest value backed up in this search
-(MuZero's min-max normalization), so ``c_puct`` does not depend on the reward's scale;
-an unvisited action gets its parent's mean value (first-play urgency).
+exact for two players; for more, each other player gets the others' mean, exact on
+average for ``score_diff``); a finished game backs up every player's true terminal
+reward in the same units (:func:`terminal_mode`). Each node keeps the value sums of all
+players, and a node chooses with the values of the player to move there (max-n). Q
+values are normalized to [0, 1] by the smallest and largest value backed up in this
+search (MuZero's min-max normalization), so ``c_puct`` does not depend on the reward's
+scale; an unvisited action gets its parent's mean value (first-play urgency).
 
 Selection: ``argmax Q(a) + c_puct * P(a) * sqrt(N) / (1 + N(a))``. Play: the most
 visited root action (``temperature=0``, ties to the higher prior) or a sample
@@ -50,7 +51,7 @@ from ..engine.layout import S_CTX, S_NP, S_PLAYER
 from ..engine.mask import legal_mask
 from ..engine.step import apply_action
 from ..env.observation import OBS_SIZE, encode_obs
-from ..env.rewards import REWARD_MODES, reward_mode, terminal_rewards
+from ..env.rewards import REWARD_MODES, SCORE_DIFF_SCALE, reward_mode, terminal_rewards
 from .base import Agent
 from .evaluation import determinize
 from .policy import PretrainedActor, is_pretrained, load_network
@@ -80,15 +81,6 @@ def advance(s, T, a, mask):
         apply_action(s, T, only)
 
 
-@njit(cache=True)
-def determinized_root(s, T, seed, buf, mask):
-    """``buf`` = a determinized copy of ``s`` (see ``evaluation.determinize``), with its
-    legal mask in ``mask``."""
-    buf[:] = s
-    determinize(buf, T, seed)
-    legal_mask(buf, T, mask)
-
-
 class SearchNet:
     """The network of an ``ActorCritic`` in NumPy for one position at a time, cheaper than a
     torch call at batch size 1: the first layer reads only the weight rows of the
@@ -109,7 +101,8 @@ class SearchNet:
         self.pi = dense(module.policy_net)
         self.vf = dense(module.value_layers)
         self.wa, self.ba = np32(module.action_net.weight), np32(module.action_net.bias)
-        self.wv, self.bv = np32(module.value_net.weight)[0], float(module.value_net.bias.detach()[0])
+        self.wv = np32(module.value_net.weight)[0]
+        self.bv = float(np32(module.value_net.bias)[0])
         self.act = (lambda x: np.maximum(x, 0.0)) if activation == "relu" else np.tanh
 
     def evaluate(self, obs: np.ndarray) -> tuple[np.ndarray, float]:
@@ -156,17 +149,20 @@ class _Node:
 
 
 def terminal_mode(meta: dict, num_players: int) -> tuple[int, float]:
-    """(reward mode, scale) in which finished games are valued: the checkpoint's training
-    reward (``meta['train']['reward']``, default ``score_diff``; ``vp`` in the solo game),
-    so that terminal values and the value head share their units."""
+    """(reward mode, scale) in which finished games are valued, so that terminal values and
+    the value head share their units: the checkpoint's training reward
+    (``meta['train']['reward']``, default ``score_diff``, times ``reward_scale``, default 1).
+    In the solo game a checkpoint trained with ``vp`` keeps it; any other (a multi-player
+    policy playing solo) values the final VP / 100, the ``score_diff`` scale."""
     train = meta.get("train") or {}
     mode = train.get("reward", "score_diff")
     if mode not in REWARD_MODES:
         raise ValueError(f"puct needs a checkpoint trained with a terminal reward "
                          f"({', '.join(REWARD_MODES)}); this one was trained with {mode!r}")
-    if num_players == 1:
-        mode = "vp"
-    return reward_mode(mode), float(train.get("reward_scale", 1.0))
+    scale = float(train.get("reward_scale", 1.0))
+    if num_players == 1 and mode != "vp":
+        mode, scale = "vp", 1.0 / SCORE_DIFF_SCALE
+    return reward_mode(mode), scale
 
 
 class PUCTAgent(Agent):
@@ -257,7 +253,9 @@ class PUCTAgent(Agent):
 
     def _simulate(self, root, s, T, seed, n, root_noise):
         buf, mask = self._buf, self._mask
-        determinized_root(s, T, seed, buf, mask)
+        buf[:] = s
+        determinize(buf, T, seed)       # (called from Python: numba's cache would not see
+        legal_mask(buf, T, mask)        # an edit of evaluation.py from a caller here)
         node = root
         path = []
         while True:
