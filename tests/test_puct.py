@@ -140,7 +140,7 @@ def test_determinize_ignores_the_true_pile_order_and_random_stream():
 
 @pytest.mark.parametrize("config,moves,varies", [
     (dict(num_players=2, seed=5), 21, True),      # round 1, one player passed: the search
-    (dict(num_players=1, solo=True), 4, False),   # reaches round 2's refill from the pile
+    (dict(num_players=1, solo=True), 4, False),   # reaches draws from the pile
     (dict(num_players=2, automa={1: 4}), 4, True)])
 def test_puct_never_reads_the_hidden_pile(config, moves, varies, recwarn):
     """Shuffling the true pile, the Automa's pile and the dice stream leaves every decision
