@@ -16,7 +16,9 @@ from the file — only do that with files you made yourself.
 
 :class:`Actor` is the acting half of the policy (shared feature layer, policy
 layers, action logits) as a plain torch module, so playing a checkpoint needs
-torch but not Stable-Baselines3.
+torch but not Stable-Baselines3; ``ActorCritic`` adds the value layers and the
+value head (the search agent ``puct`` evaluates positions with it).
+:func:`pretrained_path` picks the shipped checkpoint for a player count.
 """
 from __future__ import annotations
 
@@ -231,10 +233,20 @@ def save_model(model, path, num_players: int = 2, arch: Arch | None = None, **ex
     save(path, model.policy.state_dict(), meta)
 
 
-# ------------------------------------------------------------------ actor
+# ------------------------------------------------------------------ networks
 def _activation(name):
     import torch.nn as nn
     return {"relu": nn.ReLU, "tanh": nn.Tanh}[name]
+
+
+def _layers(d: int, sizes, act):
+    """Dense layers ``d -> sizes[0] -> ...`` with activations; (module, output width)."""
+    import torch.nn as nn
+    layers = []
+    for h in sizes:
+        layers += [nn.Linear(d, h), act()]
+        d = h
+    return nn.Sequential(*layers), d
 
 
 def build_actor(arch: Arch, obs_size: int, n_actions: int):
@@ -246,11 +258,7 @@ def build_actor(arch: Arch, obs_size: int, n_actions: int):
         def __init__(self):
             super().__init__()
             self.features = nn.Sequential(nn.Linear(obs_size, arch.features_dim), act())
-            layers, d = [], arch.features_dim
-            for h in arch.pi:
-                layers += [nn.Linear(d, h), act()]
-                d = h
-            self.policy_net = nn.Sequential(*layers)
+            self.policy_net, d = _layers(arch.features_dim, arch.pi, act)
             self.action_net = nn.Linear(d, n_actions)
 
         def forward(self, obs):
@@ -259,30 +267,118 @@ def build_actor(arch: Arch, obs_size: int, n_actions: int):
     return Actor()
 
 
-# SB3 MaskableActorCriticPolicy keys -> Actor keys
+def build_actor_critic(arch: Arch, obs_size: int, n_actions: int):
+    """The whole policy: the shared feature layer, then the policy layers -> action logits
+    and the value layers -> one value. ``forward(obs)`` returns ``(logits, value)`` with
+    value of shape (batch,): the learner's expected return (the training reward's units)
+    for the player whose observation it is."""
+    import torch.nn as nn
+    act = _activation(arch.activation)
+
+    class ActorCritic(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.features = nn.Sequential(nn.Linear(obs_size, arch.features_dim), act())
+            self.policy_net, d = _layers(arch.features_dim, arch.pi, act)
+            self.action_net = nn.Linear(d, n_actions)
+            self.value_layers, d = _layers(arch.features_dim, arch.vf, act)
+            self.value_net = nn.Linear(d, 1)
+
+        def forward(self, obs):
+            f = self.features(obs)
+            return (self.action_net(self.policy_net(f)),
+                    self.value_net(self.value_layers(f)).squeeze(-1))
+
+    return ActorCritic()
+
+
+# SB3 MaskableActorCriticPolicy keys -> Actor / ActorCritic keys
 _KEY_MAP = (("features_extractor.net.", "features."), ("mlp_extractor.policy_net.", "policy_net."),
             ("action_net.", "action_net."))
+_VALUE_KEY_MAP = (("mlp_extractor.value_net.", "value_layers."), ("value_net.", "value_net."))
+
+
+def _renamed(sd: dict, key_map) -> dict:
+    out = {}
+    for k, v in sd.items():
+        for src, dst in key_map:
+            if k.startswith(src):
+                out[dst + k[len(src):]] = v
+    return out
 
 
 def actor_state(sd: dict) -> dict:
     """The actor's tensors out of a full policy state dict (SB3 key names)."""
-    out = {}
-    for k, v in sd.items():
-        for src, dst in _KEY_MAP:
-            if k.startswith(src):
-                out[dst + k[len(src):]] = v
-    return out
+    return _renamed(sd, _KEY_MAP)
+
+
+def actor_critic_state(sd: dict) -> dict:
+    """The actor's and the critic's tensors out of a full policy state dict (SB3 names)."""
+    return _renamed(sd, _KEY_MAP + _VALUE_KEY_MAP)
+
+
+def _load_into(module, state: dict, ck: Checkpoint):
+    try:
+        module.load_state_dict(state, strict=True)
+    except RuntimeError as e:
+        raise CheckpointError(f"{ck.path}: weights do not match the architecture in the "
+                              f"metadata ({str(e).splitlines()[0]} ...)") from None
+    module.eval()
+    return module
 
 
 def load_actor(ck: Checkpoint):
     """An :class:`Actor` (eval mode) with the checkpoint's weights; CheckpointError if the
     tensors do not fit the recorded architecture."""
     obs_size, n_actions = int(ck.meta["obs_size"]), int(ck.meta["n_actions"])
-    actor = build_actor(ck.arch, obs_size, n_actions)
-    try:
-        actor.load_state_dict(actor_state(ck.state_dict), strict=True)
-    except RuntimeError as e:
-        raise CheckpointError(f"{ck.path}: weights do not match the architecture in the "
-                              f"metadata ({str(e).splitlines()[0]} ...)") from None
-    actor.eval()
-    return actor
+    return _load_into(build_actor(ck.arch, obs_size, n_actions), actor_state(ck.state_dict), ck)
+
+
+def load_actor_critic(ck: Checkpoint):
+    """An ``ActorCritic`` (eval mode) with the checkpoint's policy and value weights;
+    CheckpointError if the checkpoint has no value head or the tensors do not fit."""
+    if not any(k.startswith("value_net.") for k in ck.state_dict):
+        raise CheckpointError(f"{ck.path}: the checkpoint has no value head (no 'value_net.*' "
+                              f"tensors), so it cannot evaluate positions; save the whole "
+                              f"policy (checkpoint.save_model) to search with it")
+    obs_size, n_actions = int(ck.meta["obs_size"]), int(ck.meta["n_actions"])
+    return _load_into(build_actor_critic(ck.arch, obs_size, n_actions),
+                      actor_critic_state(ck.state_dict), ck)
+
+
+# ------------------------------------------------------------------ shipped checkpoints
+PRETRAINED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained")
+#: file of the shipped policy for each player count (1 = the solo game, R-9.2)
+PRETRAINED_FILES = {1: "ppo_solo.zip", 2: "ppo_2p.zip", 3: "ppo_3p.zip", 4: "ppo_4p.zip"}
+_FALLBACK_WARNED: set = set()
+
+
+class PretrainedFallbackWarning(UserWarning):
+    """No shipped policy was trained for the game's player count; another one is used."""
+
+
+def pretrained_path(num_players: int, folder: str | None = None) -> str:
+    """The shipped checkpoint for a game of ``num_players`` (1 = solo): ``PRETRAINED_FILES``
+    in ``folder`` (default :data:`PRETRAINED_DIR`). When that file is absent the nearest
+    player count that has one is used (on a tie the larger count) and a
+    :class:`PretrainedFallbackWarning` names it, once per folder and player count.
+    CheckpointError when no shipped file exists at all."""
+    if num_players not in PRETRAINED_FILES:
+        raise ValueError(f"num_players must be one of {sorted(PRETRAINED_FILES)} (1 = solo), "
+                         f"got {num_players!r}")
+    folder = PRETRAINED_DIR if folder is None else os.fspath(folder)
+    have = [n for n, f in PRETRAINED_FILES.items() if os.path.isfile(os.path.join(folder, f))]
+    if not have:
+        raise CheckpointError(f"no shipped policy in {folder} (expected one of "
+                              f"{', '.join(PRETRAINED_FILES.values())})")
+    used = min(have, key=lambda n: (abs(n - num_players), -n))
+    path = os.path.join(folder, PRETRAINED_FILES[used])
+    if used != num_players and (folder, num_players) not in _FALLBACK_WARNED:
+        _FALLBACK_WARNED.add((folder, num_players))
+        import warnings
+        what = "the solo game" if num_players == 1 else f"{num_players}-player games"
+        warnings.warn(f"no pretrained policy for {what} ({PRETRAINED_FILES[num_players]} is not "
+                      f"shipped); using {PRETRAINED_FILES[used]}, trained for "
+                      f"{'the solo game' if used == 1 else f'{used} players'}",
+                      PretrainedFallbackWarning, stacklevel=2)
+    return path

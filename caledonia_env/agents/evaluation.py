@@ -62,6 +62,8 @@ from caledonia_env.engine.layout import (
     P_GLORY,
     P_GOODS,
     P_IMPORTS,
+    P_AM_NPILE,
+    P_AM_PILE,
     P_MONEY,
     P_N_FULFILLED,
     P_PASSED,
@@ -87,6 +89,7 @@ from caledonia_env.engine.layout import (
     S_TILES,
     SCORE_FIELDS,
     T_ACTIVE,
+    T_AM_LEVEL,
     T_CLAN_CELLAR_MONEY,
     T_CLAN_INCOME,
     T_CLAN_MILK_MONEY,
@@ -109,6 +112,7 @@ from caledonia_env.engine.layout import (
 )
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.engine.playout import rollout
+from caledonia_env.engine.rng import seed_rng
 from caledonia_env.engine.scoring import (
     K_BASIC,
     K_PROCESSED,
@@ -418,18 +422,47 @@ def greedy_rollout(s, T, w, max_steps):
 
 
 @njit(cache=True)
-def shuffle_pile(s, seed):
-    """Determinize the hidden contract pile: shuffle its order (R-1.4) with ``seed``."""
-    np.random.seed(seed)
-    cnt = s[S_DECK_COUNT]
-    head = s[S_DECK_HEAD]
-    for i in range(cnt - 1, 0, -1):
+def _canonical_shuffle(s, start, count, circular):
+    """Sort ``count`` entries from ``start`` (a circular buffer of MAX_CONTRACTS when
+    ``circular``), then Fisher-Yates shuffle them with numba's np.random: the result depends
+    on which entries are there, never on their order."""
+    vals = np.empty(count, np.int64)
+    for i in range(count):
+        vals[i] = s[S_DECK + (start + i) % MAX_CONTRACTS] if circular else s[start + i]
+    vals.sort()
+    for i in range(count - 1, 0, -1):
         j = np.random.randint(i + 1)
-        a = S_DECK + (head + i) % MAX_CONTRACTS
-        b = S_DECK + (head + j) % MAX_CONTRACTS
-        tmp = s[a]
-        s[a] = s[b]
-        s[b] = tmp
+        tmp = vals[i]
+        vals[i] = vals[j]
+        vals[j] = tmp
+    for i in range(count):
+        if circular:
+            s[S_DECK + (start + i) % MAX_CONTRACTS] = vals[i]
+        else:
+            s[start + i] = vals[i]
+
+
+@njit(cache=True)
+def shuffle_pile(s, seed):
+    """Determinize the hidden contract pile (R-1.4): a uniformly random order of the
+    contracts in it, drawn with ``seed`` and independent of the true order."""
+    np.random.seed(seed)
+    _canonical_shuffle(s, s[S_DECK_HEAD], s[S_DECK_COUNT], True)
+
+
+@njit(cache=True)
+def determinize(s, T, seed):
+    """Replace what no player can know by a sample drawn with ``seed``: the order of the
+    contract pile (R-1.4), the order of every Automa's face-down action pile (A-2) and the
+    state's random stream (``S_RNG``: the solo dice (R-9.2), the Automa's random picks and
+    reshuffles, A-2.5). What is left is public: the sample depends on the pile contents,
+    not on their true order or on the true stream."""
+    shuffle_pile(s, seed)
+    for p in range(s[S_NP]):
+        if T[T_AM_LEVEL + p] > 0:
+            po = pofs(p)
+            _canonical_shuffle(s, po + P_AM_PILE, s[po + P_AM_NPILE], False)
+    seed_rng(s, np.random.randint(1, 2**31 - 2))
 
 
 @njit(cache=True)
@@ -467,11 +500,12 @@ def final_margin(s, T, p):
 
 @njit(cache=True)
 def rollout_margins(s, T, w, p, actions, seeds, buf, out):
-    """For each i: determinize the pile with seeds[i], apply actions[i], finish the game
-    with greedy play for everyone, and store p's final margin in out[i]."""
+    """For each i: determinize the hidden information with seeds[i] (:func:`determinize`),
+    apply actions[i], finish the game with greedy play for everyone, and store p's final
+    margin in out[i]."""
     for i in range(actions.shape[0]):
         buf[:] = s
-        shuffle_pile(buf, seeds[i])
+        determinize(buf, T, seeds[i])
         apply_action(buf, T, actions[i])
         steps = greedy_rollout(buf, T, w, 100000)
         if steps < 0 or buf[S_CTX] != CTX_GAME_OVER:
@@ -486,7 +520,7 @@ def random_rollout_margins(s, T, w, p, actions, seeds, buf, out):
     actions (the engine's ``playout.rollout``)."""
     for i in range(actions.shape[0]):
         buf[:] = s
-        shuffle_pile(buf, seeds[i])
+        determinize(buf, T, seeds[i])
         apply_action(buf, T, actions[i])
         steps = rollout(buf, T, seeds[i] + 1, 100000)
         if steps < 0 or buf[S_CTX] != CTX_GAME_OVER:

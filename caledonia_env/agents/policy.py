@@ -2,8 +2,10 @@
 
 Loading a policy for play lives here, in the agents layer, and needs torch but
 not the trainer (Stable-Baselines3): checkpoints are read weights-only by
-:mod:`caledonia_env.agents.checkpoint`. ``ppo:pretrained`` names the shipped
-checkpoint in ``caledonia_env/agents/pretrained/``.
+:mod:`caledonia_env.agents.checkpoint`. ``ppo:pretrained`` is the shipped
+policy for the game's player count (:func:`checkpoint.pretrained_path`): a
+:class:`PretrainedActor` reads the player count from each observation row, so
+one player serves games of every size, batched.
 """
 from __future__ import annotations
 
@@ -12,19 +14,79 @@ import os
 import numpy as np
 
 from ..engine.actions import N_ACTIONS
+from ..engine.constants import MAX_PLAYERS
 from ..engine.mask import legal_mask
-from ..env.observation import OBS_SIZE, encode_obs
+from ..env.observation import O_NUM_PLAYERS, OBS_SIZE, encode_obs
 from . import checkpoint as ckpt
 
-PRETRAINED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained")
-PRETRAINED = {"pretrained": "ppo_2p.zip"}
+PRETRAINED = "pretrained"
+_NETWORKS: dict = {}
 
 
-def checkpoint_path(param: str) -> str:
-    """Path of ``ppo:PARAM``: ``pretrained`` is the shipped 2-player checkpoint."""
-    if param in PRETRAINED and not os.path.exists(param):
-        return os.path.join(PRETRAINED_DIR, PRETRAINED[param])
+def is_pretrained(param: str) -> bool:
+    """``ppo:pretrained`` / ``puct:N`` name the shipped policies (unless a file of that name
+    exists)."""
+    return param == PRETRAINED and not os.path.exists(param)
+
+
+def checkpoint_path(param: str, num_players: int = 2) -> str:
+    """Path of ``ppo:PARAM``: ``pretrained`` is the shipped checkpoint for ``num_players``
+    (:func:`checkpoint.pretrained_path`, with its fallback)."""
+    if is_pretrained(param):
+        return ckpt.pretrained_path(num_players)
     return param
+
+
+def load_network(path, critic: bool = False):
+    """``(module, meta)`` of a checkpoint: its actor, or its ``ActorCritic`` with
+    ``critic=True``; cached per file version (path, mtime, size), so many agents share
+    one copy of the weights."""
+    path = os.fspath(path)
+    key = None
+    if os.path.isfile(path):
+        st = os.stat(path)
+        key = (os.path.abspath(path), st.st_mtime_ns, st.st_size, critic)
+    if key in _NETWORKS:
+        return _NETWORKS[key]
+    ck = ckpt.load(path)
+    net = ckpt.load_actor_critic(ck) if critic else ckpt.load_actor(ck)
+    out = (net, dict(ck.meta, sha256=ck.sha256, path=path))
+    if key:
+        _NETWORKS[key] = out
+    return out
+
+
+def players_of(obs: np.ndarray) -> np.ndarray:
+    """Player count encoded in each observation row (``global.num_players`` one-hot)."""
+    onehot = np.asarray(obs)[:, O_NUM_PLAYERS:O_NUM_PLAYERS + MAX_PLAYERS]
+    if not (onehot.max(axis=1) > 0).all():
+        raise ValueError("an observation row does not encode the player count "
+                         "(global.num_players is all zero); encode it with encode_obs")
+    return onehot.argmax(axis=1) + 1
+
+
+class PretrainedActor:
+    """The shipped policies as one actor: each observation row goes to the checkpoint of
+    its game's player count (``pretrained_path``), loaded on first use; rows of one count
+    share a forward pass."""
+
+    def __init__(self, folder: str | None = None):
+        self.folder = folder
+
+    def network(self, num_players: int, critic: bool = False):
+        """``(module, meta)`` for games of ``num_players``."""
+        return load_network(ckpt.pretrained_path(num_players, self.folder), critic)
+
+    def __call__(self, obs):
+        import torch
+        counts = players_of(obs.numpy())
+        if (counts == counts[0]).all():
+            return self.network(int(counts[0]))[0](obs)
+        out = torch.empty((obs.shape[0], N_ACTIONS), dtype=torch.float32)
+        for n in np.unique(counts):
+            rows = torch.from_numpy(np.flatnonzero(counts == n))
+            out[rows] = self.network(int(n))[0](obs[rows])
+        return out
 
 
 class PolicyPlayer:
@@ -50,9 +112,24 @@ class PolicyPlayer:
 
     @classmethod
     def from_checkpoint(cls, path, deterministic: bool = True, seed: int = 0, name=None):
-        ck = ckpt.load(path)
-        return cls(ckpt.load_actor(ck), deterministic, seed,
-                   name or f"ppo:{path}", meta=dict(ck.meta, sha256=ck.sha256))
+        actor, meta = load_network(path)
+        return cls(actor, deterministic, seed, name or f"ppo:{path}", meta=meta)
+
+    @classmethod
+    def pretrained(cls, deterministic: bool = True, seed: int = 0, name="ppo:pretrained",
+                   folder: str | None = None):
+        """The shipped policies, picked per position by the game's player count. ``meta``
+        is the 2-player checkpoint's (or its fallback's)."""
+        actor = PretrainedActor(folder)
+        return cls(actor, deterministic, seed, name, meta=actor.network(2)[1])
+
+    @classmethod
+    def from_param(cls, param: str, deterministic: bool = True, seed: int = 0, name=None):
+        """``ppo:PARAM``: ``pretrained`` (:meth:`pretrained`) or a checkpoint path."""
+        name = name or f"ppo:{param}"
+        if is_pretrained(param):
+            return cls.pretrained(deterministic, seed, name)
+        return cls.from_checkpoint(param, deterministic, seed, name)
 
     def reset(self, seed=None) -> None:
         self.seed = 0 if seed is None else int(seed)

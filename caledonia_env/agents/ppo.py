@@ -1,39 +1,26 @@
 """``ppo:PATH``: a policy trained by ``caledonia train`` (MaskablePPO) playing as a bot.
 
-``agents.make("ppo:runs/x/best.zip")`` or ``ppo:pretrained`` (the shipped
-2-player checkpoint, ``caledonia_env/agents/pretrained/ppo_2p.zip``). The checkpoint is read
-weights-only (no pickled code, see ``caledonia_env/agents/checkpoint.py``); torch is imported
-only when such an agent is made, so ``agents`` works without the train extra.
-By default the agent plays the most likely legal action (``deterministic=True``);
+``agents.make("ppo:runs/x/best.zip")`` or ``ppo:pretrained``: the shipped policy for the
+game's player count (``caledonia_env/agents/pretrained/ppo_2p.zip`` for 2 players,
+``ppo_solo.zip`` for the solo game...; the nearest shipped count when a count has none, see
+:func:`checkpoint.pretrained_path`). The same agent may play games of different sizes. The
+checkpoint is read weights-only (no pickled code, see ``caledonia_env/agents/checkpoint.py``);
+torch is imported only when such an agent is made, so ``agents`` works without the train
+extra. By default the agent plays the most likely legal action (``deterministic=True``);
 ``agents.make("ppo:PATH", deterministic=False)`` samples from the policy instead.
 """
 from __future__ import annotations
 
-import os
-
 from .base import Agent
-from .policy import PolicyPlayer, checkpoint_path
+from .policy import PolicyPlayer
 from .registry import kinds, register
 
-_ACTORS: dict = {}
 
-
-def _policy(path: str, deterministic: bool):
+def need_torch(kind: str) -> None:
     try:
         import torch  # noqa: F401
     except ImportError as e:
-        raise ValueError(f"ppo agents need torch: pip install -e '.[train]' ({e})") from None
-    full = checkpoint_path(path)
-    key = None
-    if os.path.isfile(full):
-        st = os.stat(full)
-        key = (os.path.abspath(full), st.st_mtime_ns, st.st_size)
-    cached = _ACTORS.get(key) if key else None
-    if cached is None:
-        cached = PolicyPlayer.from_checkpoint(full, deterministic)
-        if key:
-            _ACTORS[key] = cached
-    return PolicyPlayer(cached.actor, deterministic, name=f"ppo:{path}", meta=cached.meta)
+        raise ValueError(f"{kind} agents need torch: pip install -e '.[train]' ({e})") from None
 
 
 class PPOAgent(Agent):
@@ -43,8 +30,9 @@ class PPOAgent(Agent):
 
     def __init__(self, path: str, seed: int = 0, name: str | None = None,
                  deterministic: bool = True):
+        need_torch("ppo")
         self.path = path
-        self.player = _policy(path, deterministic)
+        self.player = PolicyPlayer.from_param(path, deterministic, name=f"ppo:{path}")
         self.meta = self.player.meta
         super().__init__(seed, name)
 
@@ -63,5 +51,6 @@ def _factory(param, seed, **kw):
 if "ppo" not in {k.name for k in kinds()}:
     register("ppo", _factory,
              help="a MaskablePPO policy trained by 'caledonia train' (needs the train extra).",
-             param="PATH of a checkpoint .zip, or 'pretrained' for the shipped 2-player policy",
+             param="PATH of a checkpoint .zip, or 'pretrained' for the shipped policy of the "
+                   "game's player count",
              param_required=True, example="ppo:runs/x/best.zip, ppo:pretrained")

@@ -376,12 +376,12 @@ def _evaluate(args) -> int:
             raise CommandError(f"--runs {args.runs}: no */best.zip found")
         ckpts += [_ppo_spec(f) for f in found if _ppo_spec(f) not in ckpts]
     for c in ckpts + [b for b in bots if b.startswith("ppo:")]:
-        load(checkpoint_path(c[4:]))          # clear error for missing / mismatched files
+        load(checkpoint_path(c[4:], args.players))   # clear error for missing / mismatched files
     if args.out and args.league:
         raise CommandError("--out is for single matches; the league keeps its games in "
                            "--league-file")
     league = args.league_file or None
-    hashes = {s: checkpoint_sha256(s) for s in ckpts + bots}
+    hashes = {s: checkpoint_sha256(s, args.players) for s in ckpts + bots}
     versions = {s: h[:8] for s, h in hashes.items()}
     # unique per invocation: the league groups rows by (match, game)
     match_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"

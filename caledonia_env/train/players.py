@@ -22,19 +22,20 @@ from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.env.observation import OBS_SIZE, encode_obs
 
-from ..agents.policy import PolicyPlayer, checkpoint_path
+from ..agents.policy import PolicyPlayer, checkpoint_path, is_pretrained
 from ..tournament import game_seeds, result_rows
 
 _POLICIES: dict = {}
 
 
 def load_policy(param: str, deterministic: bool = True, name: str | None = None,
-                sha256: str | None = None) -> PolicyPlayer:
+                sha256: str | None = None, num_players: int = 2) -> PolicyPlayer:
     """The PolicyPlayer of checkpoint ``ppo:PARAM``, loaded once per process: cached by the
     file's absolute path and content hash, so a rewritten file is loaded again.
     ``sha256``: the hash the file must have (ValueError otherwise, e.g. a cluster node
-    holding another file at that path)."""
-    path = os.path.abspath(checkpoint_path(param))
+    holding another file at that path). ``pretrained`` is the shipped policies, picked per
+    game by its player count; its hash is that of the file for ``num_players``."""
+    path = os.path.abspath(checkpoint_path(param, num_players))
     try:
         with open(path, "rb") as f:
             digest = hashlib.sha256(f.read()).hexdigest()
@@ -43,21 +44,24 @@ def load_policy(param: str, deterministic: bool = True, name: str | None = None,
     if sha256 is not None and digest != sha256:
         raise ValueError(f"checkpoint {path} has sha256 {digest[:12]}..., expected "
                          f"{sha256[:12]}... (another file at that path on this machine?)")
-    key = (path, digest, bool(deterministic), name)
+    key = (path, digest, bool(deterministic), name, is_pretrained(param))
     if key not in _POLICIES:
-        _POLICIES[key] = PolicyPlayer.from_checkpoint(path, deterministic, name=name)
+        _POLICIES[key] = (PolicyPlayer.pretrained(deterministic, name=name or "ppo:pretrained")
+                          if is_pretrained(param) else
+                          PolicyPlayer.from_checkpoint(path, deterministic, name=name))
     return _POLICIES[key]
 
 
-def checkpoint_sha256(spec: str) -> str:
-    """Content hash of the checkpoint of a ``ppo:PARAM`` spec ('' for other specs)."""
+def checkpoint_sha256(spec: str, num_players: int = 2) -> str:
+    """Content hash of the checkpoint of a ``ppo:PARAM`` spec ('' for other specs); for
+    ``ppo:pretrained`` the file shipped for ``num_players``."""
     if not spec.startswith("ppo:"):
         return ""
-    with open(checkpoint_path(spec[4:]), "rb") as f:
+    with open(checkpoint_path(spec[4:], num_players), "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def resolve(spec, deterministic: bool = True, sha256: str | None = None):
+def resolve(spec, deterministic: bool = True, sha256: str | None = None, num_players: int = 2):
     """A player from a spec: ``ppo:PATH`` / a PolicyPlayer (batched; a checkpoint is loaded
     once per process, see :func:`load_policy`), or a bot name / agent object (one instance
     per game slot, made by the returned factory)."""
@@ -66,7 +70,8 @@ def resolve(spec, deterministic: bool = True, sha256: str | None = None):
         if kind == "ppo":
             if not param:
                 raise ValueError("ppo needs a checkpoint: ppo:PATH.zip or ppo:pretrained")
-            return load_policy(param, deterministic, name=spec.strip(), sha256=sha256)
+            return load_policy(param, deterministic, name=spec.strip(), sha256=sha256,
+                               num_players=num_players)
         from .. import agents
         agents.make(spec, seed=0)           # validate the name now (clear error)
         return _BotFactory(spec.strip())
@@ -122,7 +127,7 @@ def play_games(players: list, games: int | None, num_players: int | None = None,
         ids = [int(g) for g in game_ids]
         if any(g < 0 for g in ids) or len(set(ids)) != len(ids):
             raise ValueError(f"game_ids must be distinct numbers >= 0, got {list(game_ids)}")
-    roles = [resolve(p, deterministic) for p in players]
+    roles = [resolve(p, deterministic, num_players=n) for p in players]
     labels = list(labels) if labels else [_label(p) for p in roles]
     rows: list[dict] = []
     active: dict[int, dict] = {}
@@ -262,7 +267,8 @@ class EvalStudy:
     def _player(self, spec: str):
         """The cached PolicyPlayer of a ``ppo:`` spec (hash checked), else the bot name."""
         if spec.startswith("ppo:"):
-            return resolve(spec, self.deterministic, sha256=self.sha256[spec])
+            return resolve(spec, self.deterministic, sha256=self.sha256[spec],
+                           num_players=self.n_players)
         return spec
 
     def warm_up(self) -> None:

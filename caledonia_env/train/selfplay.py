@@ -36,7 +36,7 @@ from caledonia_env.env.observation import OBS_HIGH, OBS_SIZE, encode_obs
 from caledonia_env.env.rewards import reward_mode, terminal_rewards
 from caledonia_env.game import Game, IllegalActionError
 
-from ..agents.policy import PolicyPlayer, checkpoint_path
+from ..agents.policy import PolicyPlayer
 
 POOL_KEYS = ("self", "snapshot", "latest")
 
@@ -178,8 +178,7 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
         bot = self._bots.get(key)
         if bot is None:
             if name.startswith("ppo:"):
-                bot = PolicyPlayer.from_checkpoint(checkpoint_path(name[4:]), deterministic=False,
-                                                   name=name)
+                bot = PolicyPlayer.from_param(name[4:], deterministic=False, name=name)
                 self._bots[(None, None, name)] = bot
                 for k in range(self.num_envs):
                     for q in range(self.n_players):

@@ -1,0 +1,344 @@
+"""``puct:SIMS[:PATH]``: AlphaZero-style tree search (PUCT) guided by a trained network.
+
+The policy head gives the prior of each legal action (a softmax over the legal logits),
+the value head evaluates the leaves; ``PATH`` is a checkpoint with a value head
+(``caledonia train`` saves the whole policy), by default the shipped policy for the
+game's player count (:func:`checkpoint.pretrained_path`).
+
+Hidden information is handled by determinization, re-drawn for every simulation: the
+simulation starts from a copy of the position in which
+:func:`agents.evaluation.determinize` has replaced the contract pile's order, the
+Automa's action piles and the state's random stream (solo dice, Automa draws) by a
+sample drawn from the simulation's seed and the public pile contents only, so the
+search never reads the true pile or the future dice. The tree is keyed by action
+sequences (one tree for all determinizations): chance is resolved inside the engine's
+``apply_action`` by the determinized stream, and at each node the actions of *this*
+simulation's state compete (an action legal in one determinization and not in another
+is simply not selectable there). The other players' decisions are nodes of the same
+tree, searched with the same network from their own seat.
+
+A decision with a single legal action is never searched: the root returns it at once,
+and inside the tree forced moves are applied on the way (numba, :func:`advance`).
+
+Values: the value head estimates the return of the player whose observation it sees,
+in the training reward's units (``score_diff``: (own VP - mean VP of the others) / 100,
+which sums to zero over the players). A leaf evaluated for player ``p`` backs up ``v``
+for ``p`` and ``-v/(n-1)`` for each of the ``n-1`` others (a zero-sum approximation:
+exact for two players; for more, each other player gets the others' mean, exact on
+average for ``score_diff``); a finished game backs up every player's true terminal
+reward in the same units (:func:`terminal_mode`). Each node keeps the value sums of all
+players, and a node chooses with the values of the player to move there (max-n). Q
+values are normalized to [0, 1] by the smallest and largest value backed up in this
+search (MuZero's min-max normalization), so ``c_puct`` does not depend on the reward's
+scale; an unvisited action gets its parent's mean value (first-play urgency).
+
+Selection: ``argmax Q(a) + c_puct * P(a) * sqrt(N) / (1 + N(a))``. Play: the most
+visited root action (``temperature=0``, ties to the higher prior) or a sample
+proportional to ``N(a)^(1/temperature)``. Dirichlet noise on the root prior is off by
+default (``noise_frac=0``).
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numba import njit
+
+from ..engine.actions import N_ACTIONS
+from ..engine.constants import CTX_GAME_OVER, MAX_PLAYERS
+from ..engine.layout import S_CTX, S_NP, S_PLAYER
+from ..engine.mask import legal_mask
+from ..engine.step import apply_action
+from ..env.observation import OBS_SIZE, encode_obs
+from ..env.rewards import REWARD_MODES, SCORE_DIFF_SCALE, reward_mode, terminal_rewards
+from .base import Agent
+from .evaluation import determinize
+from .policy import PretrainedActor, is_pretrained, load_network
+from .ppo import need_torch
+from .registry import kinds, register
+
+
+@njit(cache=True)
+def advance(s, T, a, mask):
+    """Apply ``a``, then every forced move (a decision with one legal action) until a
+    real choice or the end. Returns the number of legal actions of the state reached
+    (0 once the game is over); its mask is left in ``mask``."""
+    apply_action(s, T, a)
+    while True:
+        if s[S_CTX] == CTX_GAME_OVER:
+            mask[:] = 0
+            return 0
+        legal_mask(s, T, mask)
+        k = 0
+        only = -1
+        for b in range(N_ACTIONS):
+            if mask[b]:
+                k += 1
+                only = b
+        if k != 1:
+            return k
+        apply_action(s, T, only)
+
+
+class SearchNet:
+    """The network of an ``ActorCritic`` in NumPy for one position at a time, cheaper than a
+    torch call at batch size 1: the first layer reads only the weight rows of the
+    observation's non-zero entries (about 730 of 5,019), and logits are computed only for
+    the actions asked for. :meth:`evaluate` gives the policy head's last hidden layer and
+    the value; :meth:`logits` the logits of some actions from that hidden layer."""
+
+    def __init__(self, module, activation: str):
+        def np32(x):
+            return x.detach().cpu().numpy().astype(np.float32)
+
+        def dense(seq):
+            return [(np32(m.weight), np32(m.bias)) for m in seq if hasattr(m, "weight")]
+
+        lin = module.features[0]
+        self.w1t = np.ascontiguousarray(np32(lin.weight).T)      # obs_size x features
+        self.b1 = np32(lin.bias)
+        self.pi = dense(module.policy_net)
+        self.vf = dense(module.value_layers)
+        self.wa, self.ba = np32(module.action_net.weight), np32(module.action_net.bias)
+        self.wv = np32(module.value_net.weight)[0]
+        self.bv = float(np32(module.value_net.bias)[0])
+        self.act = (lambda x: np.maximum(x, 0.0)) if activation == "relu" else np.tanh
+
+    def evaluate(self, obs: np.ndarray) -> tuple[np.ndarray, float]:
+        """(policy hidden layer, value) of one observation."""
+        nz = np.flatnonzero(obs)
+        f = self.act(obs[nz] @ self.w1t[nz] + self.b1)
+        h = f
+        for w, b in self.pi:
+            h = self.act(w @ h + b)
+        v = f
+        for w, b in self.vf:
+            v = self.act(w @ v + b)
+        return h, float(self.wv @ v) + self.bv
+
+    def logits(self, hidden: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        return self.wa[actions] @ hidden + self.ba[actions]
+
+
+_SEARCH_NETS: dict = {}
+
+
+def search_net(module, meta: dict) -> SearchNet:
+    """The :class:`SearchNet` of a loaded ``ActorCritic`` (made once per module)."""
+    key = id(module)
+    hit = _SEARCH_NETS.get(key)
+    if hit is None or hit[0] is not module:
+        hit = _SEARCH_NETS[key] = (module, SearchNet(module, meta["arch"]["activation"]))
+    return hit[1]
+
+
+class _Node:
+    """Statistics of one decision (reached by an action sequence from the root)."""
+
+    __slots__ = ("hidden", "logits", "visits", "wsum", "children", "n", "vsum")
+
+    def __init__(self, n_players: int):
+        self.hidden = None                  # the policy head's hidden layer once evaluated
+        self.logits = None                  # float64[N_ACTIONS], NaN where not computed
+        self.visits = None                  # float64[N_ACTIONS]: N(a)
+        self.wsum = None                    # float64[N_ACTIONS, n_players]: value sums
+        self.children: dict = {}
+        self.n = 0                          # simulations through this node
+        self.vsum = np.zeros(n_players)     # their value sums (first-play urgency)
+
+
+def terminal_mode(meta: dict, num_players: int) -> tuple[int, float]:
+    """(reward mode, scale) in which finished games are valued, so that terminal values and
+    the value head share their units: the checkpoint's training reward
+    (``meta['train']['reward']``, default ``score_diff``, times ``reward_scale``, default 1).
+    In the solo game a checkpoint trained with ``vp`` keeps it; any other (a multi-player
+    policy playing solo) values the final VP / 100, the ``score_diff`` scale."""
+    train = meta.get("train") or {}
+    mode = train.get("reward", "score_diff")
+    if mode not in REWARD_MODES:
+        raise ValueError(f"puct needs a checkpoint trained with a terminal reward "
+                         f"({', '.join(REWARD_MODES)}); this one was trained with {mode!r}")
+    scale = float(train.get("reward_scale", 1.0))
+    if num_players == 1 and mode != "vp":
+        mode, scale = "vp", 1.0 / SCORE_DIFF_SCALE
+    return reward_mode(mode), scale
+
+
+class PUCTAgent(Agent):
+    """PUCT search with a policy/value network over determinized hidden information.
+
+    ``sims``: simulations per searched decision (each evaluates one new position with the
+    network, or reaches the end of the game); ``path``: a checkpoint with a value head, or
+    ``"pretrained"`` (the shipped policy for the game's player count); ``c_puct``: the
+    exploration constant; ``temperature``: 0 plays the most visited action, > 0 samples
+    ``N^(1/temperature)``; ``noise_frac`` / ``dirichlet_alpha``: Dirichlet noise mixed into
+    the root prior (off by default, for self-play data).
+    """
+
+    name = "puct"
+
+    def __init__(self, sims: int = 64, path: str = "pretrained", seed: int = 0,
+                 name: str | None = None, c_puct: float = 1.5, temperature: float = 0.0,
+                 noise_frac: float = 0.0, dirichlet_alpha: float = 0.3):
+        if int(sims) < 1:
+            raise ValueError(f"sims must be >= 1, got {sims}")
+        if not c_puct > 0:
+            raise ValueError(f"c_puct must be > 0, got {c_puct}")
+        if not temperature >= 0:
+            raise ValueError(f"temperature must be >= 0, got {temperature}")
+        if not 0 <= noise_frac <= 1 or not dirichlet_alpha > 0:
+            raise ValueError(f"noise_frac must be in [0, 1] and dirichlet_alpha > 0, got "
+                             f"{noise_frac}, {dirichlet_alpha}")
+        need_torch("puct")
+        self.sims = int(sims)
+        self.path = path
+        self.c_puct = float(c_puct)
+        self.temperature = float(temperature)
+        self.noise_frac = float(noise_frac)
+        self.dirichlet_alpha = float(dirichlet_alpha)
+        self._pretrained = PretrainedActor() if is_pretrained(path) else None
+        if self._pretrained is None:
+            load_network(path, critic=True)          # clear error now, not at the first move
+        self._obs = np.zeros(OBS_SIZE, np.float32)
+        self._mask = np.zeros(N_ACTIONS, np.int8)
+        self._rewards = np.zeros(MAX_PLAYERS)
+        self._buf = None
+        self.last_stats: dict = {}
+        super().__init__(seed, name)
+
+    def network(self, num_players: int):
+        """``(ActorCritic, meta)`` this agent plays games of ``num_players`` with."""
+        if self._pretrained is not None:
+            return self._pretrained.network(num_players, critic=True)
+        return load_network(self.path, critic=True)
+
+    # ------------------------------------------------------------------ search
+    def act(self, game) -> int:
+        if game.is_terminal:
+            raise ValueError(f"no legal action: the game is over ({game!r})")
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            self.last_stats = {"sims": 0, "legal": 1}
+            return int(legal[0])
+        t0 = time.perf_counter()
+        s, T = game.state, game.tables
+        n = int(s[S_NP])
+        module, meta = self.network(game.num_players)
+        self._net = search_net(module, meta)
+        self._mode, self._scale = terminal_mode(meta, n)
+        if self._buf is None or self._buf.shape != s.shape:
+            self._buf = np.empty_like(s)
+        base = self._numba_seed()
+        self._lo, self._hi = math.inf, -math.inf
+        root = _Node(n)
+        root_noise = None
+        if self.noise_frac > 0:
+            root_noise = np.zeros(N_ACTIONS)
+            root_noise[legal] = self.rng.dirichlet(np.full(len(legal), self.dirichlet_alpha))
+        for i in range(self.sims + 1):          # the first one evaluates the root
+            self._simulate(root, s, T, (base + i) % (2**31 - 1), n, root_noise)
+        visits = root.visits[legal]
+        prior = self._prior(root, legal)
+        if self.temperature == 0:
+            a = int(legal[np.argmax(visits + 0.5 * prior)])     # ties: the higher prior
+        else:
+            w = visits ** (1.0 / self.temperature)
+            a = int(self.rng.choice(legal, p=w / w.sum()))
+        q = root.wsum[a, int(s[S_PLAYER])] / max(root.visits[a], 1.0)
+        self.last_stats = {"sims": self.sims, "legal": len(legal), "nodes": self._nodes,
+                           "visits": {int(b): int(v) for b, v in zip(legal, visits) if v},
+                           "value": float(q), "seconds": time.perf_counter() - t0}
+        return a
+
+    def _simulate(self, root, s, T, seed, n, root_noise):
+        buf, mask = self._buf, self._mask
+        buf[:] = s
+        determinize(buf, T, seed)       # (called from Python: numba's cache would not see
+        legal_mask(buf, T, mask)        # an edit of evaluation.py from a caller here)
+        node = root
+        path = []
+        while True:
+            if buf[S_CTX] == CTX_GAME_OVER:
+                terminal_rewards(buf, T, self._mode, self._rewards)
+                values = self._rewards[:n] * self._scale
+                break
+            p = int(buf[S_PLAYER])
+            if node.hidden is None:
+                values = self._expand(node, buf, T, p, n)
+                if node is root:
+                    self._nodes = 1
+                break
+            a = self._select(node, mask, p, root_noise if node is root else None)
+            path.append((node, a))
+            child = node.children.get(a)
+            if child is None:
+                child = node.children[a] = _Node(n)
+                self._nodes += 1
+            advance(buf, T, a, mask)
+            node = child
+        self._lo = min(self._lo, float(values.min()))
+        self._hi = max(self._hi, float(values.max()))
+        for parent, a in path:
+            parent.visits[a] += 1.0
+            parent.wsum[a] += values
+            parent.n += 1
+            parent.vsum += values
+        node.n += 1
+        node.vsum += values
+
+    def _expand(self, node, buf, T, p, n):
+        """Evaluate the position with the network: the node's logits and the leaf values."""
+        encode_obs(buf, T, p, self._obs)
+        node.hidden, v = self._net.evaluate(self._obs)
+        node.logits = np.full(N_ACTIONS, np.nan)
+        node.visits = np.zeros(N_ACTIONS)
+        node.wsum = np.zeros((N_ACTIONS, n))
+        if n == 1:
+            return np.array([v])
+        values = np.full(n, -v / (n - 1))
+        values[p] = v
+        return values
+
+    def _prior(self, node, legal):
+        """The policy head's distribution over ``legal`` (softmax of the legal logits)."""
+        lg = node.logits[legal]
+        if np.isnan(lg).any():              # actions not asked for at this node before
+            node.logits[legal] = lg = self._net.logits(node.hidden, legal)
+        pr = np.exp(lg - lg.max())
+        pr /= pr.sum()
+        return pr
+
+    def _select(self, node, mask, p, noise):
+        legal = np.flatnonzero(mask)
+        pr = self._prior(node, legal)
+        if noise is not None:
+            pr = (1.0 - self.noise_frac) * pr + self.noise_frac * noise[legal]
+        visits = node.visits[legal]
+        fpu = node.vsum[p] / node.n
+        q = np.where(visits > 0, node.wsum[legal, p] / np.maximum(visits, 1.0), fpu)
+        span = self._hi - self._lo
+        q = (q - self._lo) / span if span > 0 else np.zeros_like(q)
+        u = self.c_puct * pr * math.sqrt(node.n) / (1.0 + visits)
+        return int(legal[np.argmax(q + u)])
+
+
+def _factory(param, seed, **kw):
+    sims, _, path = (param or "").partition(":")
+    try:
+        n = int(sims)
+        if n < 1:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"puct parameter must be SIMS (>= 1) or SIMS:PATH, e.g. puct:64 or "
+                         f"puct:64:runs/x/best.zip; got {param!r}") from None
+    return PUCTAgent(n, path or "pretrained", seed=seed, **kw)
+
+
+if "puct" not in {k.name for k in kinds()}:
+    register("puct", _factory,
+             help="PUCT tree search (AlphaZero-style) with a trained policy/value network over "
+                  "a determinized contract pile and dice (needs the train extra).",
+             param="SIMS simulations per decision, optionally :PATH of a checkpoint (default: "
+                   "the shipped policy for the game's player count)",
+             param_required=True, example="puct:64, puct:32:runs/x/best.zip")
