@@ -1,9 +1,10 @@
 """Map queries over the state: occupancy, reach (R-3.3, R-4), neighbors (R-3.3.1)."""
+import numpy as np
 from numba import njit
 
 from .constants import MAX_NODES, N_UNITS, NEUTRAL, OCC_STRIDE, T_LOCH, T_PORT
 from .layout import (MAX_LEVEL, P_SHIP, P_SIZE, S_OCC, S_PLAYERS, T_ACTIVE, T_N_NODES,
-                     T_NEIGHBOR, T_REACH_CNT, T_REACH_LIST, T_SHIP_REQ, T_TERRAIN, T_UNIT_GOOD)
+                     T_NEIGHBOR, T_REACH_CNT, T_REACH_LIST, T_TERRAIN, T_UNIT_GOOD)
 
 
 @njit(cache=True, inline="always")
@@ -42,16 +43,11 @@ def reach_mask(s, T, p, out):
 
 
 @njit(cache=True)
-def can_reach(s, T, p, target):
-    """True if node ``target`` is within reach of any unit of player p."""
-    n = T[T_N_NODES]
-    level = s[pofs(p) + P_SHIP]
-    for m in range(n):
-        o = s[S_OCC + m]
-        if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
-            if T[T_SHIP_REQ + m * MAX_NODES + target] <= level:
-                return True
-    return False
+def reach_of(s, T, p):
+    """``reach_mask`` of player p in a new int8[MAX_NODES] array."""
+    out = np.empty(MAX_NODES, np.int8)
+    reach_mask(s, T, p, out)
+    return out
 
 
 @njit(cache=True)

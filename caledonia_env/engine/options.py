@@ -2,7 +2,7 @@
 import numpy as np
 from numba import njit
 
-from .board import placeable, pofs, reach_mask
+from .board import placeable, pofs, reach_of
 from .actions import A_PLACE
 from .clans import (base_cost, board_avail, crow, fisher_spot, land_part, total_cost)
 from .constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N_CORNERS,
@@ -14,7 +14,7 @@ from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, S_NB_
                      S_OCC, S_PORTS, T_ACTIVE, T_BORDER, T_CLAN_BORDER_START, T_CLAN_BOXES,
                      T_CLAN_DELTA_DISC, T_DELTA, T_LAND_COST, T_N_NODES, T_TERRAIN, T_NB_LIMIT,
                      T_UNIT_COUNT, T_UNIT_TERRAIN, T_UNIT_YIELD)
-from .ports import corner_of, port_param, port_reachable, port_usable
+from .ports import corner_of, port_param, port_reachable, port_usable, ports_open
 
 
 @njit(cache=True)
@@ -63,12 +63,13 @@ def can_place(s, T, p, u, node, reach, free_land):
 
 
 @njit(cache=True)
-def place_scan(s, T, p, free_land, mask, first_only):
+def place_scan(s, T, p, free_land, mask, first_only, reach):
     """Mark every legal expansion (R-3.3) in ``mask`` at A_PLACE + unit*MAX_NODES + node.
 
-    Same test as ``can_place``, with the per-unit and per-node parts hoisted out of
-    the loop (this is the mask's hot spot). Returns the number of legal placements;
-    with ``first_only`` it stops at the first one and leaves ``mask`` untouched.
+    Same test as ``can_place`` (``reach``: p's ``board.reach_mask``), with the per-unit
+    and per-node parts hoisted out of the loop (this is the mask's hot spot). Returns the
+    number of legal placements; with ``first_only`` it stops at the first one and leaves
+    ``mask`` untouched.
     """
     po = pofs(p)
     units = 0
@@ -79,8 +80,6 @@ def place_scan(s, T, p, free_land, mask, first_only):
             base[u] = base_cost(s, T, po, u)
     if units == 0:
         return 0
-    reach = np.zeros(MAX_NODES, np.int8)
-    reach_mask(s, T, p, reach)
     money = s[po + P_MONEY]
     ddisc = T[T_CLAN_DELTA_DISC + crow(s, po)]
     found = 0
@@ -148,7 +147,7 @@ def any_start_worker(s, T, p):
 
 @njit(cache=True)
 def any_place(s, T, p, free_land):
-    return place_scan(s, T, p, free_land, np.zeros(1, np.int8), True) > 0
+    return place_scan(s, T, p, free_land, np.zeros(1, np.int8), True, reach_of(s, T, p)) > 0
 
 
 @njit(cache=True)
@@ -228,23 +227,29 @@ def any_after_main_port(s, T, p):
     po = pofs(p)
     if s[po + P_CELLAR] + s[po + P_CELLAR + 1] > 0:
         return True
+    if ports_open(s, p) == 0:
+        return False
+    reach = reach_of(s, T, p)
     for c in range(N_CORNERS):
-        if port_usable(s, T, p, c, False):
+        if port_usable(s, T, p, c, False, reach):
             return True
     return False
 
 
 @njit(cache=True)
-def meat_ports(s, T, p):
-    """Corners whose tile can spare one slaughtered animal now: P1, or P9 copying P1 (R-5)."""
-    if corner_of(s, P1) < 0:
+def meat_ports(s, T, p, reach):
+    """Corners whose tile can spare one slaughtered animal now: P1, or P9 copying P1 (R-5).
+    ``reach`` is p's ``board.reach_mask``, or empty to compute it here if needed."""
+    if corner_of(s, P1) < 0 or ports_open(s, p) == 0:
         return 0
+    if reach.size == 0:
+        reach = reach_of(s, T, p)
     out = 0
     for c in range(N_CORNERS):
         tile = s[S_PORTS + c]
-        if tile == P1 and port_reachable(s, T, p, c):
+        if tile == P1 and port_reachable(s, T, p, c, reach):
             out |= 1 << c
-        elif tile == P9 and port_reachable(s, T, p, c) and s[pofs(p) + P_MONEY] >= port_param(T, P9, 0):
+        elif tile == P9 and port_reachable(s, T, p, c, reach) and s[pofs(p) + P_MONEY] >= port_param(T, P9, 0):
             out |= 1 << c
     return out
 
