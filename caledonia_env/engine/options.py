@@ -116,27 +116,51 @@ def start_worker_scan(s, T, p, mask, first_only):
     """Legal starting workers (R-1.8): an empty hex of the worker's terrain, paid in full
     (Robertson's delta discount applies, R-8.7); only border hexes for Fergusson (R-8.4);
     MacDonald may start with fishermen (R-8.5). Returns the count (stops at one with
-    ``first_only``)."""
+    ``first_only``). The per-unit parts (board supply, unit cost) are hoisted out of the
+    node loop, as in ``place_scan``."""
     po = pofs(p)
-    border_only = T[T_CLAN_BORDER_START + crow(s, po)]
+    row = crow(s, po)
+    border_only = T[T_CLAN_BORDER_START + row]
     money = s[po + P_MONEY]
+    has_lj = board_avail(s, T, po, LUMBERJACK) > 0
+    has_mi = board_avail(s, T, po, MINER) > 0
+    has_fi = board_avail(s, T, po, FISHERMAN) > 0
+    if not (has_lj or has_mi or has_fi):
+        return 0
+    base_lj = base_cost(s, T, po, LUMBERJACK)
+    base_mi = base_cost(s, T, po, MINER)
+    base_fi = base_cost(s, T, po, FISHERMAN)
+    ter_lj = T[T_UNIT_TERRAIN + LUMBERJACK]
+    ter_mi = T[T_UNIT_TERRAIN + MINER]
+    ddisc = T[T_CLAN_DELTA_DISC + row]
     found = 0
     for node in range(T[T_N_NODES]):
         if s[S_OCC + node] != EMPTY or (border_only and T[T_BORDER + node] == 0):
             continue
-        for u in (LUMBERJACK, MINER, FISHERMAN):
-            if board_avail(s, T, po, u) <= 0:
-                continue
-            if u == FISHERMAN:
-                if not fisher_spot(s, T, p, node, -1):
-                    continue
-            elif not placeable(T, node, T[T_UNIT_TERRAIN + u]):
-                continue
-            if money >= unit_cost(s, T, p, u, node, False):
+        terr = T[T_TERRAIN + node]
+        if terr & (T_LOCH | T_PORT):
+            if has_fi and fisher_spot(s, T, p, node, -1) and money >= \
+                    total_cost(base_fi, land_part(s, T, po, FISHERMAN, node, False)):
                 found += 1
                 if first_only:
                     return found
-                mask[A_PLACE + u * MAX_NODES + node] = 1
+                mask[A_PLACE + FISHERMAN * MAX_NODES + node] = 1
+            continue
+        if T[T_ACTIVE + node] == 0:
+            continue
+        land = T[T_LAND_COST + node]
+        if T[T_DELTA + node]:
+            land -= ddisc
+        if has_lj and terr & ter_lj and money >= total_cost(base_lj, land):
+            found += 1
+            if first_only:
+                return found
+            mask[A_PLACE + LUMBERJACK * MAX_NODES + node] = 1
+        if has_mi and terr & ter_mi and money >= total_cost(base_mi, land):
+            found += 1
+            if first_only:
+                return found
+            mask[A_PLACE + MINER * MAX_NODES + node] = 1
     return found
 
 
