@@ -5,7 +5,7 @@ then times each engine piece over that corpus inside numba (one call per piece, 
 dispatch cost): the whole random step (as in ``engine.playout.rollout``), the legal mask
 (split by decision context), the random pick over the mask, ``apply_action`` (split by
 context), the state copy, the expansion scan (``options.place_scan``) and the reach
-computation (``board.reach_mask``) for main-action decisions, and ``new_game``.
+computation (``board.reach_bits``) for main-action decisions, and ``new_game``.
 Prints ns per step (averaged over all steps) and the share of the whole step.
 
     python benchmarks/engine_profile.py               # 4 players, 40 games
@@ -25,10 +25,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from caledonia_env.engine.actions import N_ACTIONS  # noqa: E402
-from caledonia_env.engine.board import reach_mask  # noqa: E402
-from caledonia_env.engine.constants import (CONTEXT_NAMES, CTX_GAME_OVER, CTX_MAIN,  # noqa: E402
-                                            MAX_NODES)
-from caledonia_env.engine.layout import S_CTX, S_PLAYER, S_P4_GOOD, STATE_SIZE  # noqa: E402
+from caledonia_env.engine.board import reach_bits  # noqa: E402
+from caledonia_env.engine.constants import CONTEXT_NAMES, CTX_GAME_OVER, CTX_MAIN  # noqa: E402
+from caledonia_env.engine.layout import RB_WORDS, S_CTX, S_PLAYER, S_P4_GOOD, STATE_SIZE  # noqa: E402
 from caledonia_env.engine.board import pofs  # noqa: E402
 from caledonia_env.engine.economy import upgrade_mask  # noqa: E402
 from caledonia_env.engine.mask import _fulfill_both_ok, _fulfill_ok, _trades, legal_mask  # noqa: E402
@@ -136,10 +135,10 @@ def t_copy_subset(states, idx, reps):
 
 @njit(cache=True)
 def reaches(states, T):
-    """Each state's deciding player's reach mask (so the scans below are timed without it)."""
-    out = np.zeros((states.shape[0], MAX_NODES), np.int8)
+    """Each state's deciding player's reach bitsets (so the scans below are timed without them)."""
+    out = np.zeros((states.shape[0], 2 * RB_WORDS), np.uint64)
     for i in range(states.shape[0]):
-        reach_mask(states[i], T, states[i, S_PLAYER], out[i])
+        reach_bits(states[i], T, states[i, S_PLAYER], out[i])
     return out
 
 
@@ -156,13 +155,13 @@ def t_places(states, reach, idx, T, reps):
 
 @njit(cache=True)
 def t_reach(states, idx, T, reps):
-    out = np.zeros(MAX_NODES, np.int8)
+    out = np.zeros(2 * RB_WORDS, np.uint64)
     acc = 0
     for _ in range(reps):
         for i in idx:
             s = states[i]
-            reach_mask(s, T, s[S_PLAYER], out)
-            acc += out[0]
+            reach_bits(s, T, s[S_PLAYER], out)
+            acc += np.int64(out[0] & np.uint64(1))
     return acc
 
 
@@ -250,7 +249,7 @@ def main() -> int:
     rows.append(("  expansion scan (place_scan, reach given) in main decisions",
                  clock(t_places, states, reach, main_idx, T) / len(main_idx) * share,
                  f"{clock(t_places, states, reach, main_idx, T) / len(main_idx) * 1e9:.0f} ns per call"))
-    rows.append(("  reach_mask in main decisions",
+    rows.append(("  reach (board.reach_bits) in main decisions",
                  clock(t_reach, states, main_idx, T) / len(main_idx) * share,
                  f"{clock(t_reach, states, main_idx, T) / len(main_idx) * 1e9:.0f} ns per call"))
     for part, name in enumerate(("trades (_trades)", "upgrades (upgrade_mask)",

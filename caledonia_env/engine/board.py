@@ -2,9 +2,9 @@
 import numpy as np
 from numba import njit
 
-from .constants import MAX_NODES, N_UNITS, NEUTRAL, OCC_STRIDE, T_LOCH, T_PORT
-from .layout import (MAX_LEVEL, P_SHIP, P_SIZE, S_OCC, S_PLAYERS, T_ACTIVE, T_N_NODES,
-                     T_NEIGHBOR, T_REACH_CNT, T_REACH_LIST, T_TERRAIN, T_UNIT_GOOD)
+from .constants import EMPTY, MAX_NODES, N_UNITS, NEUTRAL, OCC_STRIDE, T_LOCH, T_PORT
+from .layout import (MAX_LEVEL, P_SHIP, P_SIZE, RB_WORDS, S_OCC, S_PLAYERS, T_ACTIVE, T_N_NODES,
+                     T_NEIGHBOR, T_REACH_BITS, T_REACH_CNT, T_REACH_LIST, T_TERRAIN, T_UNIT_GOOD)
 
 
 @njit(cache=True, inline="always")
@@ -42,12 +42,44 @@ def reach_mask(s, T, p, out):
                 out[T[base + i]] = 1
 
 
+@njit(cache=True, inline="always")
+def _table_word(T, i):
+    """The 64-bit word stored as two int32 halves at T[i] (low) and T[i + 1] (high)."""
+    return np.uint64(T[i] & 0xFFFFFFFF) | (np.uint64(T[i + 1] & 0xFFFFFFFF) << np.uint64(32))
+
+
+@njit(cache=True)
+def reach_bits(s, T, p, rb):
+    """One pass over the map: ``rb[w]`` (w < RB_WORDS) is the bitset of the nodes p reaches
+    (node v is bit v % 64 of word v // 64; the same nodes as ``reach_mask``, R-4),
+    ``rb[RB_WORDS + w]`` the bitset of the empty nodes."""
+    level = s[pofs(p) + P_SHIP]
+    if level >= MAX_LEVEL:
+        level = MAX_LEVEL - 1
+    for w in range(2 * RB_WORDS):
+        rb[w] = 0
+    for m in range(T[T_N_NODES]):
+        o = s[S_OCC + m]
+        if o == EMPTY:
+            rb[RB_WORDS + (m >> 6)] |= np.uint64(1) << np.uint64(m & 63)
+        elif o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
+            base = T_REACH_BITS + (m * MAX_LEVEL + level) * (2 * RB_WORDS)
+            for w in range(RB_WORDS):
+                rb[w] |= _table_word(T, base + 2 * w)
+
+
 @njit(cache=True)
 def reach_of(s, T, p):
-    """``reach_mask`` of player p in a new int8[MAX_NODES] array."""
-    out = np.empty(MAX_NODES, np.int8)
-    reach_mask(s, T, p, out)
-    return out
+    """``reach_bits`` of player p in a new uint64[2 * RB_WORDS] array."""
+    rb = np.empty(2 * RB_WORDS, np.uint64)
+    reach_bits(s, T, p, rb)
+    return rb
+
+
+@njit(cache=True, inline="always")
+def in_reach(rb, v):
+    """Node v is in the reach bitset ``rb`` (``reach_bits``)."""
+    return (rb[v >> 6] >> np.uint64(v & 63)) & np.uint64(1) != 0
 
 
 @njit(cache=True)

@@ -1,6 +1,7 @@
 """Legality checks shared by the mask and the flow (one definition per rule)."""
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .board import placeable, pofs, reach_of
 from .actions import A_PLACE
@@ -9,7 +10,7 @@ from .constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N
                         N_GOODS, N_UNITS, P1, P9, PROCESS_IN, T_LOCH, T_PORT)
 from .contracts import can_afford_contract
 from .economy import can_hire, can_nb_buy, can_ship, can_tech
-from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, S_NB_BOUGHT,
+from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, RB_WORDS, S_NB_BOUGHT,
                      S_NB_PENDING, T_CLAN_CELLAR_MONEY, T_RETRIEVE_BUY,
                      S_OCC, S_PORTS, T_ACTIVE, T_BORDER, T_CLAN_BORDER_START, T_CLAN_BOXES,
                      T_CLAN_DELTA_DISC, T_DELTA, T_LAND_COST, T_N_NODES, T_TERRAIN, T_NB_LIMIT,
@@ -66,10 +67,10 @@ def can_place(s, T, p, u, node, reach, free_land):
 def place_scan(s, T, p, free_land, mask, first_only, reach):
     """Mark every legal expansion (R-3.3) in ``mask`` at A_PLACE + unit*MAX_NODES + node.
 
-    Same test as ``can_place`` (``reach``: p's ``board.reach_mask``), with the per-unit
-    and per-node parts hoisted out of the loop (this is the mask's hot spot). Returns the
-    number of legal placements; with ``first_only`` it stops at the first one and leaves
-    ``mask`` untouched.
+    Same test as ``can_place``, with the per-unit and per-node parts hoisted out of the
+    loop (this is the mask's hot spot), over the set bits of reach & empty only
+    (``reach``: p's ``board.reach_bits``). Returns the number of legal placements; with
+    ``first_only`` it stops at the first one and leaves ``mask`` untouched.
     """
     po = pofs(p)
     units = 0
@@ -83,31 +84,33 @@ def place_scan(s, T, p, free_land, mask, first_only, reach):
     money = s[po + P_MONEY]
     ddisc = T[T_CLAN_DELTA_DISC + crow(s, po)]
     found = 0
-    for node in range(T[T_N_NODES]):
-        if reach[node] == 0 or s[S_OCC + node] != EMPTY:
-            continue
-        terr = T[T_TERRAIN + node]
-        if terr & (T_LOCH | T_PORT):
-            # R-8.5: a fisherman on a loch or a port tile
-            if units & (1 << FISHERMAN) and fisher_spot(s, T, p, node, -1) and money >= \
-                    total_cost(base[FISHERMAN], land_part(s, T, po, FISHERMAN, node, free_land)):
-                found += 1
-                if first_only:
-                    return found
-                mask[A_PLACE + FISHERMAN * MAX_NODES + node] = 1
-            continue
-        if T[T_ACTIVE + node] == 0:
-            continue
-        land = 0 if free_land else T[T_LAND_COST + node]
-        if T[T_DELTA + node]:
-            land -= ddisc
-        for u in range(FISHERMAN):
-            if units & (1 << u) and terr & T[T_UNIT_TERRAIN + u] \
-                    and money >= total_cost(base[u], land):
-                found += 1
-                if first_only:
-                    return found
-                mask[A_PLACE + u * MAX_NODES + node] = 1
+    for w in range(RB_WORDS):
+        x = reach[w] & reach[RB_WORDS + w]
+        while x:
+            node = w * 64 + np.int64(trailing_zeros(x))
+            x &= x - np.uint64(1)
+            terr = T[T_TERRAIN + node]
+            if terr & (T_LOCH | T_PORT):
+                # R-8.5: a fisherman on a loch or a port tile
+                if units & (1 << FISHERMAN) and fisher_spot(s, T, p, node, -1) and money >= \
+                        total_cost(base[FISHERMAN], land_part(s, T, po, FISHERMAN, node, free_land)):
+                    found += 1
+                    if first_only:
+                        return found
+                    mask[A_PLACE + FISHERMAN * MAX_NODES + node] = 1
+                continue
+            if T[T_ACTIVE + node] == 0:
+                continue
+            land = 0 if free_land else T[T_LAND_COST + node]
+            if T[T_DELTA + node]:
+                land -= ddisc
+            for u in range(FISHERMAN):
+                if units & (1 << u) and terr & T[T_UNIT_TERRAIN + u] \
+                        and money >= total_cost(base[u], land):
+                    found += 1
+                    if first_only:
+                        return found
+                    mask[A_PLACE + u * MAX_NODES + node] = 1
     return found
 
 
@@ -263,7 +266,7 @@ def any_after_main_port(s, T, p):
 @njit(cache=True)
 def meat_ports(s, T, p, reach):
     """Corners whose tile can spare one slaughtered animal now: P1, or P9 copying P1 (R-5).
-    ``reach`` is p's ``board.reach_mask``, or empty to compute it here if needed."""
+    ``reach`` is p's ``board.reach_bits``, or empty to compute it here if needed."""
     if corner_of(s, P1) < 0 or ports_open(s, p) == 0:
         return 0
     if reach.size == 0:

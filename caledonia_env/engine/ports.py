@@ -3,7 +3,7 @@ from numba import njit
 
 import numpy as np
 
-from .board import pofs
+from .board import in_reach, pofs
 from .clans import board_avail, take_from_board
 from .constants import (FIELD, FISHERMAN, N_CORNERS, N_UNITS, NEUTRAL, OCC_STRIDE, P1, P2,
                         P3, P4, P5, P6, P7, P8, P9)
@@ -34,14 +34,14 @@ def ports_open(s, p):
 @njit(cache=True)
 def port_reachable(s, T, p, corner, reach):
     """The tile at ``corner`` is in play, unused by p and within p's reach (R-5);
-    ``reach`` is p's ``board.reach_mask``."""
+    ``reach`` is p's ``board.reach_bits``."""
     if not ports_open(s, p) & (1 << corner):
         return False
     node = T[T_PORT_NODE + corner]
     o = s[S_OCC + node]
     if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
         return True    # p's fisherman sits on the port (R-8.5)
-    return reach[node] != 0
+    return in_reach(reach, node)
 
 
 @njit(cache=True)
@@ -210,7 +210,7 @@ def effect_applicable(s, T, p, tile, before_main):
 
 @njit(cache=True)
 def port_usable(s, T, p, corner, before_main, reach):
-    """PORT(corner) is legal in the main / after-main contexts (``reach``: p's reach mask)."""
+    """PORT(corner) is legal in the main / after-main contexts (``reach``: p's ``board.reach_bits``)."""
     if s[S_P4_GOOD] >= 0:
         return False   # after P4 the main action must be the trade [interp]
     if not port_reachable(s, T, p, corner, reach):
