@@ -26,7 +26,7 @@ from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, S_BONUS_HEX, S_BONUS_UP
                      T_CLAN_FULFILL_MAX, T_CLAN_ROWS, T_N_NODES, T_P4_EXACT, S_N_DRAWN)
 from .options import (can_obtain, place_scan, free_box_count, meat_ports, n_boxes, nb_limit,
                       process_max, retrieve_ok, start_worker_scan)
-from .ports import (copy_ok, port_param, port_usable, ports_open, price_move_ok, swap_completes,
+from .ports import (copy_ok, owns, port_param, port_usable, ports_open, price_move_ok, swap_completes,
                     swap_ok)
 
 N_DELTAS = len(PRICE_DELTAS)
@@ -205,6 +205,8 @@ def legal_mask(s, T, mask):
     elif ctx == CTX_PORT_SWAP:
         left = s[S_PORT_LEFT]
         for node in range(T[T_N_NODES]):
+            if not owns(s, p, node):
+                continue
             for u in range(FISHERMAN):
                 if swap_ok(s, T, p, node, u) and swap_completes(s, T, p, node, u, left):
                     mask[A_PLACE + u * MAX_NODES + node] = 1

@@ -78,6 +78,13 @@ def p4_any(s, T, po, steps):
 
 
 # ------------------------------------------------------------------- P6 swap
+@njit(cache=True, inline="always")
+def owns(s, p, node):
+    """p has a unit on ``node`` (the first test of ``swap_ok``, hoisted out of unit loops)."""
+    o = s[S_OCC + node]
+    return o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p
+
+
 @njit(cache=True)
 def swap_ok(s, T, p, node, u):
     """One P6 exchange: unit type u from the board replaces p's unit on ``node``."""
@@ -112,6 +119,8 @@ def do_swap(s, T, p, node, u):
 @njit(cache=True)
 def _any_single(s, T, p):
     for node in range(T[T_N_NODES]):
+        if not owns(s, p, node):
+            continue
         for u in range(FISHERMAN):
             if swap_ok(s, T, p, node, u):
                 return True
@@ -144,6 +153,8 @@ def swap_completes(s, T, p, node, u, left):
 @njit(cache=True)
 def _any_swap(s, T, p, left):
     for node in range(T[T_N_NODES]):
+        if not owns(s, p, node):
+            continue
         for u in range(FISHERMAN):
             if swap_ok(s, T, p, node, u) and swap_completes(s, T, p, node, u, left):
                 return True
