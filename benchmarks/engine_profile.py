@@ -6,7 +6,9 @@ dispatch cost): the whole random step (as in ``engine.playout.rollout``), the le
 (split by decision context), the random pick over the mask, ``apply_action`` (split by
 context), the state copy, the expansion scan (``options.place_scan``) and the reach
 computation (``board.reach_bits``) for main-action decisions, and ``new_game``.
-Prints ns per step (averaged over all steps) and the share of the whole step.
+Prints ns per step (averaged over all steps) and the share of the whole step. Times are
+this thread's CPU time (``time.thread_time``), so other jobs on a shared machine disturb
+them less than wall time would.
 
     python benchmarks/engine_profile.py               # 4 players, 40 games
     python benchmarks/engine_profile.py --players 2
@@ -195,9 +197,9 @@ def clock(fn, *args, min_s=0.3):
     fn(*args, 0)                                    # compile or load from the cache
     reps = 1
     while True:
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         fn(*args, reps)
-        dt = time.perf_counter() - t0
+        dt = time.thread_time() - t0
         if dt >= min_s:
             return dt / reps
         reps *= 4
@@ -218,13 +220,13 @@ def main() -> int:
     states, actions = record(T, args.games, args.seed, args.games * 2000)
     n = len(states)
     t_rollouts(T, 2, 1)
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     steps = t_rollouts(T, args.games, args.seed)
-    whole = (time.perf_counter() - t0) / steps
+    whole = (time.thread_time() - t0) / steps
     t_new_game(T, 2, 1)
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     t_new_game(T, args.games, args.seed)
-    setup = (time.perf_counter() - t0) / args.games
+    setup = (time.thread_time() - t0) / args.games
     ctx = states[:, S_CTX]
     rows = [("whole random step (rollout: mask + pick + apply)", whole, "")]
     mask_total = apply_total = 0.0

@@ -19,7 +19,8 @@ from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
                         CTX_SECOND_CONTRACT, MAX_BUTTER)
 from .contracts import can_afford_contract, goods_ok, meat_deficit, meat_deficit2, need_good
 from .economy import can_nb_buy, can_trade, upgrade_mask
-from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, S_BONUS_HEX, S_BONUS_UPG, S_CTX,
+from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY, S_PRICE,
+                     T_CLAN_MARKET_MONEY, S_BONUS_HEX, S_BONUS_UPG, S_CTX,
                      S_DRAWN, S_MAIN_DONE, S_MEAT_PORTS, S_MEAT_REM, S_NB_PENDING, S_OCC,
                      S_P4_GOOD, S_PICKS, S_PLAYER, S_PROC_KIND, S_PORT_KIND, S_PORT_LEFT, S_SLOTS,
                      S_AUC_HIGH, S_BREW_LEFT, S_ROW_FROM, T_ADJ, T_AUCTION_MAX,
@@ -42,14 +43,31 @@ def _cellar_out(s, po, mask):
 
 @njit(cache=True)
 def _trades(s, T, po, mask, only_good):
+    """Trades of 1..k merchants (R-3.1): ``economy.can_trade`` holds for every k up to a
+    bound, which is computed directly (merchants, goods, money // price)."""
+    top = min(s[po + P_MERCH], MAX_MERCHANTS)
+    if top <= 0:
+        return
+    money = s[po + P_MONEY] + cpar(s, T, po, T_CLAN_MARKET_MONEY)
     for side in range(2):
         for g in range(N_GOODS):
             if only_good >= 0 and g != only_good:
                 continue
-            for k in range(1, MAX_MERCHANTS + 1):
-                if not can_trade(s, T, po, side, g, k):
-                    break
-                mask[A_TRADE + (side * N_GOODS + g) * MAX_MERCHANTS + k - 1] = 1
+            if s[po + P_MARKET + (1 - side) * N_GOODS + g] > 0:
+                continue
+            if side == 1:
+                kmax = min(top, s[po + P_GOODS + g])
+            else:
+                price = s[S_PRICE + g]
+                if price > 0:
+                    kmax = min(top, money // price)
+                else:
+                    kmax = 0
+                    while kmax < top and can_trade(s, T, po, side, g, kmax + 1):
+                        kmax += 1
+            row = A_TRADE + (side * N_GOODS + g) * MAX_MERCHANTS - 1
+            for k in range(1, kmax + 1):
+                mask[row + k] = 1
 
 
 @njit(cache=True)
