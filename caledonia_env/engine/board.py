@@ -43,7 +43,7 @@ def reach_mask(s, T, p, out):
 
 
 @njit(cache=True, inline="always")
-def _table_word(T, i):
+def table_word(T, i):
     """The 64-bit word stored as two int32 halves at T[i] (low) and T[i + 1] (high)."""
     return np.uint64(T[i] & 0xFFFFFFFF) | (np.uint64(T[i + 1] & 0xFFFFFFFF) << np.uint64(32))
 
@@ -65,7 +65,7 @@ def reach_bits(s, T, p, rb):
         elif o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
             base = T_REACH_BITS + (m * MAX_LEVEL + level) * (2 * RB_WORDS)
             for w in range(RB_WORDS):
-                rb[w] |= _table_word(T, base + 2 * w)
+                rb[w] |= table_word(T, base + 2 * w)
 
 
 @njit(cache=True)

@@ -3,7 +3,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .board import placeable, pofs, reach_of
+from .board import placeable, pofs, reach_of, table_word
 from .actions import A_PLACE
 from .clans import (base_cost, board_avail, crow, fisher_spot, land_part, total_cost)
 from .constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N_CORNERS,
@@ -13,7 +13,7 @@ from .economy import can_hire, can_nb_buy, can_ship, can_tech
 from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, RB_WORDS, S_NB_BOUGHT,
                      S_NB_PENDING, T_CLAN_CELLAR_MONEY, T_RETRIEVE_BUY,
                      S_OCC, S_PORTS, T_ACTIVE, T_BORDER, T_CLAN_BORDER_START, T_CLAN_BOXES,
-                     T_CLAN_DELTA_DISC, T_DELTA, T_LAND_COST, T_N_NODES, T_TERRAIN, T_NB_LIMIT,
+                     T_CLAN_DELTA_DISC, T_DELTA, T_LAND_COST, T_N_NODES, T_TERRAIN, T_NB_LIMIT, T_UNIT_NODES,
                      T_UNIT_COUNT, T_UNIT_TERRAIN, T_UNIT_YIELD)
 from .ports import corner_of, port_param, port_reachable, port_usable, ports_open
 
@@ -67,50 +67,45 @@ def can_place(s, T, p, u, node, reach, free_land):
 def place_scan(s, T, p, free_land, mask, first_only, reach):
     """Mark every legal expansion (R-3.3) in ``mask`` at A_PLACE + unit*MAX_NODES + node.
 
-    Same test as ``can_place``, with the per-unit and per-node parts hoisted out of the
-    loop (this is the mask's hot spot), over the set bits of reach & empty only
-    (``reach``: p's ``board.reach_bits``). Returns the number of legal placements; with
-    ``first_only`` it stops at the first one and leaves ``mask`` untouched.
+    Same test as ``can_place``: per unit on the board, the nodes of reach & empty & the
+    unit's terrain (``T_UNIT_NODES``; ``reach``: p's ``board.reach_of``) whose land cost
+    the money left after the unit's own cost pays (this is the mask's hot spot). Returns
+    the number of legal placements; with ``first_only`` it stops at the first one and
+    leaves ``mask`` untouched.
     """
     po = pofs(p)
-    units = 0
-    base = np.zeros(N_UNITS, np.int32)
-    for u in range(N_UNITS):
-        if board_avail(s, T, po, u) > 0:
-            units |= 1 << u
-            base[u] = base_cost(s, T, po, u)
-    if units == 0:
-        return 0
     money = s[po + P_MONEY]
-    ddisc = T[T_CLAN_DELTA_DISC + crow(s, po)]
+    if money < 0:
+        return 0                     # every cost is at least £0
+    row = crow(s, po)
+    ddisc = T[T_CLAN_DELTA_DISC + row]
     found = 0
-    for w in range(RB_WORDS):
-        x = reach[w] & reach[RB_WORDS + w]
-        while x:
-            node = w * 64 + np.int64(trailing_zeros(x))
-            x &= x - np.uint64(1)
-            terr = T[T_TERRAIN + node]
-            if terr & (T_LOCH | T_PORT):
-                # R-8.5: a fisherman on a loch or a port tile
-                if units & (1 << FISHERMAN) and fisher_spot(s, T, p, node, -1) and money >= \
-                        total_cost(base[FISHERMAN], land_part(s, T, po, FISHERMAN, node, free_land)):
-                    found += 1
-                    if first_only:
-                        return found
-                    mask[A_PLACE + FISHERMAN * MAX_NODES + node] = 1
-                continue
-            if T[T_ACTIVE + node] == 0:
-                continue
-            land = 0 if free_land else T[T_LAND_COST + node]
-            if T[T_DELTA + node]:
-                land -= ddisc
-            for u in range(FISHERMAN):
-                if units & (1 << u) and terr & T[T_UNIT_TERRAIN + u] \
-                        and money >= total_cost(base[u], land):
-                    found += 1
-                    if first_only:
-                        return found
-                    mask[A_PLACE + u * MAX_NODES + node] = 1
+    for u in range(N_UNITS):
+        if board_avail(s, T, po, u) <= 0:
+            continue
+        base = base_cost(s, T, po, u)
+        lim = money - base           # money >= max(base + land, 0) <=> land <= lim
+        tab = T_UNIT_NODES + u * (2 * RB_WORDS)
+        for w in range(RB_WORDS):
+            x = reach[w] & reach[RB_WORDS + w] & table_word(T, tab + 2 * w)
+            while x:
+                node = w * 64 + np.int64(trailing_zeros(x))
+                x &= x - np.uint64(1)
+                if u == FISHERMAN:
+                    # R-8.5: a fisherman on a loch or a port tile
+                    if not fisher_spot(s, T, p, node, -1) or money < \
+                            total_cost(base, land_part(s, T, po, FISHERMAN, node, free_land)):
+                        continue
+                else:
+                    land = 0 if free_land else T[T_LAND_COST + node]
+                    if T[T_DELTA + node]:
+                        land -= ddisc
+                    if land > lim:
+                        continue
+                found += 1
+                if first_only:
+                    return found
+                mask[A_PLACE + u * MAX_NODES + node] = 1
     return found
 
 

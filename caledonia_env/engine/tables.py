@@ -158,6 +158,21 @@ def reach_bitsets(ship_req):
     return packed.view("<u4").view("<i4")
 
 
+def unit_node_bitsets(T, nn):
+    """Per unit: the nodes ``board.placeable`` allows for its terrain (the fisherman: every
+    loch and port node), as bitsets in the ``reach_bitsets`` word format."""
+    bits = np.zeros((N_UNITS, L.RB_WORDS * 64), bool)
+    terr = T[L.T_TERRAIN:L.T_TERRAIN + nn]
+    water = (terr & (T_LOCH | T_PORT)) != 0
+    active = T[L.T_ACTIVE:L.T_ACTIVE + nn] != 0
+    for u in range(N_UNITS):
+        if u == FISHERMAN:
+            bits[u, :nn] = water
+        else:
+            bits[u, :nn] = ~water & active & ((terr & T[L.T_UNIT_TERRAIN + u]) != 0)
+    return np.packbits(bits, axis=-1, bitorder="little").view("<u4").view("<i4")
+
+
 def build_tables(rs, board, num_players, variants=Variants()):
     """Return the int32 static table (layout.T_*) for this game setup."""
     check_engine_support(rs)
@@ -281,6 +296,7 @@ def build_tables(rs, board, num_players, variants=Variants()):
     put(L.T_REACH_LIST, lists)
     put(L.T_REACH_CNT, counts)
     put(L.T_REACH_BITS, reach_bitsets(board.ship_req))
+    put(L.T_UNIT_NODES, unit_node_bitsets(T, nn))
     adj = np.full((MAX_NODES, 6), -1, np.int32)
     adj[:nn] = board.adjacent
     put(L.T_ADJ, adj)
