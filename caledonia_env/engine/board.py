@@ -1,6 +1,8 @@
 """Map queries over the state: occupancy, reach (R-3.3, R-4), neighbors (R-3.3.1)."""
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import overload
 
 from .constants import EMPTY, MAX_NODES, N_UNITS, NEUTRAL, OCC_STRIDE, T_LOCH, T_PORT
 from .layout import (MAX_LEVEL, P_SHIP, P_SIZE, RB_WORDS, S_OCC, S_PLAYERS, T_ACTIVE, T_N_NODES,
@@ -42,10 +44,25 @@ def reach_mask(s, T, p, out):
                 out[T[base + i]] = 1
 
 
+def ctz(x):
+    """Index of the lowest set bit of the non-zero word ``x`` (plain Python, for
+    NUMBA_DISABLE_JIT; compiled code uses the CPU instruction, see the overload below)."""
+    x = int(x)
+    return (x & -x).bit_length() - 1
+
+
+@overload(ctz)
+def _ctz_compiled(x):
+    def impl(x):
+        return np.int64(trailing_zeros(x))
+    return impl
+
+
 @njit(cache=True, inline="always")
 def table_word(T, i):
     """The 64-bit word stored as two int32 halves at T[i] (low) and T[i + 1] (high)."""
-    return np.uint64(T[i] & 0xFFFFFFFF) | (np.uint64(T[i + 1] & 0xFFFFFFFF) << np.uint64(32))
+    return np.uint64(np.int64(T[i]) & 0xFFFFFFFF) | (np.uint64(np.int64(T[i + 1]) & 0xFFFFFFFF)
+                                                     << np.uint64(32))
 
 
 @njit(cache=True)

@@ -1,9 +1,8 @@
 """Legality checks shared by the mask and the flow (one definition per rule)."""
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 
-from .board import placeable, pofs, reach_of, table_word
+from .board import ctz, placeable, pofs, reach_of, table_word
 from .actions import A_PLACE
 from .clans import (base_cost, board_avail, crow, fisher_spot, land_part, total_cost)
 from .constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N_CORNERS,
@@ -89,7 +88,7 @@ def place_scan(s, T, p, free_land, mask, first_only, reach):
         for w in range(RB_WORDS):
             x = reach[w] & reach[RB_WORDS + w] & table_word(T, tab + 2 * w)
             while x:
-                node = w * 64 + np.int64(trailing_zeros(x))
+                node = w * 64 + ctz(x)
                 x &= x - np.uint64(1)
                 if u == FISHERMAN:
                     # R-8.5: a fisherman on a loch or a port tile

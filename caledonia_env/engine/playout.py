@@ -11,13 +11,16 @@ from .step import apply_action
 
 
 N_WORDS = N_ACTIONS // 8            # whole 8-byte words of the mask; the tail is read bytewise
-BYTE_SUM = np.uint64(0x0101010101010101)
 
 
 @njit(cache=True, inline="always")
 def _word_count(x):
-    """Set bytes of a mask word (every mask byte is 0 or 1): their sum, in the top byte."""
-    return np.int64((x * BYTE_SUM) >> np.uint64(56))
+    """Set bytes of a mask word (every mask byte is 0 or 1): the sum of its bytes, folded
+    in halves (no byte exceeds 8, so nothing carries)."""
+    x = x + (x >> np.uint64(32))
+    x = x + (x >> np.uint64(16))
+    x = x + (x >> np.uint64(8))
+    return np.int64(x & np.uint64(0xFF))
 
 
 @njit(cache=True)
