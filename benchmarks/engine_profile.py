@@ -5,8 +5,10 @@ then times each engine piece over that corpus inside numba (one call per piece, 
 dispatch cost): the whole random step (as in ``engine.playout.rollout``), the legal mask
 (split by decision context), the random pick over the mask, ``apply_action`` (split by
 context), the state copy, the expansion scan (``options.place_scan``) and the reach
-computation (``board.reach_mask``) for main-action decisions, and ``new_game``.
-Prints ns per step (averaged over all steps) and the share of the whole step.
+computation (``board.reach_bits``) for main-action decisions, and ``new_game``.
+Prints ns per step (averaged over all steps) and the share of the whole step. Times are
+this thread's CPU time (``time.thread_time``), so other jobs on a shared machine disturb
+them less than wall time would.
 
     python benchmarks/engine_profile.py               # 4 players, 40 games
     python benchmarks/engine_profile.py --players 2
@@ -25,17 +27,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from caledonia_env.engine.actions import N_ACTIONS  # noqa: E402
-from caledonia_env.engine.board import reach_mask  # noqa: E402
-from caledonia_env.engine.constants import (CONTEXT_NAMES, CTX_GAME_OVER, CTX_MAIN,  # noqa: E402
-                                            MAX_NODES)
-from caledonia_env.engine.layout import S_CTX, S_PLAYER, S_P4_GOOD, STATE_SIZE  # noqa: E402
+from caledonia_env.engine.board import reach_bits  # noqa: E402
+from caledonia_env.engine.constants import CONTEXT_NAMES, CTX_GAME_OVER, CTX_MAIN  # noqa: E402
+from caledonia_env.engine.layout import RB_WORDS, S_CTX, S_PLAYER, S_P4_GOOD, STATE_SIZE  # noqa: E402
 from caledonia_env.engine.board import pofs  # noqa: E402
 from caledonia_env.engine.economy import upgrade_mask  # noqa: E402
 from caledonia_env.engine.mask import _fulfill_both_ok, _fulfill_ok, _trades, legal_mask  # noqa: E402
 from caledonia_env.engine.options import can_obtain, n_boxes  # noqa: E402
 from caledonia_env.engine.ports import port_usable  # noqa: E402
 from caledonia_env.engine.options import place_scan  # noqa: E402
-from caledonia_env.engine.playout import random_legal_action, rollout  # noqa: E402
+from caledonia_env.engine.playout import random_legal_action, random_pick, rollout  # noqa: E402
 from caledonia_env.engine.setup import new_game  # noqa: E402
 from caledonia_env.engine.step import apply_action  # noqa: E402
 
@@ -91,22 +92,12 @@ def t_mask_subset(states, idx, T, reps):
 
 @njit(cache=True)
 def t_pick(states, T, reps):
-    """The random pick of rollout: count + select passes over the N_ACTIONS mask."""
+    """The random pick of rollout (``playout.random_pick``) over one main-action mask."""
     mask = np.zeros(N_ACTIONS, np.int8)
     legal_mask(states[len(states) // 2], T, mask)
     acc = 0
     for _ in range(reps):
-        k = 0
-        for a in range(N_ACTIONS):
-            if mask[a]:
-                k += 1
-        r = np.random.randint(k)
-        for a in range(N_ACTIONS):
-            if mask[a]:
-                if r == 0:
-                    acc += a
-                    break
-                r -= 1
+        acc += random_pick(mask)
     return acc
 
 
@@ -145,30 +136,39 @@ def t_copy_subset(states, idx, reps):
 
 
 @njit(cache=True)
-def t_places(states, idx, T, reps):
+def reaches(states, T):
+    """Each state's deciding player's reach bitsets (so the scans below are timed without them)."""
+    out = np.zeros((states.shape[0], 2 * RB_WORDS), np.uint64)
+    for i in range(states.shape[0]):
+        reach_bits(states[i], T, states[i, S_PLAYER], out[i])
+    return out
+
+
+@njit(cache=True)
+def t_places(states, reach, idx, T, reps):
     mask = np.zeros(N_ACTIONS, np.int8)
     acc = 0
     for _ in range(reps):
         for i in idx:
             s = states[i]
-            acc += place_scan(s, T, s[S_PLAYER], False, mask, False)
+            acc += place_scan(s, T, s[S_PLAYER], False, mask, False, reach[i])
     return acc
 
 
 @njit(cache=True)
 def t_reach(states, idx, T, reps):
-    out = np.zeros(MAX_NODES, np.int8)
+    out = np.zeros(2 * RB_WORDS, np.uint64)
     acc = 0
     for _ in range(reps):
         for i in idx:
             s = states[i]
-            reach_mask(s, T, s[S_PLAYER], out)
-            acc += out[0]
+            reach_bits(s, T, s[S_PLAYER], out)
+            acc += np.int64(out[0] & np.uint64(1))
     return acc
 
 
 @njit(cache=True)
-def t_main_part(states, idx, T, part, reps):
+def t_main_part(states, reach, idx, T, part, reps):
     """One part of the main-action mask: 0 trades, 1 upgrades, 2 contracts, 3 ports."""
     mask = np.zeros(N_ACTIONS, np.int8)
     acc = 0
@@ -184,11 +184,11 @@ def t_main_part(states, idx, T, part, reps):
             elif part == 2:
                 acc += can_obtain(s, T, p)
                 for b in range(n_boxes(s, T, p)):
-                    acc += _fulfill_ok(s, T, p, b)
-                acc += _fulfill_both_ok(s, T, p)
+                    acc += _fulfill_ok(s, T, p, b, reach[i])
+                acc += _fulfill_both_ok(s, T, p, reach[i])
             else:
                 for c in range(4):
-                    acc += port_usable(s, T, p, c, True)
+                    acc += port_usable(s, T, p, c, True, reach[i])
     return acc + mask[0]
 
 
@@ -197,9 +197,9 @@ def clock(fn, *args, min_s=0.3):
     fn(*args, 0)                                    # compile or load from the cache
     reps = 1
     while True:
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         fn(*args, reps)
-        dt = time.perf_counter() - t0
+        dt = time.thread_time() - t0
         if dt >= min_s:
             return dt / reps
         reps *= 4
@@ -220,13 +220,13 @@ def main() -> int:
     states, actions = record(T, args.games, args.seed, args.games * 2000)
     n = len(states)
     t_rollouts(T, 2, 1)
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     steps = t_rollouts(T, args.games, args.seed)
-    whole = (time.perf_counter() - t0) / steps
+    whole = (time.thread_time() - t0) / steps
     t_new_game(T, 2, 1)
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     t_new_game(T, args.games, args.seed)
-    setup = (time.perf_counter() - t0) / args.games
+    setup = (time.thread_time() - t0) / args.games
     ctx = states[:, S_CTX]
     rows = [("whole random step (rollout: mask + pick + apply)", whole, "")]
     mask_total = apply_total = 0.0
@@ -242,20 +242,21 @@ def main() -> int:
         apply_total += a * share
         by_ctx.append((CONTEXT_NAMES[c], share, m, a))
     rows.append(("legal_mask (all contexts)", mask_total, ""))
-    rows.append(("random pick (2 passes over the mask)", clock(t_pick, states, T), ""))
+    rows.append(("random pick (random_pick: word scan of the mask)", clock(t_pick, states, T), ""))
     rows.append(("apply_action (all contexts)", apply_total, ""))
     rows.append(("new_game, per step", setup * args.games / steps, f"{setup * 1e6:.1f} µs/game"))
+    reach = reaches(states, T)
     main_idx = np.flatnonzero((ctx == CTX_MAIN) & (states[:, S_P4_GOOD] < 0))
     share = len(main_idx) / n
-    rows.append(("  expansion scan (place_scan) in main decisions",
-                 clock(t_places, states, main_idx, T) / len(main_idx) * share,
-                 f"{clock(t_places, states, main_idx, T) / len(main_idx) * 1e9:.0f} ns per call"))
-    rows.append(("  reach_mask in main decisions",
+    rows.append(("  expansion scan (place_scan, reach given) in main decisions",
+                 clock(t_places, states, reach, main_idx, T) / len(main_idx) * share,
+                 f"{clock(t_places, states, reach, main_idx, T) / len(main_idx) * 1e9:.0f} ns per call"))
+    rows.append(("  reach (board.reach_bits) in main decisions",
                  clock(t_reach, states, main_idx, T) / len(main_idx) * share,
                  f"{clock(t_reach, states, main_idx, T) / len(main_idx) * 1e9:.0f} ns per call"))
     for part, name in enumerate(("trades (_trades)", "upgrades (upgrade_mask)",
-                                 "contracts (can_obtain, fulfil checks)", "ports (port_usable)")):
-        per = clock(t_main_part, states, main_idx, T, part) / len(main_idx)
+                                 "contracts (can_obtain, fulfil checks)", "ports (port_usable, reach given)")):
+        per = clock(t_main_part, states, reach, main_idx, T, part) / len(main_idx)
         rows.append((f"  {name} in main decisions", per * share, f"{per * 1e9:.0f} ns per call"))
     rows.append(("state copy (reference: STATE_SIZE int32)", copy_all, f"{STATE_SIZE * 4} B"))
     print(f"{args.players} players, clans {args.clans}, {args.games} games, {steps} steps "

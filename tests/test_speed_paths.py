@@ -117,3 +117,31 @@ def test_aec_fast_wrapper_matches_the_engine_and_keeps_the_order_checks():
         env.step(int(rng.choice(list(np.flatnonzero(obs["action_mask"])))))
     assert game.is_terminal
 
+
+
+@pytest.mark.parametrize("config", [dict(num_players=4, seed=3), dict(num_players=2, seed=6, clans=None,
+                                                                      smaller_map=True)])
+def test_reach_bits_match_reach_mask(config):
+    """board.reach_bits (static bitsets, used by the mask) = board.reach_mask (reach lists) for
+    every player along a random game, and its empty-node bitset = the empty nodes (R-4)."""
+    from caledonia_env.engine import layout as L
+    from caledonia_env.engine.board import reach_bits, reach_mask
+    from caledonia_env.engine.constants import EMPTY, MAX_NODES
+    game = Game(GameConfig(**config))
+    rng = random.Random(1)
+    want = np.zeros(MAX_NODES, np.int8)
+    rb = np.zeros(2 * L.RB_WORDS, np.uint64)
+    checked = 0
+    while not game.is_terminal:
+        for p in range(game.config.num_players):
+            reach_mask(game.state, game.tables, p, want)
+            reach_bits(game.state, game.tables, p, rb)
+            bits = np.unpackbits(rb.view(np.uint8), bitorder="little")
+            half = L.RB_WORDS * 64
+            assert (bits[:MAX_NODES] == want).all()
+            empty = game.state[L.S_OCC:L.S_OCC + game.board.n_nodes] == EMPTY
+            assert (bits[half:half + game.board.n_nodes] == empty).all()
+            assert not bits[half + game.board.n_nodes:].any()
+            checked += int(want.sum())
+        game.step(rng.choice(list(game.legal_actions())))
+    assert checked > 0

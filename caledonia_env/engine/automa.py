@@ -8,7 +8,7 @@ the T_AM_* tables (``data/automa``) and the normal rule tables.
 import numpy as np
 from numba import njit
 
-from .board import count_units, neighbor_goods, placeable, pofs, reach_mask
+from .board import count_units, neighbor_goods, placeable, pofs, reach_mask, reach_of
 from .clans import take_from_board
 from .constants import (BAKERY, COW, DAIRY, DISTILLERY, EMPTY, FIELD, LUMBERJACK, MAX_NODES,
                         MAX_PLAYERS, MAX_SLOTS, MAX_START_PICKS, MINER, N_CORNERS, N_GOODS, OCC_STRIDE, SHEEP,
@@ -34,7 +34,7 @@ from .layout import (AM_CARD_W, AM_EV_W, AM_LOG_CAP, C_GAIN_HEX, C_GAIN_IMPORT, 
                      T_SHIP_COST, T_SHIP_MAX, T_SHIP_REQ, T_SOLO_AVG_MAX, T_SOLO_AVG_MIN,
                      T_STATIC_IMPORTS, T_TECH_COST, T_UNIT_TERRAIN)
 from .options import unit_cost
-from .ports import port_reachable
+from .ports import port_reachable, ports_open
 from .rng import rand_int, shuffle
 from .scoring import settlement_count, settlement_networks
 
@@ -148,8 +148,11 @@ def bracket(s, T, g):
 def claim_ports(s, T, p):
     """A-6: every port tile now in reach is claimed for money instead of its effect."""
     po = pofs(p)
+    if ports_open(s, p) == 0:
+        return
+    reach = reach_of(s, T, p)
     for c in range(N_CORNERS):
-        if port_reachable(s, T, p, c):
+        if port_reachable(s, T, p, c, reach):
             s[po + P_PORTS_USED] |= 1 << c
             s[po + P_MONEY] += T[T_AM_PORT_MONEY]
             log_event(s, p, EV_PORT, -1, c, s[S_PORTS + c], 0)

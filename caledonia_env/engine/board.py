@@ -1,9 +1,12 @@
 """Map queries over the state: occupancy, reach (R-3.3, R-4), neighbors (R-3.3.1)."""
+import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import overload
 
-from .constants import MAX_NODES, N_UNITS, NEUTRAL, OCC_STRIDE, T_LOCH, T_PORT
-from .layout import (MAX_LEVEL, P_SHIP, P_SIZE, S_OCC, S_PLAYERS, T_ACTIVE, T_N_NODES,
-                     T_NEIGHBOR, T_REACH_CNT, T_REACH_LIST, T_SHIP_REQ, T_TERRAIN, T_UNIT_GOOD)
+from .constants import EMPTY, MAX_NODES, N_UNITS, NEUTRAL, OCC_STRIDE, T_LOCH, T_PORT
+from .layout import (MAX_LEVEL, P_SHIP, P_SIZE, RB_WORDS, S_OCC, S_PLAYERS, T_ACTIVE, T_N_NODES,
+                     T_NEIGHBOR, T_REACH_BITS, T_REACH_CNT, T_REACH_LIST, T_TERRAIN, T_UNIT_GOOD)
 
 
 @njit(cache=True, inline="always")
@@ -41,17 +44,59 @@ def reach_mask(s, T, p, out):
                 out[T[base + i]] = 1
 
 
+def ctz(x):
+    """Index of the lowest set bit of the non-zero word ``x`` (plain Python, for
+    NUMBA_DISABLE_JIT; compiled code uses the CPU instruction, see the overload below)."""
+    x = int(x)
+    return (x & -x).bit_length() - 1
+
+
+@overload(ctz)
+def _ctz_compiled(x):
+    def impl(x):
+        return np.int64(trailing_zeros(x))
+    return impl
+
+
+@njit(cache=True, inline="always")
+def table_word(T, i):
+    """The 64-bit word stored as two int32 halves at T[i] (low) and T[i + 1] (high)."""
+    return np.uint64(np.int64(T[i]) & 0xFFFFFFFF) | (np.uint64(np.int64(T[i + 1]) & 0xFFFFFFFF)
+                                                     << np.uint64(32))
+
+
 @njit(cache=True)
-def can_reach(s, T, p, target):
-    """True if node ``target`` is within reach of any unit of player p."""
-    n = T[T_N_NODES]
+def reach_bits(s, T, p, rb):
+    """One pass over the map: ``rb[w]`` (w < RB_WORDS) is the bitset of the nodes p reaches
+    (node v is bit v % 64 of word v // 64; the same nodes as ``reach_mask``, R-4),
+    ``rb[RB_WORDS + w]`` the bitset of the empty nodes."""
     level = s[pofs(p) + P_SHIP]
-    for m in range(n):
+    if level >= MAX_LEVEL:
+        level = MAX_LEVEL - 1
+    for w in range(2 * RB_WORDS):
+        rb[w] = 0
+    for m in range(T[T_N_NODES]):
         o = s[S_OCC + m]
-        if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
-            if T[T_SHIP_REQ + m * MAX_NODES + target] <= level:
-                return True
-    return False
+        if o == EMPTY:
+            rb[RB_WORDS + (m >> 6)] |= np.uint64(1) << np.uint64(m & 63)
+        elif o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
+            base = T_REACH_BITS + (m * MAX_LEVEL + level) * (2 * RB_WORDS)
+            for w in range(RB_WORDS):
+                rb[w] |= table_word(T, base + 2 * w)
+
+
+@njit(cache=True)
+def reach_of(s, T, p):
+    """``reach_bits`` of player p in a new uint64[2 * RB_WORDS] array."""
+    rb = np.empty(2 * RB_WORDS, np.uint64)
+    reach_bits(s, T, p, rb)
+    return rb
+
+
+@njit(cache=True, inline="always")
+def in_reach(rb, v):
+    """Node v is in the reach bitset ``rb`` (``reach_bits``)."""
+    return (rb[v >> 6] >> np.uint64(v & 63)) & np.uint64(1) != 0
 
 
 @njit(cache=True)

@@ -8,7 +8,7 @@ from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_C
                       A_PRICE, A_PROCESS, A_RETRIEVE, A_ROW, A_SELECT, A_START_PICK,
                       A_STRUCT_DECLINE, A_STRUCT_DRAW, A_TRADE, PRICE_DELTAS)
 from .clans import brew_max, butter_max, can_row_from, cpar, may_row, row_ok
-from .board import pofs
+from .board import pofs, reach_of
 from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
                         CTX_PORT_COPY, CTX_PORT_DISCARD, CTX_PORT_GAIN, CTX_PORT_PRICE,
                         CTX_PORT_SWAP, CTX_PROCESS, CTX_SLAUGHTER, CTX_START_PICK,
@@ -19,14 +19,16 @@ from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
                         CTX_SECOND_CONTRACT, MAX_BUTTER)
 from .contracts import can_afford_contract, goods_ok, meat_deficit, meat_deficit2, need_good
 from .economy import can_nb_buy, can_trade, upgrade_mask
-from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, S_BONUS_HEX, S_BONUS_UPG, S_CTX,
+from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY, S_PRICE,
+                     T_CLAN_MARKET_MONEY, S_BONUS_HEX, S_BONUS_UPG, S_CTX,
                      S_DRAWN, S_MAIN_DONE, S_MEAT_PORTS, S_MEAT_REM, S_NB_PENDING, S_OCC,
                      S_P4_GOOD, S_PICKS, S_PLAYER, S_PROC_KIND, S_PORT_KIND, S_PORT_LEFT, S_SLOTS,
                      S_AUC_HIGH, S_BREW_LEFT, S_ROW_FROM, T_ADJ, T_AUCTION_MAX,
                      T_CLAN_FULFILL_MAX, T_CLAN_ROWS, T_N_NODES, T_P4_EXACT, S_N_DRAWN)
 from .options import (can_obtain, place_scan, free_box_count, meat_ports, n_boxes, nb_limit,
                       process_max, retrieve_ok, start_worker_scan)
-from .ports import copy_ok, port_param, port_usable, price_move_ok, swap_completes, swap_ok
+from .ports import (copy_ok, owns, port_param, port_usable, ports_open, price_move_ok, swap_completes,
+                    swap_ok)
 
 N_DELTAS = len(PRICE_DELTAS)
 
@@ -41,32 +43,44 @@ def _cellar_out(s, po, mask):
 
 @njit(cache=True)
 def _trades(s, T, po, mask, only_good):
+    """Trades of 1..k merchants (R-3.1): ``economy.can_trade`` holds for every k up to a
+    bound, which is computed directly (merchants, goods, money // price)."""
+    top = min(s[po + P_MERCH], MAX_MERCHANTS)
+    if top <= 0:
+        return
+    money = s[po + P_MONEY] + cpar(s, T, po, T_CLAN_MARKET_MONEY)
     for side in range(2):
         for g in range(N_GOODS):
             if only_good >= 0 and g != only_good:
                 continue
-            for k in range(1, MAX_MERCHANTS + 1):
-                if not can_trade(s, T, po, side, g, k):
-                    break
-                mask[A_TRADE + (side * N_GOODS + g) * MAX_MERCHANTS + k - 1] = 1
+            if s[po + P_MARKET + (1 - side) * N_GOODS + g] > 0:
+                continue
+            if side == 1:
+                kmax = min(top, s[po + P_GOODS + g])
+            else:
+                price = s[S_PRICE + g]
+                if price > 0:
+                    kmax = min(top, money // price)
+                else:
+                    kmax = 0
+                    while kmax < top and can_trade(s, T, po, side, g, kmax + 1):
+                        kmax += 1
+            row = A_TRADE + (side * N_GOODS + g) * MAX_MERCHANTS - 1
+            for k in range(1, kmax + 1):
+                mask[row + k] = 1
 
 
 @njit(cache=True)
-def _places(s, T, p, mask, free_land):
-    place_scan(s, T, p, free_land, mask, False)
-
-
-@njit(cache=True)
-def _fulfill_ok(s, T, p, box):
+def _fulfill_ok(s, T, p, box, reach):
     po = pofs(p)
     c = s[po + P_BOX + box]
     if c < 0 or not goods_ok(s, T, po, c):
         return False
-    return _meat_ok(s, T, p, c, -1)
+    return _meat_ok(s, T, p, c, -1, reach)
 
 
 @njit(cache=True)
-def _fulfill_both_ok(s, T, p):
+def _fulfill_both_ok(s, T, p, reach):
     """R-8.1: both boxes at once: the goods and animals of both contracts together."""
     po = pofs(p)
     if cpar(s, T, po, T_CLAN_FULFILL_MAX) < 2 or n_boxes(s, T, p) < 2:
@@ -78,12 +92,13 @@ def _fulfill_both_ok(s, T, p):
     for g in range(N_GOODS):
         if s[po + P_GOODS + g] < need_good(T, c0, g) + need_good(T, c1, g):
             return False
-    return _meat_ok(s, T, p, c0, c1)
+    return _meat_ok(s, T, p, c0, c1, reach)
 
 
 @njit(cache=True)
-def _meat_ok(s, T, p, c, c2):
-    """The animals of contract c (plus c2 if >= 0), with P1 ports sparing one each."""
+def _meat_ok(s, T, p, c, c2, reach):
+    """The animals of contract c (plus c2 if >= 0), with P1 ports sparing one each
+    (``reach``: p's ``board.reach_mask``)."""
     cows = 0
     sheep = 0
     for m in range(T[T_N_NODES]):
@@ -99,7 +114,7 @@ def _meat_ok(s, T, p, c, c2):
         d = meat_deficit(T, c, cows, sheep)
     if d == 0:
         return True
-    ports = meat_ports(s, T, p)
+    ports = meat_ports(s, T, p, reach)
     n_ports = 0
     for cc in range(N_CORNERS):
         if ports & (1 << cc):
@@ -123,30 +138,34 @@ def legal_mask(s, T, mask):
             _trades(s, T, po, mask, s[S_P4_GOOD])
             return
         mask[A_PASS] = 1
+        reach = reach_of(s, T, p)
         _trades(s, T, po, mask, -1)
         if can_obtain(s, T, p):
             for i in range(MAX_SLOTS):
                 if s[S_SLOTS + i] >= 0:
                     mask[A_OBTAIN + i] = 1
-        _places(s, T, p, mask, False)
+        place_scan(s, T, p, False, mask, False, reach)
         upgrade_mask(s, T, po, False, mask)
         for b in range(n_boxes(s, T, p)):
-            if _fulfill_ok(s, T, p, b):
+            if _fulfill_ok(s, T, p, b, reach):
                 mask[A_FULFILL + b] = 1
-        if _fulfill_both_ok(s, T, p):
+        if _fulfill_both_ok(s, T, p, reach):
             mask[A_FULFILL_BOTH] = 1
-        for c in range(N_CORNERS):
-            if port_usable(s, T, p, c, True):
-                mask[A_PORT + c] = 1
+        if ports_open(s, p):
+            for c in range(N_CORNERS):
+                if port_usable(s, T, p, c, True, reach):
+                    mask[A_PORT + c] = 1
         if cpar(s, T, po, T_CLAN_ROWS) > 0 and may_row(s, T, po):
             for node in range(T[T_N_NODES]):
                 if can_row_from(s, T, p, node):
                     mask[A_ROW + node] = 1
     elif ctx == CTX_AFTER_MAIN:
         mask[A_END_TURN] = 1
-        for c in range(N_CORNERS):
-            if port_usable(s, T, p, c, False):
-                mask[A_PORT + c] = 1
+        if ports_open(s, p):
+            reach = reach_of(s, T, p)
+            for c in range(N_CORNERS):
+                if port_usable(s, T, p, c, False, reach):
+                    mask[A_PORT + c] = 1
     elif ctx == CTX_NEIGHBOR:
         mask[A_NB_DONE] = 1
         pend = s[S_NB_PENDING]
@@ -179,7 +198,7 @@ def legal_mask(s, T, mask):
     elif ctx == CTX_BONUS:
         if s[S_BONUS_HEX] > 0:
             mask[A_DECLINE_HEX] = 1
-            _places(s, T, p, mask, True)
+            place_scan(s, T, p, True, mask, False, reach_of(s, T, p))
         if s[S_BONUS_UPG] > 0:
             mask[A_DECLINE_UPGRADE] = 1
             upgrade_mask(s, T, po, True, mask)
@@ -204,6 +223,8 @@ def legal_mask(s, T, mask):
     elif ctx == CTX_PORT_SWAP:
         left = s[S_PORT_LEFT]
         for node in range(T[T_N_NODES]):
+            if not owns(s, p, node):
+                continue
             for u in range(FISHERMAN):
                 if swap_ok(s, T, p, node, u) and swap_completes(s, T, p, node, u, left):
                     mask[A_PLACE + u * MAX_NODES + node] = 1

@@ -2,19 +2,19 @@
 import numpy as np
 from numba import njit
 
-from .board import placeable, pofs, reach_mask
+from .board import ctz, placeable, pofs, reach_of, table_word
 from .actions import A_PLACE
 from .clans import (base_cost, board_avail, crow, fisher_spot, land_part, total_cost)
 from .constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N_CORNERS,
                         N_GOODS, N_UNITS, P1, P9, PROCESS_IN, T_LOCH, T_PORT)
 from .contracts import can_afford_contract
 from .economy import can_hire, can_nb_buy, can_ship, can_tech
-from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, S_NB_BOUGHT,
+from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, RB_WORDS, S_NB_BOUGHT,
                      S_NB_PENDING, T_CLAN_CELLAR_MONEY, T_RETRIEVE_BUY,
                      S_OCC, S_PORTS, T_ACTIVE, T_BORDER, T_CLAN_BORDER_START, T_CLAN_BOXES,
-                     T_CLAN_DELTA_DISC, T_DELTA, T_LAND_COST, T_N_NODES, T_TERRAIN, T_NB_LIMIT,
+                     T_CLAN_DELTA_DISC, T_DELTA, T_LAND_COST, T_N_NODES, T_TERRAIN, T_NB_LIMIT, T_UNIT_NODES,
                      T_UNIT_COUNT, T_UNIT_TERRAIN, T_UNIT_YIELD)
-from .ports import corner_of, port_param, port_reachable, port_usable
+from .ports import corner_of, port_param, port_reachable, port_usable, ports_open
 
 
 @njit(cache=True)
@@ -63,48 +63,44 @@ def can_place(s, T, p, u, node, reach, free_land):
 
 
 @njit(cache=True)
-def place_scan(s, T, p, free_land, mask, first_only):
+def place_scan(s, T, p, free_land, mask, first_only, reach):
     """Mark every legal expansion (R-3.3) in ``mask`` at A_PLACE + unit*MAX_NODES + node.
 
-    Same test as ``can_place``, with the per-unit and per-node parts hoisted out of
-    the loop (this is the mask's hot spot). Returns the number of legal placements;
-    with ``first_only`` it stops at the first one and leaves ``mask`` untouched.
+    Same test as ``can_place``: per unit on the board, the nodes of reach & empty & the
+    unit's terrain (``T_UNIT_NODES``; ``reach``: p's ``board.reach_of``) whose land cost
+    the money left after the unit's own cost pays (this is the mask's hot spot). Returns
+    the number of legal placements; with ``first_only`` it stops at the first one and
+    leaves ``mask`` untouched.
     """
     po = pofs(p)
-    units = 0
-    base = np.zeros(N_UNITS, np.int32)
-    for u in range(N_UNITS):
-        if board_avail(s, T, po, u) > 0:
-            units |= 1 << u
-            base[u] = base_cost(s, T, po, u)
-    if units == 0:
-        return 0
-    reach = np.zeros(MAX_NODES, np.int8)
-    reach_mask(s, T, p, reach)
     money = s[po + P_MONEY]
-    ddisc = T[T_CLAN_DELTA_DISC + crow(s, po)]
+    if money < 0:
+        return 0                     # every cost is at least £0
+    row = crow(s, po)
+    ddisc = T[T_CLAN_DELTA_DISC + row]
     found = 0
-    for node in range(T[T_N_NODES]):
-        if reach[node] == 0 or s[S_OCC + node] != EMPTY:
+    for u in range(N_UNITS):
+        if board_avail(s, T, po, u) <= 0:
             continue
-        terr = T[T_TERRAIN + node]
-        if terr & (T_LOCH | T_PORT):
-            # R-8.5: a fisherman on a loch or a port tile
-            if units & (1 << FISHERMAN) and fisher_spot(s, T, p, node, -1) and money >= \
-                    total_cost(base[FISHERMAN], land_part(s, T, po, FISHERMAN, node, free_land)):
-                found += 1
-                if first_only:
-                    return found
-                mask[A_PLACE + FISHERMAN * MAX_NODES + node] = 1
-            continue
-        if T[T_ACTIVE + node] == 0:
-            continue
-        land = 0 if free_land else T[T_LAND_COST + node]
-        if T[T_DELTA + node]:
-            land -= ddisc
-        for u in range(FISHERMAN):
-            if units & (1 << u) and terr & T[T_UNIT_TERRAIN + u] \
-                    and money >= total_cost(base[u], land):
+        base = base_cost(s, T, po, u)
+        lim = money - base           # money >= max(base + land, 0) <=> land <= lim
+        tab = T_UNIT_NODES + u * (2 * RB_WORDS)
+        for w in range(RB_WORDS):
+            x = reach[w] & reach[RB_WORDS + w] & table_word(T, tab + 2 * w)
+            while x:
+                node = w * 64 + ctz(x)
+                x &= x - np.uint64(1)
+                if u == FISHERMAN:
+                    # R-8.5: a fisherman on a loch or a port tile
+                    if not fisher_spot(s, T, p, node, -1) or money < \
+                            total_cost(base, land_part(s, T, po, FISHERMAN, node, free_land)):
+                        continue
+                else:
+                    land = 0 if free_land else T[T_LAND_COST + node]
+                    if T[T_DELTA + node]:
+                        land -= ddisc
+                    if land > lim:
+                        continue
                 found += 1
                 if first_only:
                     return found
@@ -117,27 +113,51 @@ def start_worker_scan(s, T, p, mask, first_only):
     """Legal starting workers (R-1.8): an empty hex of the worker's terrain, paid in full
     (Robertson's delta discount applies, R-8.7); only border hexes for Fergusson (R-8.4);
     MacDonald may start with fishermen (R-8.5). Returns the count (stops at one with
-    ``first_only``)."""
+    ``first_only``). The per-unit parts (board supply, unit cost) are hoisted out of the
+    node loop, as in ``place_scan``."""
     po = pofs(p)
-    border_only = T[T_CLAN_BORDER_START + crow(s, po)]
+    row = crow(s, po)
+    border_only = T[T_CLAN_BORDER_START + row]
     money = s[po + P_MONEY]
+    has_lj = board_avail(s, T, po, LUMBERJACK) > 0
+    has_mi = board_avail(s, T, po, MINER) > 0
+    has_fi = board_avail(s, T, po, FISHERMAN) > 0
+    if not (has_lj or has_mi or has_fi):
+        return 0
+    base_lj = base_cost(s, T, po, LUMBERJACK)
+    base_mi = base_cost(s, T, po, MINER)
+    base_fi = base_cost(s, T, po, FISHERMAN)
+    ter_lj = T[T_UNIT_TERRAIN + LUMBERJACK]
+    ter_mi = T[T_UNIT_TERRAIN + MINER]
+    ddisc = T[T_CLAN_DELTA_DISC + row]
     found = 0
     for node in range(T[T_N_NODES]):
         if s[S_OCC + node] != EMPTY or (border_only and T[T_BORDER + node] == 0):
             continue
-        for u in (LUMBERJACK, MINER, FISHERMAN):
-            if board_avail(s, T, po, u) <= 0:
-                continue
-            if u == FISHERMAN:
-                if not fisher_spot(s, T, p, node, -1):
-                    continue
-            elif not placeable(T, node, T[T_UNIT_TERRAIN + u]):
-                continue
-            if money >= unit_cost(s, T, p, u, node, False):
+        terr = T[T_TERRAIN + node]
+        if terr & (T_LOCH | T_PORT):
+            if has_fi and fisher_spot(s, T, p, node, -1) and money >= \
+                    total_cost(base_fi, land_part(s, T, po, FISHERMAN, node, False)):
                 found += 1
                 if first_only:
                     return found
-                mask[A_PLACE + u * MAX_NODES + node] = 1
+                mask[A_PLACE + FISHERMAN * MAX_NODES + node] = 1
+            continue
+        if T[T_ACTIVE + node] == 0:
+            continue
+        land = T[T_LAND_COST + node]
+        if T[T_DELTA + node]:
+            land -= ddisc
+        if has_lj and terr & ter_lj and money >= total_cost(base_lj, land):
+            found += 1
+            if first_only:
+                return found
+            mask[A_PLACE + LUMBERJACK * MAX_NODES + node] = 1
+        if has_mi and terr & ter_mi and money >= total_cost(base_mi, land):
+            found += 1
+            if first_only:
+                return found
+            mask[A_PLACE + MINER * MAX_NODES + node] = 1
     return found
 
 
@@ -148,7 +168,7 @@ def any_start_worker(s, T, p):
 
 @njit(cache=True)
 def any_place(s, T, p, free_land):
-    return place_scan(s, T, p, free_land, np.zeros(1, np.int8), True) > 0
+    return place_scan(s, T, p, free_land, np.zeros(1, np.int8), True, reach_of(s, T, p)) > 0
 
 
 @njit(cache=True)
@@ -228,23 +248,29 @@ def any_after_main_port(s, T, p):
     po = pofs(p)
     if s[po + P_CELLAR] + s[po + P_CELLAR + 1] > 0:
         return True
+    if ports_open(s, p) == 0:
+        return False
+    reach = reach_of(s, T, p)
     for c in range(N_CORNERS):
-        if port_usable(s, T, p, c, False):
+        if port_usable(s, T, p, c, False, reach):
             return True
     return False
 
 
 @njit(cache=True)
-def meat_ports(s, T, p):
-    """Corners whose tile can spare one slaughtered animal now: P1, or P9 copying P1 (R-5)."""
-    if corner_of(s, P1) < 0:
+def meat_ports(s, T, p, reach):
+    """Corners whose tile can spare one slaughtered animal now: P1, or P9 copying P1 (R-5).
+    ``reach`` is p's ``board.reach_bits``, or empty to compute it here if needed."""
+    if corner_of(s, P1) < 0 or ports_open(s, p) == 0:
         return 0
+    if reach.size == 0:
+        reach = reach_of(s, T, p)
     out = 0
     for c in range(N_CORNERS):
         tile = s[S_PORTS + c]
-        if tile == P1 and port_reachable(s, T, p, c):
+        if tile == P1 and port_reachable(s, T, p, c, reach):
             out |= 1 << c
-        elif tile == P9 and port_reachable(s, T, p, c) and s[pofs(p) + P_MONEY] >= port_param(T, P9, 0):
+        elif tile == P9 and port_reachable(s, T, p, c, reach) and s[pofs(p) + P_MONEY] >= port_param(T, P9, 0):
             out |= 1 << c
     return out
 

@@ -10,23 +10,60 @@ from .setup import new_game
 from .step import apply_action
 
 
+N_WORDS = N_ACTIONS // 8            # whole 8-byte words of the mask; the tail is read bytewise
+
+
+@njit(cache=True, inline="always")
+def _word_count(x):
+    """Set bytes of a mask word (every mask byte is 0 or 1): the sum of its bytes, folded
+    in halves (no byte exceeds 8, so nothing carries)."""
+    x = x + (x >> np.uint64(32))
+    x = x + (x >> np.uint64(16))
+    x = x + (x >> np.uint64(8))
+    return np.int64(x & np.uint64(0xFF))
+
+
 @njit(cache=True)
-def random_legal_action(s, T, mask):
-    """A uniformly random legal action (numba's np.random stream), -1 if none."""
-    legal_mask(s, T, mask)
+def random_pick(mask):
+    """A uniformly random id set in ``mask`` (numba's np.random stream), -1 if none.
+
+    Draws the same id as counting the set ids and taking the r-th one; the mask is read
+    by 8-byte word, and the second pass stops at the word holding the r-th id."""
+    words = mask[:N_WORDS * 8].view(np.uint64)
     k = 0
-    for a in range(N_ACTIONS):
-        if mask[a]:
-            k += 1
+    for w in range(N_WORDS):
+        x = words[w]
+        if x:
+            k += _word_count(x)
+    for a in range(N_WORDS * 8, N_ACTIONS):
+        k += mask[a]
     if k == 0:
         return -1
     r = np.random.randint(k)
-    for a in range(N_ACTIONS):
+    for w in range(N_WORDS):
+        x = words[w]
+        if x:
+            c = _word_count(x)
+            if r < c:
+                for a in range(8 * w, 8 * w + 8):
+                    if mask[a]:
+                        if r == 0:
+                            return a
+                        r -= 1
+            r -= c
+    for a in range(N_WORDS * 8, N_ACTIONS):
         if mask[a]:
             if r == 0:
                 return a
             r -= 1
     return -1
+
+
+@njit(cache=True)
+def random_legal_action(s, T, mask):
+    """A uniformly random legal action (numba's np.random stream), -1 if none."""
+    legal_mask(s, T, mask)
+    return random_pick(mask)
 
 
 @njit(cache=True)

@@ -3,7 +3,7 @@ from numba import njit
 
 import numpy as np
 
-from .board import can_reach, pofs
+from .board import in_reach, pofs
 from .clans import board_avail, take_from_board
 from .constants import (FIELD, FISHERMAN, N_CORNERS, N_UNITS, NEUTRAL, OCC_STRIDE, P1, P2,
                         P3, P4, P5, P6, P7, P8, P9)
@@ -21,17 +21,27 @@ def port_param(T, tile, i):
 
 
 @njit(cache=True)
-def port_reachable(s, T, p, corner):
-    """The tile at ``corner`` is in play, unused by p and within p's reach (R-5)."""
-    if s[S_PORTS + corner] < 0:
-        return False
-    if s[pofs(p) + P_PORTS_USED] & (1 << corner):
+def ports_open(s, p):
+    """Bitmask of the corners whose tile is in play and unused by p (R-5)."""
+    used = s[pofs(p) + P_PORTS_USED]
+    out = 0
+    for c in range(N_CORNERS):
+        if s[S_PORTS + c] >= 0 and not used & (1 << c):
+            out |= 1 << c
+    return out
+
+
+@njit(cache=True)
+def port_reachable(s, T, p, corner, reach):
+    """The tile at ``corner`` is in play, unused by p and within p's reach (R-5);
+    ``reach`` is p's ``board.reach_bits``."""
+    if not ports_open(s, p) & (1 << corner):
         return False
     node = T[T_PORT_NODE + corner]
     o = s[S_OCC + node]
     if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
         return True    # p's fisherman sits on the port (R-8.5)
-    return can_reach(s, T, p, node)
+    return in_reach(reach, node)
 
 
 @njit(cache=True)
@@ -68,6 +78,13 @@ def p4_any(s, T, po, steps):
 
 
 # ------------------------------------------------------------------- P6 swap
+@njit(cache=True, inline="always")
+def owns(s, p, node):
+    """p has a unit on ``node`` (the first test of ``swap_ok``, hoisted out of unit loops)."""
+    o = s[S_OCC + node]
+    return o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p
+
+
 @njit(cache=True)
 def swap_ok(s, T, p, node, u):
     """One P6 exchange: unit type u from the board replaces p's unit on ``node``."""
@@ -102,6 +119,8 @@ def do_swap(s, T, p, node, u):
 @njit(cache=True)
 def _any_single(s, T, p):
     for node in range(T[T_N_NODES]):
+        if not owns(s, p, node):
+            continue
         for u in range(FISHERMAN):
             if swap_ok(s, T, p, node, u):
                 return True
@@ -134,6 +153,8 @@ def swap_completes(s, T, p, node, u, left):
 @njit(cache=True)
 def _any_swap(s, T, p, left):
     for node in range(T[T_N_NODES]):
+        if not owns(s, p, node):
+            continue
         for u in range(FISHERMAN):
             if swap_ok(s, T, p, node, u) and swap_completes(s, T, p, node, u, left):
                 return True
@@ -199,11 +220,11 @@ def effect_applicable(s, T, p, tile, before_main):
 
 
 @njit(cache=True)
-def port_usable(s, T, p, corner, before_main):
-    """PORT(corner) is legal in the main / after-main contexts."""
+def port_usable(s, T, p, corner, before_main, reach):
+    """PORT(corner) is legal in the main / after-main contexts (``reach``: p's ``board.reach_bits``)."""
     if s[S_P4_GOOD] >= 0:
         return False   # after P4 the main action must be the trade [interp]
-    if not port_reachable(s, T, p, corner):
+    if not port_reachable(s, T, p, corner, reach):
         return False
     return effect_applicable(s, T, p, s[S_PORTS + corner], before_main)
 

@@ -75,7 +75,7 @@ def do_pass(s, T, p):
 def do_fulfill(s, T, p, box):
     """R-3.7 for one box; the brewer may brew for the contract's hops (R-8.9)."""
     po = pofs(p)
-    s[S_MEAT_PORTS] = meat_ports(s, T, p)
+    s[S_MEAT_PORTS] = meat_ports(s, T, p, np.empty(0, np.uint64))
     c = fulfill(s, T, po, box, T[T_STATIC_IMPORTS] == 0)
     hops = cval(T, c, C_GAIN_IMPORT + HOPS)
     cap = cpar(s, T, po, T_CLAN_BEER_MAX)

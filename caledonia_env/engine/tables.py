@@ -147,6 +147,32 @@ def reach_lists(ship_req):
     return lists, counts
 
 
+def reach_bitsets(ship_req):
+    """Per node and level: the ``reach_lists`` targets as a node bitset, stored as int32
+    halves (word w of node m, level l: entries 2w, 2w + 1 of row (m, l))."""
+    n = ship_req.shape[0]
+    req = np.asarray(ship_req, np.int64)
+    bits = np.zeros((MAX_NODES, L.MAX_LEVEL, L.RB_WORDS * 64), bool)
+    bits[:n, :, :n] = req[:, None, :] <= np.arange(L.MAX_LEVEL)[None, :, None]
+    packed = np.packbits(bits, axis=-1, bitorder="little")      # node v = bit v % 8 of byte v // 8
+    return packed.view("<u4").view("<i4")
+
+
+def unit_node_bitsets(T, nn):
+    """Per unit: the nodes ``board.placeable`` allows for its terrain (the fisherman: every
+    loch and port node), as bitsets in the ``reach_bitsets`` word format."""
+    bits = np.zeros((N_UNITS, L.RB_WORDS * 64), bool)
+    terr = T[L.T_TERRAIN:L.T_TERRAIN + nn]
+    water = (terr & (T_LOCH | T_PORT)) != 0
+    active = T[L.T_ACTIVE:L.T_ACTIVE + nn] != 0
+    for u in range(N_UNITS):
+        if u == FISHERMAN:
+            bits[u, :nn] = water
+        else:
+            bits[u, :nn] = ~water & active & ((terr & T[L.T_UNIT_TERRAIN + u]) != 0)
+    return np.packbits(bits, axis=-1, bitorder="little").view("<u4").view("<i4")
+
+
 def build_tables(rs, board, num_players, variants=Variants()):
     """Return the int32 static table (layout.T_*) for this game setup."""
     check_engine_support(rs)
@@ -269,6 +295,8 @@ def build_tables(rs, board, num_players, variants=Variants()):
     lists, counts = reach_lists(board.ship_req)
     put(L.T_REACH_LIST, lists)
     put(L.T_REACH_CNT, counts)
+    put(L.T_REACH_BITS, reach_bitsets(board.ship_req))
+    put(L.T_UNIT_NODES, unit_node_bitsets(T, nn))
     adj = np.full((MAX_NODES, 6), -1, np.int32)
     adj[:nn] = board.adjacent
     put(L.T_ADJ, adj)
