@@ -61,14 +61,15 @@ def main(argv=None):
         bins = np.arange(lo - lo % 5, hi + 10, 5)
         for name, st in results.items():
             ax.hist(st["vps"], bins=bins, alpha=0.5, label=f"{name} (mean {st['vp']:.0f})")
+        top = ax.get_ylim()[1]
         for b in bands[1:]:
             ax.axvline(mins[b], color="grey", ls=":", lw=1)
-            ax.text(mins[b], ax.get_ylim()[1] * 0.97, f" {b}", fontsize=8, va="top",
-                    color="grey")
+            ax.text(mins[b], top * 0.98, f" {b} {mins[b]}+", fontsize=8, va="top",
+                    rotation=90, color="grey")
         ax.set_xlabel("final VP (solo game, R-9.2)")
         ax.set_ylabel("games")
         ax.set_title(f"Solo scores: {a.games} games per agent on the same seeds")
-        ax.legend()
+        ax.legend(loc="upper left")
         tn.save_figure(fig, a.plot)
         print(f"plot written to {a.plot}")
 
