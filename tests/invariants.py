@@ -38,3 +38,18 @@ def check_invariants(game):
     for g in range(6):
         assert rs.market.min[g] <= s[L.S_PRICE + g] <= rs.market.max[g], "price off its track"
     assert 1 <= s[L.S_ROUND] <= rs.setup.rounds
+
+
+def play_checked(game, bots, limit=None):
+    """Play with one bot per player, checking that act() leaves the game unchanged and picks
+    a legal action; returns the actions."""
+    seen = []
+    while not game.is_terminal and (limit is None or len(seen) < limit):
+        p = game.current_player
+        before = game.state.copy()
+        a = bots[p].act(game)
+        assert np.array_equal(before, game.state), "act() must not change the game"
+        assert game.legal_mask()[a], f"{bots[p].name} chose illegal {game.describe_action(a)!r}"
+        game.step(a)
+        seen.append(a)
+    return seen

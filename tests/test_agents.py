@@ -1,6 +1,6 @@
 """Baseline bots (agents/): registry, legality, determinism, evaluation, win-rate claims."""
-import numpy as np
 import pytest
+from invariants import play_checked
 
 from caledonia_env import agents
 from caledonia_env.agents.base import Agent
@@ -11,18 +11,6 @@ from caledonia_env.tournament import TournamentSpec, run, wilson
 FAST = ("random", "greedy", "mcts:4")
 
 
-def _play(game, bots, limit=None):
-    """Play with one bot per player, checking every action against the mask; return the actions."""
-    seen = []
-    while not game.is_terminal and (limit is None or len(seen) < limit):
-        p = game.current_player
-        before = game.state.copy()
-        a = bots[p].act(game)
-        assert np.array_equal(before, game.state), "act() must not change the game"
-        assert game.legal_mask()[a], f"{bots[p].name} chose illegal {game.describe_action(a)!r}"
-        game.step(a)
-        seen.append(a)
-    return seen
 
 
 # ------------------------------------------------------------------ registry
@@ -92,13 +80,13 @@ def test_R_2_2_every_bot_plays_only_legal_actions_to_the_end(players):
     """Every decision context of a full game (R-1.7 .. R-7): bots only choose masked actions."""
     game = Game(GameConfig(num_players=players, seed=11 + players))
     bots = [agents.make(FAST[i % 3], seed=i) for i in range(players)]
-    _play(game, bots)
+    play_checked(game, bots)
     assert game.is_terminal
 
 
 def test_act_on_finished_game_raises():
     game = Game(GameConfig(num_players=2, seed=1))
-    _play(game, [agents.make("random", 0), agents.make("random", 1)])
+    play_checked(game, [agents.make("random", 0), agents.make("random", 1)])
     for name in FAST:
         with pytest.raises(ValueError, match="game is over"):
             agents.make(name).act(game)
@@ -110,7 +98,7 @@ def test_same_seed_same_game(name):
     def game_actions(seed):
         game = Game(GameConfig(num_players=3, seed=5))
         bots = [agents.make(name, seed=seed + i) for i in range(3)]
-        return _play(game, bots)
+        return play_checked(game, bots)
     a = game_actions(1)
     assert a == game_actions(1)
     if name == "random":
@@ -119,7 +107,7 @@ def test_same_seed_same_game(name):
 
 def test_mcts_deterministic_given_seed_and_reset():
     game = Game(GameConfig(num_players=2, seed=4))
-    _play(game, [agents.make("greedy", 0), agents.make("greedy", 1)], limit=12)
+    play_checked(game, [agents.make("greedy", 0), agents.make("greedy", 1)], limit=12)
     bot = agents.make("mcts:6", seed=9)
     first = [bot.act(game) for _ in range(2)]
     bot.reset(9)
@@ -132,7 +120,7 @@ def test_mcts_deterministic_given_seed_and_reset():
 # --------------------------------------------------------------- evaluation
 def test_R_7_evaluation_is_the_final_score_at_game_over():
     game = Game(GameConfig(num_players=3, seed=8))
-    _play(game, [agents.make("greedy", i) for i in range(3)])
+    play_checked(game, [agents.make("greedy", i) for i in range(3)])
     scores = game.scores()
     for p in range(3):
         v = evaluate(game.state, game.tables, p, DEFAULT_WEIGHTS)
@@ -167,7 +155,7 @@ def test_mcts_with_random_rollouts_plays_legally():
     game = Game(GameConfig(num_players=3, seed=6))
     bots = [agents.make("mcts:8", seed=1, rollout="random"), agents.make("random", 2),
             agents.make("greedy", 3)]
-    _play(game, bots, limit=150)
+    play_checked(game, bots, limit=150)
 
 
 def test_mcts_time_budget_is_respected_roughly():

@@ -58,18 +58,23 @@ def test_solo_env_sb3_check_env():
     check_env(CaledoniaSoloEnv(illegal_action="penalize"), warn=False)
 
 
+def _finish_games(v, n, seed):
+    """Random legal play in vector env ``v`` until ``n`` games end: their (reward, VP)."""
+    rng = np.random.default_rng(seed)
+    finished = []
+    while len(finished) < n:
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in v.action_masks()])
+        _, rew, dones, _ = v.step(acts)
+        finished += [(float(rew[i]), int(v.scores[i, 0])) for i in np.flatnonzero(dones)]
+    return finished
+
+
 def test_vector_env_runs_n_solo_games_with_vp_reward_r92():
     """R-9.2: N solo games in the numba vector env; the terminal reward is the final VP."""
     from caledonia_env.env.vector import CaledoniaVectorEnv
     v = CaledoniaVectorEnv(num_envs=3, num_players=1, solo=True, reward="vp", seed=2)
     v.reset()
-    rng = np.random.default_rng(0)
-    finished = []
-    while len(finished) < 3:
-        acts = np.array([rng.choice(np.flatnonzero(m)) for m in v.action_masks()])
-        obs, rew, dones, infos = v.step(acts)
-        for i in np.flatnonzero(dones):
-            finished.append((rew[i], v.scores[i, 0]))
+    finished = _finish_games(v, 3, seed=0)
     assert all(r == score and score > 0 for r, score in finished)
     with pytest.raises(ValueError, match="reward='vp'"):
         CaledoniaVectorEnv(num_envs=1, num_players=1, solo=True)
@@ -83,13 +88,7 @@ def test_vector_env_reward_scale_multiplies_the_vp_reward_r92():
         v = CaledoniaVectorEnv(num_envs=2, num_players=1, solo=True, reward="vp", seed=5,
                                reward_scale=scale)
         v.reset()
-        rng = np.random.default_rng(1)
-        got = []
-        while len(got) < 2:
-            acts = np.array([rng.choice(np.flatnonzero(m)) for m in v.action_masks()])
-            _, rew, dones, _ = v.step(acts)
-            got += [float(rew[i]) for i in np.flatnonzero(dones)]
-        runs.append(got)
+        runs.append([r for r, _ in _finish_games(v, 2, seed=1)])
     assert runs[1] == pytest.approx([0.01 * r for r in runs[0]])
     for bad in (0, -1.0, float("nan"), True, "1"):
         with pytest.raises(ValueError, match="reward_scale"):

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from invariants import play_checked
 
 from caledonia_env import Game, GameConfig, agents
 from caledonia_env.engine import layout as L
@@ -52,24 +53,13 @@ def _position(num_players=2, seed=3, moves=30, **kw):
     return game
 
 
-def _play(game, bots, limit=None):
-    steps = 0
-    while not game.is_terminal and (limit is None or steps < limit):
-        p = game.current_player
-        before = game.state.copy()
-        a = bots[p].act(game)
-        assert np.array_equal(before, game.state), "act() must not change the game"
-        assert game.legal_mask()[a], f"{bots[p].name} chose illegal {game.describe_action(a)!r}"
-        game.step(a)
-        steps += 1
-    return steps
 
 
 # ------------------------------------------------------------------ search agent
 def test_puct_plays_only_legal_moves_to_the_end_of_a_2p_game():
     game = Game(GameConfig(num_players=2, seed=7))
     bot = agents.make("puct:4", seed=1)
-    _play(game, [bot, agents.make("greedy", seed=2)])
+    play_checked(game, [bot, agents.make("greedy", seed=2)])
     assert game.is_terminal and bot.name == "puct:4"
     assert bot.last_stats["sims"] in (0, 4)
 
@@ -80,7 +70,7 @@ def test_puct_plays_only_legal_moves_to_the_end_of_a_2p_game():
 def test_puct_plays_solo_automa_and_3p_games_legally(config, recwarn):
     game = Game(GameConfig(seed=4, **config))
     bots = [agents.make("puct:3", seed=p) for p in range(game.num_players)]
-    _play(game, bots, limit=60)
+    play_checked(game, bots, limit=60)
 
 
 def test_puct_searches_every_real_choice_and_returns_forced_moves():
@@ -209,7 +199,7 @@ def test_puct_with_a_checkpoint_path_plays(tmp_path):
     path = _save_small(tmp_path / "small.zip")
     bot = agents.make(f"puct:4:{path}", seed=0)
     game = Game(GameConfig(num_players=2, seed=2))
-    _play(game, [bot, bot], limit=40)
+    play_checked(game, [bot, bot], limit=40)
 
 
 # ------------------------------------------------------------------ critic rebuild
@@ -329,7 +319,7 @@ def test_ppo_pretrained_plays_games_of_every_size_with_one_agent(monkeypatch):
     for n, kw in ((2, {}), (3, {}), (1, dict(solo=True))):
         game = Game(GameConfig(num_players=n, seed=n, **kw))
         with _fallback_expected(n):
-            _play(game, [bot] * n, limit=30)
+            play_checked(game, [bot] * n, limit=30)
     pl = PolicyPlayer.pretrained()
     obs = np.zeros((2, OBS_SIZE), np.float32)
     games = [_position(num_players=2, moves=3), _position(num_players=4, moves=3)]

@@ -110,7 +110,7 @@ from caledonia_env.engine.layout import (
     T_VP_HOPS,
     T_VP_PROCESSED,
 )
-from caledonia_env.engine.mask import legal_mask
+from caledonia_env.engine.mask import count_legal, legal_mask
 from caledonia_env.engine.playout import rollout
 from caledonia_env.engine.rng import seed_rng
 from caledonia_env.engine.scoring import (
@@ -381,12 +381,7 @@ def greedy_action(s, T, w, mask, buf):
     legal_mask(s, T, mask)
     best = -1
     best_v = -1e18
-    k = 0
-    only = -1
-    for a in range(N_ACTIONS):
-        if mask[a]:
-            k += 1
-            only = a
+    k, only = count_legal(mask)
     if k == 1:
         return only
     for a in range(N_ACTIONS):

@@ -48,7 +48,7 @@ from numba import njit
 from ..engine.actions import N_ACTIONS
 from ..engine.constants import CTX_GAME_OVER, MAX_PLAYERS
 from ..engine.layout import S_CTX, S_NP, S_PLAYER
-from ..engine.mask import legal_mask
+from ..engine.mask import count_legal, legal_mask
 from ..engine.step import apply_action
 from ..env.observation import OBS_SIZE, encode_obs
 from ..env.rewards import REWARD_MODES, SCORE_DIFF_SCALE, reward_mode, terminal_rewards
@@ -70,12 +70,7 @@ def advance(s, T, a, mask):
             mask[:] = 0
             return 0
         legal_mask(s, T, mask)
-        k = 0
-        only = -1
-        for b in range(N_ACTIONS):
-            if mask[b]:
-                k += 1
-                only = b
+        k, only = count_legal(mask)
         if k != 1:
             return k
         apply_action(s, T, only)

@@ -272,3 +272,16 @@ def legal_mask(s, T, mask):
             mask[A_BID_DECLINE] = 1
         for k in range(high + 1, T[T_AUCTION_MAX] + 1):
             mask[A_BID + k] = 1
+
+
+@njit(cache=True)
+def count_legal(mask):
+    """(number of legal actions in ``mask``, the last legal id or -1): a decision with one
+    legal action needs no choice."""
+    k = 0
+    last = -1
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            k += 1
+            last = a
+    return k, last
