@@ -57,6 +57,7 @@ BALANCE_EXAMPLES = """examples:
   caledonia balance --clans stewart,campbell,mackenzie,fergusson --games 400
   caledonia balance --players 3 --variant static-imports --ruleset my_rules/ --games 600
   caledonia balance --players 2 --automa 5 --games 800     # each clan against the Automa
+  caledonia balance --agent ppo:pretrained --design drafted --games 2000 --workers 2
 """
 
 REPLAY_EXAMPLES = """examples:
@@ -328,18 +329,27 @@ def _cmd_balance(args) -> int:
         clans = [c for c in CLAN_NAMES if c != "brewer"]
     automa = _automa_levels(args.automa, args.players)
     humans = args.players - len(automa)
-    try:
-        schedule = tn.balance_schedule(clans, humans, seed=args.seed)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    if automa:                                  # A-1.3: Automa seats take no clan
-        schedule = tuple(tuple(c) + (None,) * len(automa) for c in schedule)
+    drafted = args.design == "drafted"
+    if drafted and args.clans:
+        raise UsageError("--design drafted plays the standard draft of the eight base clans "
+                         "(R-1.7); --clans is for --design assigned")
     _, kw = _rules(args, args.players, clans=False)
     ruleset = kw.pop("ruleset", None)
     players = (args.agent.strip(),) * humans + tuple(f"automa:{lv}" for lv in automa)
-    spec = tn.TournamentSpec(players=players, games=args.games,
-                             seed=args.seed, map=args.map, clan_schedule=schedule,
-                             ruleset=ruleset, game_kw=dict(kw, first_player=0))
+    if drafted:                                 # R-1.7: the agents draft, R-1.6 first player
+        schedule = None
+        spec = tn.TournamentSpec(players=players, games=args.games, seed=args.seed,
+                                 map=args.map, clans="draft", ruleset=ruleset, game_kw=kw)
+    else:
+        try:
+            schedule = tn.balance_schedule(clans, humans, seed=args.seed)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        if automa:                              # A-1.3: Automa seats take no clan
+            schedule = tuple(tuple(c) + (None,) * len(automa) for c in schedule)
+        spec = tn.TournamentSpec(players=players, games=args.games,
+                                 seed=args.seed, map=args.map, clan_schedule=schedule,
+                                 ruleset=ruleset, game_kw=dict(kw, first_player=0))
     try:
         tn.validate(spec)
     except ValueError as e:
@@ -362,11 +372,18 @@ def _cmd_balance(args) -> int:
                                          f"par {100 / args.players:.1f}%)"))
     print()
     print(tn.format_head_to_head(names, ahead, meet))
-    combos = len(schedule) // humans
     counts = [s["n"] for s in stats if not str(s["clan"]).startswith("automa:")]
-    print(f"\n{spec.games} games of a balanced schedule ({combos} clan combinations x "
-          f"{humans} seat rotations, player 0 first, blocks in a seeded order); games "
-          f"per clan {min(counts)}-{max(counts)}; wall time {wall:.1f} s")
+    if drafted:
+        print(f"\n{spec.games} games with the clans drafted by the players (R-1.7, first "
+              f"player drawn per game); draft share (games with the clan / games): "
+              + ", ".join(f"{s['clan']} {100 * s['n'] / spec.games:.0f}%" for s in stats
+                          if not str(s["clan"]).startswith("automa:"))
+              + f"; wall time {wall:.1f} s")
+    else:
+        combos = len(schedule) // humans
+        print(f"\n{spec.games} games of a balanced schedule ({combos} clan combinations x "
+              f"{humans} seat rotations, player 0 first, blocks in a seeded order); games "
+              f"per clan {min(counts)}-{max(counts)}; wall time {wall:.1f} s")
     print(tn.describe_rules(rows))
     if args.out:
         if not written:
@@ -375,7 +392,8 @@ def _cmd_balance(args) -> int:
     if args.plot:
         fig = tn.balance_figure(stats, names, ahead, meet, args.players,
                                 f"Clan balance: {spec.games} games, {args.players} players, "
-                                f"{'all ' + args.agent if not automa else who}\n"
+                                f"{'all ' + args.agent if not automa else who}"
+                                f"{', clans drafted' if drafted else ''}\n"
                                 f"{tn.describe_rules(rows)}")
         tn.save_figure(fig, args.plot)
         print(f"plot written to {args.plot}")
@@ -528,6 +546,11 @@ def build_parser() -> argparse.ArgumentParser:
     balance.add_argument("--clans", default=None, metavar="C1,C2,...",
                          help="clans to compare (default the eight base clans; add brewer by "
                               "naming it), e.g. --clans stewart,campbell,mackenzie")
+    balance.add_argument("--design", choices=("assigned", "drafted"), default="assigned",
+                         help="assigned (default): every clan combination in every seat "
+                              "rotation, so every clan plays as often; drafted: the agents "
+                              "draft the clans as in the standard game (R-1.7), so the draft "
+                              "shares show which clans they prefer")
     balance.add_argument("--automa", default=None, metavar="LEVEL[,LEVEL]",
                          help="Automa opponents (A-0), one seat per level 1-5, after the "
                               "agent's seats; the clans are compared on the other seats, e.g. "

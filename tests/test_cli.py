@@ -233,6 +233,27 @@ def test_balance_against_the_automa_compares_clans_on_the_other_seats(tmp_path, 
     assert set(per_clan.values()) == {4}
 
 
+def test_balance_drafted_design_lets_the_agents_draft_r17(tmp_path, capsys):
+    """R-1.7: --design drafted plays the standard game; every seat holds a drafted clan and
+    the summary gives each clan's draft share."""
+    out = tmp_path / "d.csv"
+    assert main(["balance", "--agent", "greedy", "--players", "3", "--design", "drafted",
+                 "--games", "4", "--out", str(out), "--plot", "", "-q"]) == 0
+    text = capsys.readouterr().out
+    assert "clans drafted by the players (R-1.7" in text and "draft share" in text
+    rows = _rows(out)
+    assert len(rows) == 12 and {r["clan_mode"] for r in rows} == {"draft"}
+    for g in {r["game"] for r in rows}:
+        clans = [r["clan"] for r in rows if r["game"] == g]
+        assert len(set(clans)) == 3 and "-" not in clans
+    share = {c: sum(r["clan"] == c for r in rows) for c in {r["clan"] for r in rows}}
+    for clan, n in share.items():
+        assert f"{clan} {100 * n / 4:.0f}%" in text
+    assert main(["balance", "--design", "drafted", "--clans", "stewart,campbell",
+                 "--plot", "", "-q"]) == 2
+    assert "--design assigned" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("automa, needle", [("6", "1-5"), ("x", "levels 1-5"),
                                             ("3,4", "no seat for the clans")])
 def test_balance_bad_automa_exits_2(tmp_path, capsys, automa, needle):

@@ -20,6 +20,10 @@ examples:
   caledonia train --players 2 --timesteps 1_100_000 --out runs/ppo2p --n-envs 32 \\
       --fast-fraction 0.5 --opponents self=0.4,snapshot=0.2,greedy=0.4
   caledonia train --out runs/x --resume --timesteps 3_000_000     # continue, new total
+  caledonia train --players 2 --init pretrained --fast-fraction 0 --out runs/ft2p \
+      --opponents self=0.2,league=0.4,greedy=0.4          # fine-tune the shipped 2p policy
+  caledonia train --out runs/x --resume --timesteps 5_000_000 --max-minutes 140 \
+      --opponents self=0.2,league=0.4,greedy=0.3,random=0.1     # change the opponents
   caledonia train --solo --timesteps 3_000_000 --out runs/solo --max-minutes 60
       # the solo game (R-9.2): reward final VP x 0.01, evaluation = mean VP and rating bands
   tensorboard --logdir runs/x/tb
@@ -28,6 +32,9 @@ opponent mix (--opponents NAME=WEIGHT,...; drawn per episode and seat in the sel
   self      the current policy (weights synced at every rollout)
   snapshot  a past snapshot, uniform over the last --pool-size (one every --snapshot-every steps)
   latest    the newest snapshot
+  league    a snapshot drawn by prioritized fictitious self-play: weight (1 - p)^--pfsp-power,
+            p = the learner's expected score against it from a Bradley-Terry fit of the last
+            --league-window self-play games (OUT/league.csv, table in OUT/league.txt)
   NAME      any bot: random, greedy, mcts:8, ppo:PATH
   (snapshot / latest play the current policy while the pool is empty)
 """
@@ -55,6 +62,13 @@ examples:
   caledonia plot runs/x                          # writes runs/x/curve.png
   caledonia plot runs/x -o docs/img/curve.png --title "2-player PPO"
 """
+
+
+# settings a resumed run may change: the budget, the opponents and the bookkeeping, not the
+# model, the game or the reward
+RESUME_OVERRIDES = ("timesteps", "max_minutes", "threads", "opponents", "snapshot_every",
+                    "pool_size", "pfsp_power", "league_window", "eval_every", "eval_games",
+                    "eval_vs", "checkpoint_every", "keep_checkpoints")
 
 
 class CommandError(Exception):
@@ -91,7 +105,11 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
                                   f"(default {d.out})")
     a("--resume", action="store_true",
       help="continue the run in --out from last.zip / resume.pt with its saved settings "
-           "(config.json); only --timesteps may change")
+           "(config.json); the time budget, the opponents and the evaluation settings may "
+           "change, not the model, the game or the reward")
+    a("--init", default=None, metavar="CHECKPOINT",
+      help="start from a checkpoint's weights (same --net; 'pretrained' = the shipped policy "
+           "for --players), e.g. fine-tune the shipped policy with --fast-fraction 0")
     a("--seed", type=int, default=None, help=f"seed (default {d.seed})")
     g = p.add_argument_group("PPO")
     g.add_argument("--n-envs", type=int, default=None, help=f"parallel games (default {d.n_envs})")
@@ -127,6 +145,12 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
                    help=f"steps between pool snapshots (default {d.snapshot_every:_})")
     g.add_argument("--pool-size", type=int, default=None,
                    help=f"snapshots kept in the pool (default {d.pool_size})")
+    g.add_argument("--pfsp-power", type=float, default=None,
+                   help=f"league draws: weight (1 - p)^POWER (default {d.pfsp_power:g}; 0: "
+                        f"uniform)")
+    g.add_argument("--league-window", type=_int, default=None,
+                   help=f"self-play games in the league's rating fit (default "
+                        f"{d.league_window:_})")
     g = p.add_argument_group("evaluation and checkpoints")
     g.add_argument("--eval-every", type=_int, default=None,
                    help=f"steps between evaluations (default {d.eval_every:_})")
@@ -144,8 +168,8 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
     g.add_argument("--threads", type=int, default=None,
                    help="torch threads (default: torch's choice)")
     g.add_argument("--max-minutes", type=float, default=None,
-                   help="stop (saving everything) after this much wall time, e.g. 50 "
-                        "(default 0: no limit)")
+                   help="stop (saving everything) when the run's wall time reaches this, e.g. "
+                        "50 (default 0: no limit; a resumed run counts its earlier sessions)")
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     from caledonia_env.tournament import add_rules_options
     add_rules_options(p)
@@ -182,11 +206,12 @@ def _config_from_args(args):
         return cfg
     if args.resume:
         out = given.pop("out", TrainConfig().out)
-        timesteps = given.pop("timesteps", None)
+        over = {k: given.pop(k) for k in RESUME_OVERRIDES if k in given}
         if given:
             print(f"caledonia train: --resume uses the run's saved settings; ignoring "
-                  f"{', '.join('--' + k.replace('_', '-') for k in given)}", file=sys.stderr)
-        over = {"timesteps": timesteps} if timesteps is not None else {}
+                  f"{', '.join('--' + k.replace('_', '-') for k in given)} (a resumed run "
+                  f"may change only {', '.join('--' + k.replace('_', '-') for k in RESUME_OVERRIDES)})",
+                  file=sys.stderr)
         return load_config(out, **over)
     return TrainConfig(**given)
 

@@ -10,6 +10,9 @@ each. At every episode start each opponent seat draws its player from an
   (the ``pool_size`` most recent snapshots; one is added every
   ``snapshot_every`` steps by the trainer);
 - ``latest``: the most recent snapshot;
+- ``league``: a snapshot drawn by prioritized fictitious self-play from the ratings of
+  the training games (:class:`.league.League`: the snapshots the learner beats least
+  are drawn most);
 - any other entry: a bot name for ``agents.make`` (``random``, ``greedy``,
   ``mcts:8``...) or ``ppo:PATH`` (a fixed checkpoint).
 
@@ -38,7 +41,7 @@ from caledonia_env.game import Game, IllegalActionError
 
 from ..agents.policy import PolicyPlayer
 
-POOL_KEYS = ("self", "snapshot", "latest")
+POOL_KEYS = ("self", "snapshot", "latest", "league")
 
 
 class OpponentMix:
@@ -122,11 +125,13 @@ class SnapshotPool:
                                            name=label))
         del self.snapshots[:-self.size]
 
-    def pick(self, key: str, rng) -> PolicyPlayer:
+    def pick(self, key: str, rng, league=None) -> PolicyPlayer:
         if key == "self" or not self.snapshots:
             return self.current
         if key == "latest":
             return self.snapshots[-1]
+        if key == "league" and league is not None:
+            return self.snapshots[league.pick([s.name for s in self.snapshots], rng)]
         return self.snapshots[int(rng.integers(len(self.snapshots)))]
 
 
@@ -136,17 +141,21 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
     ``seat``: the learner's player index, None to draw it per episode; ``reward``: a
     terminal reward mode of the envs (``win``, ``rank``, ``score_diff``), times
     ``reward_scale``; ``map``: fixed
-    module sides or None (drawn per game); ``game_kw``: other GameConfig fields.
+    module sides or None (drawn per game); ``game_kw``: other GameConfig fields;
+    ``league``: a :class:`.league.League` that records every finished game and draws the
+    ``league`` opponents (None: ``league`` draws uniformly, like ``snapshot``).
     """
 
     def __init__(self, num_envs: int, num_players: int, mix: OpponentMix, pool: SnapshotPool,
                  reward: str = "score_diff", seed: int = 0, seat: int | None = None,
-                 map=None, game_kw: dict | None = None, reward_scale: float = 1.0):
+                 map=None, game_kw: dict | None = None, reward_scale: float = 1.0,
+                 league=None):
         if num_players not in (2, 3, 4):
             raise ValueError(f"num_players must be 2, 3 or 4, got {num_players}")
         self.n_players = num_players
         self.mix = mix
         self.pool = pool
+        self.league = league
         self.reward_mode = reward
         self._mode = reward_mode(reward)
         self.reward_scale = float(reward_scale)
@@ -201,8 +210,8 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
                 self.opponents[i][p] = self.opponent_names[i][p] = None
                 continue
             key = self.mix.sample(self.rng)
-            if key in ("self", "snapshot", "latest"):
-                player = self.pool.pick(key, self.rng)
+            if key in POOL_KEYS:
+                player = self.pool.pick(key, self.rng, self.league)
             else:
                 player = self._bot(i, p, key)
                 if not getattr(player, "batched", False):
@@ -210,6 +219,13 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
             self.opponents[i][p] = player
             self.opponent_names[i][p] = player.name if key in POOL_KEYS else key
         self.episodes += 1
+
+    def _record(self, i, seat, game, winners):
+        from .league import LEARNER
+        labels = [LEARNER if p == seat or self.opponents[i][p] is self.pool.current
+                  else self.opponent_names[i][p] for p in range(self.n_players)]
+        wins = [(1.0 / len(winners)) if p in winners else 0.0 for p in range(self.n_players)]
+        self.league.record(labels, game.scores(), wins)
 
     def _waiting(self, i) -> bool:
         g = self.games[i]
@@ -305,6 +321,8 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
                         "opponents": [x for x in self.opponent_names[i] if x is not None],
                         "TimeLimit.truncated": False}
             finished.append(i)
+            if self.league is not None:
+                self._record(i, seat, g, winners)
         for i in finished:
             self._new_episode(i)
         self._advance(finished)

@@ -77,6 +77,8 @@ class TrainConfig:
     opponents: str = "self=0.25,snapshot=0.25,greedy=0.3,random=0.2"
     snapshot_every: int = 100_000
     pool_size: int = 10
+    league_window: int = 2000
+    pfsp_power: float = 2.0
     # evaluation / checkpoints
     eval_every: int = 100_000
     eval_games: int = 200
@@ -88,6 +90,7 @@ class TrainConfig:
     game: dict = dataclasses.field(default_factory=dict)   # GameConfig options: clans, variants…
     threads: int = 0
     max_minutes: float = 0.0
+    init: str | None = None        # a checkpoint to start from ("pretrained": the shipped one)
 
     def validate(self) -> None:
         from caledonia_env.env.rewards import REWARD_MODES
@@ -108,12 +111,14 @@ class TrainConfig:
             raise ValueError(f"--reward-scale must be a positive number, got {self.reward_scale}")
         for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_games",
                      "eval_every", "checkpoint_every", "snapshot_every", "pool_size",
-                     "keep_checkpoints"):
+                     "keep_checkpoints", "league_window"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be >= 1, got "
                                  f"{getattr(self, name)}")
         if self.max_minutes < 0:
             raise ValueError(f"--max-minutes must be >= 0 (0: no limit), got {self.max_minutes}")
+        if not self.pfsp_power >= 0:
+            raise ValueError(f"--pfsp-power must be >= 0, got {self.pfsp_power}")
         if not 0.0 <= self.fast_fraction <= 1.0:
             raise ValueError(f"--fast-fraction must be in [0, 1], got {self.fast_fraction}")
         if self.reward not in REWARD_MODES:
@@ -224,6 +229,7 @@ class Trainer:
         self.show_progress = progress
         self.model = None
         self.pool = None
+        self.league = None
         self.selfplay_env = None
         self.best_score = -1.0
         self.wall_before = 0.0          # wall time of earlier sessions (resume)
@@ -257,13 +263,16 @@ class Trainer:
                                 **cfg.game)
 
     def _make_selfplay_env(self):
+        from .league import League
         from .selfplay import OpponentMix, SelfPlayVecEnv
         cfg = self.cfg
         if self.selfplay_env is None:
+            self.league = League(cfg.league_window, cfg.pfsp_power, path=self.path("league.csv"))
             self.selfplay_env = SelfPlayVecEnv(cfg.n_envs, cfg.players, OpponentMix(cfg.opponents),
                                                self.pool, reward=cfg.reward,
                                                seed=cfg.seed + 1, map=cfg.map,
-                                               game_kw=cfg.game, reward_scale=cfg.reward_scale)
+                                               game_kw=cfg.game, reward_scale=cfg.reward_scale,
+                                               league=self.league)
         return self.selfplay_env
 
     def setup(self):
@@ -290,9 +299,34 @@ class Trainer:
         if state is not None:
             self._apply_resume(state)
         else:
+            if cfg.init:
+                self._apply_init()
             for k in ("eval", "checkpoint", "snapshot"):
                 self.next[k] = getattr(cfg, f"{k}_every")
         self.pool.sync(ckpt.actor_state(self.model.policy.state_dict()))
+
+    def init_path(self) -> str:
+        return (ckpt.pretrained_path(self.cfg.players) if self.cfg.init == "pretrained"
+                else self.cfg.init)
+
+    def _apply_init(self):
+        """``--init``: the policy (and value head, if saved) of a checkpoint of the same
+        architecture; the optimizer and the counters start fresh."""
+        path = self.init_path()
+        ck = ckpt.load(path)
+        if ck.arch != self.model.caledonia_arch:
+            raise ckpt.CheckpointError(
+                f"--init {path}: its network is {ck.arch.to_dict()}, this run's --net / "
+                f"--activation give {self.model.caledonia_arch.to_dict()}")
+        own = self.model.policy.state_dict()
+        missing = [k for k in own if k not in ck.state_dict]
+        if any(not k.startswith("value_net.") and not k.startswith("mlp_extractor.value_net.")
+               for k in missing):
+            raise ckpt.CheckpointError(f"--init {path}: policy tensors missing: {missing[:4]}")
+        own.update({k: v for k, v in ck.state_dict.items() if k in own})
+        self.model.policy.load_state_dict(own)
+        self.log(f"initialized from {path} ({ck.meta.get('timesteps', 0):,} steps"
+                 f"{'; value head fresh' if missing else ''})")
 
     def _load_resume(self) -> dict:
         import torch
@@ -477,6 +511,7 @@ class Trainer:
         if t >= self.next["eval"]:
             self.next["eval"] = t + self.cfg.eval_every
             self.evaluate()
+            self.write_league()
             self.bar.set_postfix_str(self._progress_note, refresh=False)
         if t >= self.next["checkpoint"]:
             self.next["checkpoint"] = t + self.cfg.checkpoint_every
@@ -507,6 +542,20 @@ class Trainer:
                              win_rate=round(ep_w, 4), ep_len=round(ep_l, 1), fps=round(fps)))
         if self.phase == "self-play" and self.selfplay_env is not None:
             lg.record("selfplay/pool_size", len(self.pool.snapshots))
+            for r in self.league.table():
+                lg.record(f"league/elo_{r['agent']}", r["elo"])
+
+    def write_league(self):
+        """The league's current Bradley-Terry table to ``league.txt`` (self-play only)."""
+        if self.league is None or not self.league.games:
+            return
+        from .rating import format_ratings
+        self.league.refit()
+        text = (f"{len(self.league.games)} most recent self-play games of "
+                f"{self.league.recorded} (learner = the learning policy)\n"
+                + format_ratings(self.league.table(), anchor=None))
+        with open(self.path("league.txt"), "w") as f:
+            f.write(text + "\n")
 
     def run(self):
         """Train to ``cfg.timesteps`` (total, counting earlier sessions); returns the run dir."""
@@ -553,6 +602,7 @@ class Trainer:
                                        for r in read_csv(self.path("eval.csv"))):
             self.evaluate()
         self.save_checkpoint(final=True)
+        self.write_league()
         try:
             from .plot import plot_run
             plot_run(self.out, self.path("curve.png"))
@@ -576,6 +626,7 @@ def load_config(out: str, **overrides) -> TrainConfig:
         data = json.load(f)
     known = {f.name for f in dataclasses.fields(TrainConfig)}
     cfg = TrainConfig(**{k: v for k, v in data.items() if k in known})
+    cfg.out = out                   # the folder given, also when the run was copied or moved
     fast = cfg.fast_steps
     for k, v in overrides.items():
         setattr(cfg, k, v)
