@@ -1,0 +1,129 @@
+"""The agents' strength table: each match of the strength targets, seats rotated, clans drafted.
+
+    python benchmarks/strength.py --workers 2 --seed 20261124 \\
+        --match "ppo:pretrained greedy" --games 400 \\
+        --match "ppo:pretrained greedy greedy" --games 300
+
+Every ``--match`` is the agents of one game, the measured agent first (``--games`` after a
+match sets its game count; the last one given applies to the matches after it). Each match
+plays games 0..N-1 from ``(seed, g)`` with the agents rotating through the player indices (the
+first player is drawn per game, R-1.6), in ``--workers`` processes; the rows are the same for
+any worker count. Prints, per match: the first agent's win share (ties split, R-7) with its
+95% Wilson interval against par (1 / players) and the ``--target``, mean VP, and the mean VP
+of every scoring component (R-7) for the agent and for its opponents, as Markdown. Without
+``--match`` it plays the five matches of the strength targets (docs/training.md). Use a seed
+that was not used to pick the checkpoints.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+TARGETS = (     # (agents, games, target win share): the strength targets
+    ("ppo:pretrained greedy", 400, 0.70),
+    ("puct:32 mcts:32", 100, 0.60),
+    ("ppo:pretrained greedy greedy", 300, 0.55),
+    ("ppo:pretrained greedy greedy greedy", 300, 0.45),
+    ("puct:32 mcts:32 mcts:32 mcts:32", 40, 0.35),
+)
+COMPONENTS = ("glory", "goods", "money", "hops", "imports", "exports", "settlements")
+
+
+def parse(argv=None):
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--match", action="append", default=[], metavar="'A B [C [D]]'",
+                   help="the agents of one game, the measured one first (repeatable)")
+    p.add_argument("--games", action="append", type=int, default=[],
+                   help="games of the matches given so far without a count")
+    p.add_argument("--target", action="append", type=float, default=[],
+                   help="target win share of the matches given so far without one, e.g. 0.55")
+    p.add_argument("--seed", type=int, default=20261124, help="match seed (default 20261124)")
+    p.add_argument("--workers", type=int, default=1, help="local processes (default 1)")
+    p.add_argument("--scale", type=float, default=1.0,
+                   help="multiply the default game counts (e.g. 0.1 for a quick look)")
+    p.add_argument("--out", default=None, metavar="FILE.md", help="also write the table here")
+    return p, p.parse_known_args(argv)
+
+
+def matches_from_argv(argv) -> list[tuple[list[str], int | None, float | None]]:
+    """The --match / --games / --target sequence, in order: a count or a target applies to
+    the matches before it that have none."""
+    out: list[list] = []
+    it = iter(argv)
+    for tok in it:
+        if tok == "--match":
+            out.append([next(it).split(), None, None])
+        elif tok in ("--games", "--target"):
+            val = next(it)
+            k = 1 if tok == "--games" else 2
+            for m in out:
+                if m[k] is None:
+                    m[k] = int(val) if k == 1 else float(val)
+    return [tuple(m) for m in out]
+
+
+def play(agents: list[str], games: int, seed: int, workers: int) -> tuple[list[dict], float]:
+    from caledonia_env import scale
+    from caledonia_env.train.players import EvalStudy, checkpoint_sha256
+    n = len(agents)
+    sha = {a: checkpoint_sha256(a, n) for a in set(agents) if a.startswith("ppo:")}
+    study = EvalStudy(matches=(tuple(agents),), per_match=games, seed=seed, sha256=sha)
+    t0 = time.perf_counter()
+    rows = scale.run_study(study, None, backend="local", workers=workers)["rows"]
+    for r in rows:
+        r["role"] = study.role(r)
+    return rows, time.perf_counter() - t0
+
+
+def summary_line(agents, rows, target, seconds) -> str:
+    from caledonia_env.tournament import wilson
+    mine = [r for r in rows if r["role"] == 0]
+    other = [r for r in rows if r["role"] != 0]
+    n = len(mine)
+    wins = float(sum(r["win"] for r in mine))
+    lo, hi = wilson(wins, n)
+    rate = wins / n
+    met = "" if target is None else ("yes" if lo >= target else
+                                     "no" if hi < target else "not shown")
+    comp = lambda rs: " / ".join(f"{np.mean([r[c] for r in rs]):.1f}" for c in COMPONENTS)
+    name = f"`{agents[0]}` vs " + " + ".join(f"`{a}`" for a in agents[1:])
+    return (f"| {len(agents)}p {name} | {n} | {100 * rate:.1f}% ({100 * lo:.1f}–{100 * hi:.1f}) "
+            f"| {100 / len(agents):.0f}% | {'' if target is None else f'{100 * target:.0f}%'} "
+            f"| {met} | {np.mean([r['total'] for r in mine]):.1f} : "
+            f"{np.mean([r['total'] for r in other]):.1f} | {comp(mine)} | {comp(other)} "
+            f"| {seconds:.0f} s |")
+
+
+def main(argv=None):
+    import sys
+    argv = sys.argv[1:] if argv is None else argv
+    p, (a, _) = parse(argv)
+    given = matches_from_argv(argv)
+    todo = ([(m.split(), max(1, round(g * a.scale)), t) for m, g, t in TARGETS] if not given
+            else [(ag, g or 100, t) for ag, g, t in given])
+    for ag, _, _ in todo:
+        if not 2 <= len(ag) <= 4:
+            p.error(f"a match has 2-4 agents, got {ag}")
+    head = ("| match | games | win share (95% CI) | par | target | target met | mean VP (agent : "
+            "others) | agent VP by component (" + " / ".join(COMPONENTS) + ") | opponents' VP "
+            "by component | wall |\n|---|---:|---|---:|---:|---|---|---|---|---:|")
+    lines = [head]
+    print(head, flush=True)
+    for agents, games, target in todo:
+        rows, secs = play(agents, games, a.seed, a.workers)
+        line = summary_line(agents, rows, target, secs)
+        lines.append(line)
+        print(line, flush=True)
+    print(f"\nseed {a.seed}; clans drafted (the standard game, R-1.7); seats rotated; "
+          f"'target met' = the whole 95% interval is at or above the target ('no': entirely "
+          f"below; 'not shown': the interval contains it)")
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

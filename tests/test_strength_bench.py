@@ -1,0 +1,39 @@
+"""benchmarks/strength.py: the match list parsing and the table line (synthetic rows)."""
+import importlib.util
+import os
+
+import pytest
+
+_PATH = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "strength.py")
+spec = importlib.util.spec_from_file_location("strength_bench", _PATH)
+strength = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(strength)
+
+
+def test_games_and_targets_apply_to_the_matches_before_them():
+    argv = ["--match", "a b", "--games", "10", "--match", "c d e", "--match", "f g",
+            "--target", "0.5", "--games", "7", "--seed", "3"]
+    assert strength.matches_from_argv(argv) == [
+        (["a", "b"], 10, 0.5), (["c", "d", "e"], 7, 0.5), (["f", "g"], 7, 0.5)]
+
+
+def _row(role, win, total, **comp):
+    r = {c: 0 for c in strength.COMPONENTS}
+    r.update(comp, role=role, win=win, total=total)
+    return r
+
+
+@pytest.mark.parametrize("wins, target, verdict", [(20, 0.25, "yes"), (0, 0.25, "no"),
+                                                   (5, 0.25, "not shown")])
+def test_summary_line_win_share_par_target_and_components(wins, target, verdict):
+    rows = []
+    for g in range(20):                       # R-7: a win share per game, 3 opponents
+        rows.append(_row(0, 1.0 if g < wins else 0.0, 150, goods=60, imports=10))
+        rows += [_row(k, 0.0 if g < wins else 1 / 3, 140, goods=50) for k in (1, 2, 3)]
+    line = strength.summary_line(["ppo:x", "greedy", "greedy", "greedy"], rows, target, 12.3)
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[0] == "4p `ppo:x` vs `greedy` + `greedy` + `greedy`" and cells[1] == "20"
+    assert cells[2].startswith(f"{100 * wins / 20:.1f}%") and cells[3] == "25%"
+    assert cells[5] == verdict and cells[6] == "150.0 : 140.0"
+    assert cells[7].split(" / ")[1] == "60.0" and cells[7].split(" / ")[4] == "10.0"
+    assert cells[8].split(" / ")[1] == "50.0"
