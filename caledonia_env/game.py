@@ -14,7 +14,7 @@ from .engine.actions import A_PORT, A_START_PICK, N_ACTIONS, action_names, parse
 from .engine.api import APPLIED, GAME_OVER, LEGAL_IDS, MASK_SIZE, game_call
 from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, CTX_GAME_OVER, GOOD_NAMES,
                                IMPORT_NAMES, MAX_START_PICKS, N_CORNERS, UNIT_NAMES)
-from .engine.setup import new_game as _new_game
+from .engine.setup import new_game_log as _new_game
 from .engine.step import apply_action as _apply_action
 from .engine.tables import Variants, build_tables
 from .map import build_board
@@ -118,6 +118,7 @@ class Game:
 
     scenario = None      # set by from_scenario: the starting position
     _mask = None         # scratch of legal_actions/step, made by _scratch()
+    _log = None          # Automa event log of the last engine call (engine/layout.py)
 
     def __init__(self, config: GameConfig | None = None, **kwargs):
         if config is None:
@@ -130,11 +131,12 @@ class Game:
         self.map = config.map or drawn
         self.static = get_static(config.ruleset, self.map, config.num_players, _variants(config))
         self.state = np.zeros(L.STATE_SIZE, np.int32)
+        self._log = np.zeros(L.AM_LOG_SIZE, np.int32)
         first = -1 if config.first_player is None else config.first_player
-        _new_game(self.state, self.tables, int(rng.integers(1, 2**31 - 2)), first)
+        _new_game(self.state, self.tables, int(rng.integers(1, 2**31 - 2)), first, self._log)
         self.history: list[int] = []
         #: Automa turns (A-3), each a dict with ``after`` (actions applied before it) and ``text``
-        self.automa_events: list[dict] = read_events(self.state, self.board.labels, 0)
+        self.automa_events: list[dict] = read_events(self.state, self._log, self.board.labels, 0)
 
     # ------------------------------------------------------------ basics
     @property
@@ -187,10 +189,13 @@ class Game:
             self._seen[-1] = 0           # the cached mask belongs to the old tables
 
     def _scratch(self):
-        """The mask, the state it belongs to and an id buffer (see engine/api.py)."""
+        """The mask, the state it belongs to, an id buffer (see engine/api.py) and, in a
+        clone, the Automa event log (a new game keeps the one its setup wrote)."""
         self._mask = np.zeros(MASK_SIZE, np.int8)
         self._seen = np.zeros(L.STATE_SIZE + 1, np.int32)
         self._ids = np.empty(N_ACTIONS, np.int64)
+        if self._log is None:
+            self._log = np.zeros(L.AM_LOG_SIZE, np.int32)
         return self._mask
 
     def legal_mask(self) -> np.ndarray:
@@ -199,7 +204,8 @@ class Game:
     def legal_mask_int8(self) -> np.ndarray:
         """The legal-action mask as a fresh int8 array (what the envs hand out)."""
         mask = self._mask if self._mask is not None else self._scratch()
-        game_call(self.state, self._static.tables, mask, self._seen, self._ids, LEGAL_IDS)
+        game_call(self.state, self._static.tables, mask, self._seen, self._ids, self._log,
+                  LEGAL_IDS)
         return mask[:N_ACTIONS].copy()
 
     def legal_actions(self) -> np.ndarray:
@@ -209,7 +215,7 @@ class Game:
             mask = self._scratch()
         ids = self._ids
         return ids[:game_call(self.state, self._static.tables, mask, self._seen, ids,
-                              LEGAL_IDS)].copy()
+                              self._log, LEGAL_IDS)].copy()
 
     def step(self, action) -> None:
         """Apply a legal action id (see :func:`action_id` for the accepted types); raises
@@ -221,12 +227,13 @@ class Game:
         mask = self._mask
         if mask is None:
             mask = self._scratch()
-        r = game_call(self.state, self._static.tables, mask, self._seen, self._ids, a)
+        r = game_call(self.state, self._static.tables, mask, self._seen, self._ids, self._log, a)
         if r != APPLIED:
             self._reject(a, r)
         self.history.append(a)
         if self.state[L.S_AM_NLOG]:
-            self.automa_events += read_events(self.state, self.board.labels, len(self.history))
+            self.automa_events += read_events(self.state, self._log, self.board.labels,
+                                              len(self.history))
 
     def _reject(self, a, r):
         if r == GAME_OVER:
@@ -405,8 +412,8 @@ class Game:
                 game.step(a)
             except IllegalActionError as e:
                 raise RecordError(f"step {k}: the record's action is illegal: {e}") from None
-            check.step(k, a, game.state)
-        check.final(game.state, game.scores() if game.is_terminal else None)
+            check.step(k, a, game.state, game._log)
+        check.final(game.state, game._log, game.scores() if game.is_terminal else None)
         return game
 
     # ------------------------------------------------------------ text

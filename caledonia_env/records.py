@@ -13,8 +13,11 @@ import warnings
 
 import numpy as np
 
-RECORD_VERSION = 2
-READABLE_VERSIONS = (1, 2)      # version 1: no checksums, no agents, no scores
+RECORD_VERSION = 3
+#: version 1: no checksums, no agents, no scores; version 2: the checksums also cover the
+#: Automa event log, which the state row held until version 3 (see :func:`state_digest`)
+READABLE_VERSIONS = (1, 2, 3)
+LOG_IN_STATE_VERSION = 2
 STEP_DIGEST_CHARS = 8           # hex characters kept per step (32 bits)
 
 
@@ -26,14 +29,19 @@ class RecordWarning(UserWarning):
     """A record read without full verification (an old record with no checksum)."""
 
 
-def state_digest(state: np.ndarray) -> str:
-    """sha256 (hex) of a state row, platform independent (little-endian int32)."""
-    return hashlib.sha256(np.ascontiguousarray(state, dtype="<i4").tobytes()).hexdigest()
+def state_digest(state: np.ndarray, amlog: np.ndarray | None = None) -> str:
+    """sha256 (hex) of a state row, platform independent (little-endian int32). With
+    ``amlog`` (a game's Automa event log): the digest of a version-2 record, whose state
+    row ended with that log."""
+    data = np.ascontiguousarray(state, dtype="<i4").tobytes()
+    if amlog is not None:
+        data += np.ascontiguousarray(amlog, dtype="<i4").tobytes()
+    return hashlib.sha256(data).hexdigest()
 
 
-def step_digest(state: np.ndarray) -> str:
+def step_digest(state: np.ndarray, amlog: np.ndarray | None = None) -> str:
     """The short per-step digest: the first characters of :func:`state_digest`."""
-    return state_digest(state)[:STEP_DIGEST_CHARS]
+    return state_digest(state, amlog)[:STEP_DIGEST_CHARS]
 
 
 def make_record(*, config: dict, map: list, fingerprint: str, actions: list, step_digests: list,
@@ -99,11 +107,14 @@ class Verifier:
     """Checks a replay against a record, step by step (used by ``Game.from_json``).
 
     ``strict=True`` refuses a record without checksum (RecordError); otherwise such a
-    record replays with a :class:`RecordWarning`.
+    record replays with a :class:`RecordWarning`. A version-2 checksum covers the state row
+    followed by the Automa event log: pass the replaying game's log (a game replayed from
+    its start, whose log is never reset, holds what that row held).
     """
 
     def __init__(self, record: dict, strict: bool = False):
         self.checksum = record.get("checksum")
+        self.log_in_state = record.get("version") == LOG_IN_STATE_VERSION
         self.scores = record.get("scores")
         if self.checksum is None:
             msg = (f"game record version {record.get('version')} has no checksum: it replays "
@@ -112,15 +123,18 @@ class Verifier:
                 raise RecordError(msg + " (strict=True)")
             warnings.warn(msg, RecordWarning, stacklevel=3)
 
-    def step(self, k: int, action: int, state: np.ndarray) -> None:
+    def step(self, k: int, action: int, state: np.ndarray, amlog: np.ndarray) -> None:
         """After action number ``k`` (0-based) was applied."""
-        if self.checksum is not None and step_digest(state) != self.checksum["steps"][k]:
+        if self.checksum is None:
+            return
+        if step_digest(state, amlog if self.log_in_state else None) != self.checksum["steps"][k]:
             raise RecordError(f"the replay diverges from the record at step {k} (action "
                               f"{action}): the state after it differs (different engine "
                               f"version or an edited record)")
 
-    def final(self, state: np.ndarray, scores) -> None:
-        if self.checksum is not None and state_digest(state) != self.checksum["final_state"]:
+    def final(self, state: np.ndarray, amlog: np.ndarray, scores) -> None:
+        if self.checksum is not None and state_digest(
+                state, amlog if self.log_in_state else None) != self.checksum["final_state"]:
             raise RecordError("the replay's final state differs from the record's checksum")
         if self.scores is not None and scores is not None and list(scores) != self.scores:
             raise RecordError(f"the replay's scores {list(scores)} differ from the record's "

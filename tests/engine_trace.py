@@ -3,8 +3,9 @@
 ``trace_hashes(config, n_games, seed)`` plays ``n_games`` random games inside numba (the
 pick of ``engine.playout.random_legal_action``, numba's np.random stream) and returns one
 64-bit FNV-1a hash per game over, at every decision: the state's header and player blocks
-(``s[:S_AM_LOG]``), the legal mask, the action drawn and the Automa events the step logged
-(A-3, decoded from the ring, so the ring's size and place do not matter). Any change to
+(the whole state row; until the event log moved out of it, ``s[:S_AM_LOG]``, the same
+cells), the legal mask, the action drawn and the Automa events the step logged (A-3, read
+in order from the event log, so the log's size and place do not matter). Any change to
 a rule, a mask, an apply or the random pick changes the hashes.
 
 ``python tests/engine_trace.py`` rewrites ``tests/engine_trace_hashes.json`` (only with an
@@ -26,11 +27,11 @@ if __name__ == "__main__":
 from caledonia_env import Game, GameConfig  # noqa: E402
 from caledonia_env.engine.actions import N_ACTIONS  # noqa: E402
 from caledonia_env.engine.constants import CTX_GAME_OVER  # noqa: E402
-from caledonia_env.engine.layout import (AM_EV_W, AM_LOG_CAP, S_AM_LOG, S_AM_NLOG,  # noqa: E402
-                                         S_CTX, STATE_SIZE)
+from caledonia_env.engine.layout import (AM_EV_W, AM_LOG_CAP, AM_LOG_SIZE,  # noqa: E402
+                                         S_AM_NLOG, S_CTX, STATE_SIZE)
 from caledonia_env.engine.playout import random_legal_action  # noqa: E402
-from caledonia_env.engine.setup import new_game  # noqa: E402
-from caledonia_env.engine.step import apply_action  # noqa: E402
+from caledonia_env.engine.setup import new_game_log  # noqa: E402
+from caledonia_env.engine.step import apply_action_log  # noqa: E402
 
 HASHES = os.path.join(HERE, "engine_trace_hashes.json")
 
@@ -63,21 +64,22 @@ def _mix(h, v):
 @njit(cache=True)
 def _play(T, n_games, seed, out):
     s = np.zeros(STATE_SIZE, np.int32)
+    amlog = np.zeros(AM_LOG_SIZE, np.int32)
     mask = np.zeros(N_ACTIONS, np.int8)
     for g in range(n_games):
-        new_game(s, T, seed + g, -1)
+        new_game_log(s, T, seed + g, -1, amlog)
         np.random.seed(seed * 7919 + g)
         h = FNV_OFFSET
         steps = 0
         while True:
-            for i in range(S_AM_LOG):
+            for i in range(STATE_SIZE):
                 h = _mix(h, s[i])
             n = s[S_AM_NLOG]
             lo = n - AM_LOG_CAP if n > AM_LOG_CAP else 0
             for e in range(lo, n):
-                base = S_AM_LOG + (e % AM_LOG_CAP) * AM_EV_W
+                base = (e % AM_LOG_CAP) * AM_EV_W
                 for k in range(AM_EV_W):
-                    h = _mix(h, s[base + k])
+                    h = _mix(h, amlog[base + k])
             if s[S_CTX] == CTX_GAME_OVER or steps >= 100000:
                 break
             a = random_legal_action(s, T, mask)
@@ -87,7 +89,7 @@ def _play(T, n_games, seed, out):
             h = _mix(h, a)
             if a < 0:
                 break
-            apply_action(s, T, a)
+            apply_action_log(s, T, a, amlog)
             steps += 1
         out[g, 0] = h
         out[g, 1] = steps

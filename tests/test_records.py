@@ -2,6 +2,7 @@
 the diverging step, old records without checksum, scenario starts."""
 import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -130,4 +131,23 @@ def test_an_edited_legal_action_diverges_at_its_step(finished):
         k += 1
     d["actions"][k] = next(int(a) for a in g.legal_actions() if a != d["actions"][k])
     with pytest.raises(RecordError, match=f"at step {k} "):
+        Game.from_json(d)
+
+
+def _v2_records():
+    """Version-2 records (two with Automa seats, one from a scenario) written by the engine
+    whose state row still ended with the Automa event log."""
+    with open(Path(__file__).parent / "data" / "records_v2.json") as f:
+        return json.load(f)
+
+
+@pytest.mark.parametrize("k", range(3))
+def test_version_2_records_still_verify(k):
+    d = _v2_records()[k]
+    assert d["version"] == 2 and d["checksum"]["steps"]
+    g = Game.from_json(d)                       # every step digest and the final one match
+    assert g.history == d["actions"] and RECORD_VERSION > 2
+    assert json.loads(g.to_json())["version"] == RECORD_VERSION
+    d["checksum"]["steps"][-1] = "0" * STEP_DIGEST_CHARS
+    with pytest.raises(RecordError, match=f"at step {len(d['actions']) - 1} "):
         Game.from_json(d)

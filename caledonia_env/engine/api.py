@@ -15,7 +15,7 @@ from .actions import N_ACTIONS
 from .constants import CTX_GAME_OVER
 from .layout import S_CTX
 from .mask import legal_mask
-from .step import apply_action
+from .step import apply_action_log
 
 APPLIED = 0
 ILLEGAL = 1
@@ -26,10 +26,10 @@ MASK_SIZE = (N_ACTIONS + 7) // 8 * 8
 
 
 @njit(cache=True)
-def game_call(s, T, mask, seen, ids, a):
+def game_call(s, T, mask, seen, ids, amlog, a):
     """``a == LEGAL_IDS``: write the legal ids into ``ids`` and return their count.
-    ``a >= 0``: apply ``a`` if it is legal and return APPLIED, else ILLEGAL or GAME_OVER
-    with ``s`` unchanged."""
+    ``a >= 0``: apply ``a`` if it is legal (its Automa events into ``amlog``) and return
+    APPLIED, else ILLEGAL or GAME_OVER with ``s`` unchanged."""
     if a >= 0 and s[S_CTX] == CTX_GAME_OVER:
         return GAME_OVER
     n = s.size
@@ -44,7 +44,7 @@ def game_call(s, T, mask, seen, ids, a):
     if a >= 0:
         if mask[a] == 0:
             return ILLEGAL
-        apply_action(s, T, a)
+        apply_action_log(s, T, a, amlog)
         seen[n] = 0
         return APPLIED
     words = mask.view(np.uint64)

@@ -2,7 +2,7 @@
 
 An Automa seat is an ordinary player row (money, units, merchants, shipping, box,
 ports used …) plus the deck fields P_AM_* (A-10). Every turn is resolved here in
-numba and written to the event log (S_AM_LOG, see ``log_event``). Numbers come from
+numba and written to the event log (``amlog``, see ``log_event``). Numbers come from
 the T_AM_* tables (``data/automa``) and the normal rule tables.
 """
 import numpy as np
@@ -20,7 +20,7 @@ from .layout import (AM_CARD_W, AM_EV_W, AM_LOG_CAP, C_GAIN_HEX, C_GAIN_IMPORT, 
                      P_AM_PREF, P_AM_REMOVED, P_AM_SUPPORT, P_BOARD, P_BOX, P_FULFILLED,
                      P_GOODS, P_IMPORTS, P_MARKET, P_MEAT, P_MERCH, P_MONEY, P_N_FULFILLED,
                      P_PASSED, P_PORTS_USED, P_SCORE, P_SHIP, P_TECH, P_TRACK,
-                     S_AM_LOG, S_AM_NLOG, S_IMPORT, S_N_PASSED, S_NEXT_ORDER, S_NP, S_OCC,
+                     S_AM_NLOG, S_IMPORT, S_N_PASSED, S_NEXT_ORDER, S_NP, S_OCC,
                      S_ORDER, S_PICK_CLANS, S_PICKS, S_PORTS, S_PRICE, S_ROUND, S_SLOTS,
                      SCORE_TOTAL, T_ACTIVE, T_AM_C_COST, T_AM_CARDS, T_AM_CHEAP_LAND,
                      T_AM_DIST_CENTRE, T_AM_DIST_PORT, T_AM_FEE, T_AM_GLORY, T_AM_HEX_MONEY,
@@ -71,14 +71,19 @@ def card(T, c, col):
 
 
 @njit(cache=True)
-def log_event(s, p, kind, c, a1, a2, a3):
-    """Append (player | kind << 4 | (card + 1) << 9, a1, a2, a3) to the ring log."""
-    base = S_AM_LOG + (s[S_AM_NLOG] % AM_LOG_CAP) * AM_EV_W
-    s[base] = p | (kind << 4) | ((c + 1) << 9)
-    s[base + 1] = a1
-    s[base + 2] = a2
-    s[base + 3] = a3
-    s[S_AM_NLOG] += 1
+def log_event(s, p, kind, c, a1, a2, a3, amlog=None):
+    """Count the event in ``s[S_AM_NLOG]`` and write (player | kind << 4 | (card + 1) << 9,
+    a1, a2, a3) into the event log ``amlog`` (int32[AM_LOG_SIZE], a ring indexed by the
+    count; empty or None: the event is only counted)."""
+    n = s[S_AM_NLOG]
+    if amlog is not None:
+        if amlog.size:
+            base = (n % AM_LOG_CAP) * AM_EV_W
+            amlog[base] = p | (kind << 4) | ((c + 1) << 9)
+            amlog[base + 1] = a1
+            amlog[base + 2] = a2
+            amlog[base + 3] = a3
+    s[S_AM_NLOG] = n + 1
 
 
 # ------------------------------------------------------------------ deck (A-2)
@@ -145,7 +150,7 @@ def bracket(s, T, g):
 
 
 @njit(cache=True)
-def claim_ports(s, T, p):
+def claim_ports(s, T, p, amlog=None):
     """A-6: every port tile now in reach is claimed for money instead of its effect."""
     po = pofs(p)
     if ports_open(s, p) == 0:
@@ -155,7 +160,7 @@ def claim_ports(s, T, p):
         if port_reachable(s, T, p, c, reach):
             s[po + P_PORTS_USED] |= 1 << c
             s[po + P_MONEY] += T[T_AM_PORT_MONEY]
-            log_event(s, p, EV_PORT, -1, c, s[S_PORTS + c], 0)
+            log_event(s, p, EV_PORT, -1, c, s[S_PORTS + c], 0, amlog)
 
 
 @njit(cache=True)
@@ -176,7 +181,7 @@ def contract_money_bonus(T, c):
 
 # ------------------------------------------------------------ actions (A-4)
 @njit(cache=True)
-def am_tech(s, T, p, c):
+def am_tech(s, T, p, c, amlog=None):
     """A-4.2: a worker type with enough workers on the map and an unflipped tile."""
     po = pofs(p)
     if s[po + P_MONEY] < T[T_TECH_COST]:
@@ -193,12 +198,12 @@ def am_tech(s, T, p, c):
     t = 0 if elig == 1 else (1 if elig == 2 else rand_int(s, 2))
     s[po + P_MONEY] -= T[T_TECH_COST]
     s[po + P_TECH + t] = 1
-    log_event(s, p, EV_TECH, c, t, 0, 0)
+    log_event(s, p, EV_TECH, c, t, 0, 0, amlog)
     return True
 
 
 @njit(cache=True)
-def am_upgrade(s, T, p, c):
+def am_upgrade(s, T, p, c, amlog=None):
     """A-4.3: the support card's upgrade type first, then the other; A-6 after shipping."""
     po = pofs(p)
     sup = s[po + P_AM_SUPPORT]
@@ -209,19 +214,19 @@ def am_upgrade(s, T, p, c):
             s[po + P_MONEY] -= T[T_HIRE_COST]
             s[po + P_TRACK] -= 1
             s[po + P_MERCH] += 1
-            log_event(s, p, EV_UPGRADE, c, 0, 0, 0)
+            log_event(s, p, EV_UPGRADE, c, 0, 0, 0, amlog)
             return True
         if kind == 1 and s[po + P_SHIP] < T[T_SHIP_MAX] and s[po + P_MONEY] >= T[T_SHIP_COST]:
             s[po + P_MONEY] -= T[T_SHIP_COST]
             s[po + P_SHIP] += 1
-            log_event(s, p, EV_UPGRADE, c, 1, 0, 0)
-            claim_ports(s, T, p)
+            log_event(s, p, EV_UPGRADE, c, 1, 0, 0, amlog)
+            claim_ports(s, T, p, amlog)
             return True
     return False
 
 
 @njit(cache=True)
-def am_trade(s, T, p, c):
+def am_trade(s, T, p, c, amlog=None):
     """A-4.4: a random good without an own merchant, 1-3 merchants, direction by bracket."""
     po = pofs(p)
     merch = s[po + P_MERCH]
@@ -245,7 +250,7 @@ def am_trade(s, T, p, c):
     s[po + P_MARKET + side * N_GOODS + g] += n
     move_price(s, T, g, n if side == 0 else -n)
     s[po + P_MONEY] += n * T[T_AM_TRADE_MONEY]
-    log_event(s, p, EV_TRADE, c, g, side, n)
+    log_event(s, p, EV_TRADE, c, g, side, n, amlog)
     return True
 
 
@@ -381,7 +386,7 @@ def choose_unit(s, T, p, node, start):
 
 
 @njit(cache=True)
-def am_expand(s, T, p, c):
+def am_expand(s, T, p, c, amlog=None):
     """A-4.5: candidates in the support card's modules, filtered by its criteria, then the
     unit from the preferred type, neighborhood purchase and ports."""
     po = pofs(p)
@@ -448,13 +453,13 @@ def am_expand(s, T, p, c):
         s[po + P_MARKET + g] += q
         move_price(s, T, g, q)
         s[po + P_MONEY] += q * T[T_AM_NB_MONEY]
-    log_event(s, p, EV_EXPAND, c, u, node, (g * 8 + q) if q > 0 else -1)
-    claim_ports(s, T, p)
+    log_event(s, p, EV_EXPAND, c, u, node, (g * 8 + q) if q > 0 else -1, amlog)
+    claim_ports(s, T, p, amlog)
     return True
 
 
 @njit(cache=True)
-def am_fulfill(s, T, p, c):
+def am_fulfill(s, T, p, c, amlog=None):
     """A-4.7: pay C, gain money instead of bonuses, imports advance as usual."""
     po = pofs(p)
     k = s[po + P_BOX]
@@ -474,7 +479,7 @@ def am_fulfill(s, T, p, c):
         s[po + P_IMPORTS + i] += amount
         if i < 3 and amount > 0 and T[T_STATIC_IMPORTS] == 0:
             advance_import(s, T, po, i, amount)
-    log_event(s, p, EV_FULFILL, c, k, gain - cost, 0)
+    log_event(s, p, EV_FULFILL, c, k, gain - cost, 0, amlog)
     return True
 
 
@@ -500,7 +505,7 @@ def rarity_key(s, T, p, k):
 
 
 @njit(cache=True)
-def am_take(s, T, p, c):
+def am_take(s, T, p, c, amlog=None):
     """A-4.6: the round's fee; rounds 1-3 cheapest (then richest), later rarest import
     (then dearest); in the last round only affordable ones, fulfilled at once."""
     po = pofs(p)
@@ -550,64 +555,64 @@ def am_take(s, T, p, c):
     s[S_SLOTS + i] = -1
     s[po + P_BOX] = k
     s[po + P_MONEY] += fee
-    log_event(s, p, EV_TAKE, c, k, fee, int(last))
+    log_event(s, p, EV_TAKE, c, k, fee, int(last), amlog)
     if last:
-        am_fulfill(s, T, p, c)
+        am_fulfill(s, T, p, c, amlog)
     return True
 
 
 @njit(cache=True)
-def am_pass(s, T, p, c):
+def am_pass(s, T, p, c, amlog=None):
     """A-3.2 / A-4.8: pass with the bonus of the passing position (tables)."""
     pos = s[S_N_PASSED]
     s[S_NEXT_ORDER + pos] = p
     s[pofs(p) + P_MONEY] += T[T_PASS_BONUS + pos]
     s[pofs(p) + P_PASSED] = 1
     s[S_N_PASSED] = pos + 1
-    log_event(s, p, EV_PASS, c, T[T_PASS_BONUS + pos], pos, 0)
+    log_event(s, p, EV_PASS, c, T[T_PASS_BONUS + pos], pos, 0, amlog)
 
 
 @njit(cache=True)
-def try_action(s, T, p, act, c):
+def try_action(s, T, p, act, c, amlog=None):
     if act == ACT_TECH:
-        return am_tech(s, T, p, c)
+        return am_tech(s, T, p, c, amlog)
     if act == ACT_UPGRADE:
-        return am_upgrade(s, T, p, c)
+        return am_upgrade(s, T, p, c, amlog)
     if act == ACT_TRADE:
-        return am_trade(s, T, p, c)
+        return am_trade(s, T, p, c, amlog)
     if act == ACT_EXPAND:
-        return am_expand(s, T, p, c)
+        return am_expand(s, T, p, c, amlog)
     if act == ACT_FULFILL:
-        return am_fulfill(s, T, p, c)
+        return am_fulfill(s, T, p, c, amlog)
     if act == ACT_TAKE:
-        return am_take(s, T, p, c)
+        return am_take(s, T, p, c, amlog)
     return False
 
 
 @njit(cache=True)
-def automa_turn(s, T, p):
+def automa_turn(s, T, p, amlog=None):
     """A-3: draw the action card, walk its entries (support card on the first Expand or
     Upgrade entry), perform the first possible one; pass after the last entry."""
     po = pofs(p)
     c = next_action_card(s, T, po)
     if c < 0:
-        am_pass(s, T, p, c)
+        am_pass(s, T, p, c, amlog)
         return
     for i in range(card(T, c, CARD_N_ACTIONS)):
         act = card(T, c, CARD_ACTIONS + i)
         if (act == ACT_EXPAND or act == ACT_UPGRADE) and s[po + P_AM_SUPPORT] < 0:
             s[po + P_AM_SUPPORT] = draw_card(s, T, po)
         if act == ACT_SKIP:
-            log_event(s, p, EV_SKIP, c, 0, 0, 0)
+            log_event(s, p, EV_SKIP, c, 0, 0, 0, amlog)
             return
-        if try_action(s, T, p, act, c):
+        if try_action(s, T, p, act, c, amlog):
             return
-    am_pass(s, T, p, c)
+    am_pass(s, T, p, c, amlog)
 
 
 # ------------------------------------------------------------------ setup (A-1)
 @njit(cache=True)
-def start_workers(s, T, p):
+def start_workers(s, T, p, amlog=None):
     """A-1.4: one worker per module in the data's module order, targets port / centre."""
     po = pofs(p)
     n_port = 0
@@ -661,13 +666,13 @@ def start_workers(s, T, p):
             s[po + P_MONEY] -= unit_cost(s, T, p, u, v, False)
             take_from_board(s, T, po, u)
             s[S_OCC + v] = p * OCC_STRIDE + u
-            log_event(s, p, EV_WORKER, -1, u, v, 0)
+            log_event(s, p, EV_WORKER, -1, u, v, 0, amlog)
             break
-    claim_ports(s, T, p)
+    claim_ports(s, T, p, amlog)
 
 
 @njit(cache=True)
-def automa_setup(s, T):
+def automa_setup(s, T, amlog=None):
     """A-1: Automa boards (money, shipping, preferred unit, deck), starting workers, and
     the round-1 order (humans first, A-1.5); only humans + 1 starting pairs (A-1.3)."""
     if not any_automa(T):
@@ -698,7 +703,7 @@ def automa_setup(s, T):
         s[po + P_AM_PREF] = rand_int(s, N_CYCLE - 1)
         s[po + P_AM_REMOVED] = 0
         build_deck(s, T, po)
-        start_workers(s, T, p)
+        start_workers(s, T, p, amlog)
 
 
 # ------------------------------------------------------------- round phases (A-7)

@@ -9,16 +9,17 @@ from .layout import S_CTX, S_MAIN_DONE, S_PLAYER, S_SETUP_PTR
 
 
 @njit(cache=True)
-def run_automata(s, T):
+def run_automata(s, T, amlog):
     """Play every pending Automa decision: its turns (A-3); it takes no starting pair (A-1.3)
-    and its starting workers were placed at setup (A-1.4)."""
+    and its starting workers were placed at setup (A-1.4). Events go to ``amlog``
+    (``automa.log_event``)."""
     while True:
         p = s[S_PLAYER]
         if p < 0 or not is_automa(T, p):
             return
         ctx = s[S_CTX]
         if ctx == CTX_MAIN:
-            automa_turn(s, T, p)
+            automa_turn(s, T, p, amlog)
             s[S_MAIN_DONE] = 1
             end_turn(s, T)
         elif ctx == CTX_START_PICK or ctx == CTX_START_WORKER:

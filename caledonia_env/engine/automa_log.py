@@ -13,15 +13,15 @@ _KINDS = {EV_SKIP: "skip", EV_TECH: "technology", EV_UPGRADE: "upgrade", EV_TRAD
           EV_WORKER: "start_worker", EV_PORT: "port"}
 
 
-def read_events(state: np.ndarray, labels, after: int) -> list[dict]:
-    """The events of the last engine call (``new_game`` or ``apply_action``, which clear the
-    count first), oldest first; the state is not changed. ``after`` (the number of actions
-    applied so far) is stored in each event."""
+def read_events(state: np.ndarray, amlog: np.ndarray, labels, after: int) -> list[dict]:
+    """The events of the last engine call (``new_game_log`` or ``apply_action_log``, which
+    clear the count first) from its event log ``amlog``, oldest first; nothing is changed.
+    ``after`` (the number of actions applied so far) is stored in each event."""
     n = int(state[L.S_AM_NLOG])
     out = []
     for i in range(max(0, n - L.AM_LOG_CAP), n):
-        base = L.S_AM_LOG + (i % L.AM_LOG_CAP) * L.AM_EV_W
-        head, a1, a2, a3 = (int(x) for x in state[base:base + 4])
+        base = (i % L.AM_LOG_CAP) * L.AM_EV_W
+        head, a1, a2, a3 = (int(x) for x in amlog[base:base + 4])
         kind = (head >> 4) & 31
         ev = {"after": after, "player": head & 15, "kind": _KINDS[kind],
               "card": (head >> 9) or None, "args": (a1, a2, a3)}

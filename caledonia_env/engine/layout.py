@@ -118,11 +118,14 @@ P_AM_PREF = _p()         # preferred unit type 0..6 (A-1.6)
 P_SIZE = _p(0)
 
 S_PLAYERS = S_HEADER_END
-# Automa event log: AM_LOG_CAP events of AM_EV_W ints, a ring indexed by S_AM_NLOG
+STATE_SIZE = S_PLAYERS + MAX_PLAYERS * P_SIZE
+
+# Automa event log: not part of the state row but an int32[AM_LOG_SIZE] array
+# passed next to it (``step.apply_action_log``, ``setup.new_game_log``): AM_LOG_CAP events
+# of AM_EV_W ints, a ring indexed by the count S_AM_NLOG (which is in the state)
 AM_LOG_CAP = 256
 AM_EV_W = 4
-S_AM_LOG = S_PLAYERS + MAX_PLAYERS * P_SIZE
-STATE_SIZE = S_AM_LOG + AM_LOG_CAP * AM_EV_W
+AM_LOG_SIZE = AM_LOG_CAP * AM_EV_W
 
 SCORE_FIELDS = ("glory", "goods", "money", "hops", "imports", "exports", "settlements",
                 "auction", "total")

@@ -132,7 +132,16 @@ def first_free_box(s, T, p):
 @njit(cache=True)
 def apply_action(s, T, a):
     """Apply legal action ``a`` for the deciding player and resolve what comes next.
-    The Automa event log holds the events of this call only (A-3)."""
+    Automa events (A-3) are counted in ``s[S_AM_NLOG]`` but not kept (see
+    :func:`apply_action_log`)."""
+    apply_action_log(s, T, a, s[:0])
+
+
+@njit(cache=True)
+def apply_action_log(s, T, a, amlog):
+    """:func:`apply_action` that also writes the Automa events of this call (A-3) into
+    ``amlog`` (int32[AM_LOG_SIZE], a ring from slot 0; the count ``s[S_AM_NLOG]`` starts
+    at 0 in every call; read them with ``automa_log.read_events``)."""
     s[S_AM_NLOG] = 0
     ctx = s[S_CTX]
     p = s[S_PLAYER]
@@ -172,7 +181,7 @@ def apply_action(s, T, a):
     elif ctx == CTX_AFTER_MAIN:
         if a == A_END_TURN:
             end_turn(s, T)
-            run_automata(s, T)           # A-3: Automa seats move until the next decision
+            run_automata(s, T, amlog)    # A-3: Automa seats move until the next decision
             return
         use_port(s, T, p, a - A_PORT, n_boxes(s, T, p))
     elif ctx == CTX_SECOND_CONTRACT:
@@ -292,4 +301,4 @@ def apply_action(s, T, a):
         place_unit(s, T, p, r // MAX_NODES, r % MAX_NODES, False, False)
         s[S_SETUP_PTR] += 1
     resolve(s, T)
-    run_automata(s, T)               # A-3: Automa seats move until the next decision
+    run_automata(s, T, amlog)        # A-3: Automa seats move until the next decision
