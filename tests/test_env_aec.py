@@ -74,6 +74,27 @@ def test_mask_only_for_the_deciding_agent():
             assert not mask.any()
 
 
+
+def test_mask_of_every_step_is_the_games_and_a_copy_of_the_info_mask():
+    """last() reuses the mask its step computed for the info: same values as the game's
+    legal mask at every decision, but its own array (editing it changes nothing else)."""
+    env = caledonia_env.env(num_players=3, automa={1: 2})
+    env.reset(seed=12)
+    rng = np.random.default_rng(3)
+    for _agent in env.agent_iter():
+        obs, _r, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = env.unwrapped.game.legal_mask()
+        assert obs["action_mask"].astype(bool).tolist() == legal.tolist()
+        assert np.array_equal(info["action_mask"], obs["action_mask"])
+        obs["action_mask"][:] = 0
+        assert info["action_mask"].astype(bool).tolist() == legal.tolist()
+        assert env.observe(env.agent_selection)["action_mask"].astype(bool).tolist() \
+            == legal.tolist()
+        env.step(int(rng.choice(np.flatnonzero(legal))))
+
 def test_R_7_terminal_rewards_and_score_breakdown_in_infos():
     env = caledonia_env.env(num_players=4)
     seen = play_random(env, seed=31)

@@ -79,6 +79,9 @@ class raw_env(AECEnv):
         self._no_mask = np.zeros(N_ACTIONS, np.int8)
         self._no_mask.flags.writeable = False
         self.game: Game | None = None
+        self._mask_game = None      # the game, action count and mask _set_infos last gave
+        self._mask_at = -1
+        self._mask = None
 
     # ------------------------------------------------------------ spaces
     def observation_space(self, agent):
@@ -113,28 +116,35 @@ class raw_env(AECEnv):
         key as NaN): at game over ``acting_player`` is -1 and ``acting_agent`` "";
         ``action_mask`` is the agent's legal mask (all zeros unless it decides now), as
         AgileRL reads it."""
-        s = self.game.state
-        ctx = CONTEXT_NAMES[int(s[S_CTX])]
-        p = -1 if over else int(s[S_PLAYER])
-        rnd = int(s[S_ROUND])
-        mask = self.game.legal_mask_int8() if p >= 0 else None    # cached by the game
-        infos = {}
-        for a in self.agents:
-            d = {"context": ctx, "acting_agent": self._agent_of[p] if p >= 0 else "",
-                 "acting_player": p, "round": rnd,
-                 "action_mask": mask if self._index[a] == p else self._no_mask}
-            if extra is not None:
-                d.update(extra)
-            infos[a] = d
+        game = self.game
+        s = game.state
+        p = -1 if over else s.item(S_PLAYER)
+        mask = None
+        if p >= 0:
+            mask = game.legal_mask_int8()
+            self._mask_game, self._mask_at, self._mask = game, len(game.history), mask
+        other = {"context": CONTEXT_NAMES[s.item(S_CTX)],
+                 "acting_agent": self._agent_of[p] if p >= 0 else "",
+                 "acting_player": p, "round": s.item(S_ROUND), "action_mask": self._no_mask}
+        if extra is not None:
+            other.update(extra)
+        infos = {a: other.copy() for a in self.agents}
+        if p >= 0 and self._agent_of[p] in infos:
+            infos[self._agent_of[p]]["action_mask"] = mask
         self.infos = infos
 
     # ---------------------------------------------------------- observe
     def observe(self, agent):
-        """The agent's view; its mask is all zeros unless it decides now."""
+        """The agent's view; its mask is all zeros unless it decides now. The mask is a
+        copy of the one in its info when no action was applied since (the env's own
+        steps are the only ones: a state edited by hand needs ``reset``)."""
         p = self._index[agent]
         game = self.game
         if game.state.item(S_PLAYER) == p:
-            mask = game.legal_mask_int8()     # kept by the game: step() does not redo it
+            if self._mask_game is game and self._mask_at == len(game.history):
+                mask = self._mask.copy()
+            else:
+                mask = game.legal_mask_int8()     # kept by the game: step() does not redo it
         else:
             mask = np.zeros(N_ACTIONS, np.int8)
         return {"observation": observe(game, p), "action_mask": mask}
@@ -173,10 +183,10 @@ class raw_env(AECEnv):
                 self.rewards[a] = float(r[self._index[a]])
                 self.terminations[a] = True
             self._set_infos(final_info(game))
-        else:
+            self._accumulate_rewards()
+        else:                             # every reward is 0: nothing to accumulate
             self.agent_selection = self._agent_of[game.current_player]
             self._set_infos()
-        self._accumulate_rewards()
 
     def _end_illegal(self, agent, message):
         for a in self.agents:
@@ -199,26 +209,37 @@ class raw_env(AECEnv):
 
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's OrderEnforcingWrapper with the same checks, minus the per-attribute
-    ``__getattr__`` forwarding on the hot path: ``last()``, ``agent_selection`` and
-    ``agents`` (read by ``agent_iter``) go straight to the env once it has been reset."""
+    ``__getattr__`` forwarding on the hot path: ``last()``, ``step()``, ``agent_selection``
+    and ``agents`` (read by ``agent_iter``) go straight to the env once it has been reset."""
 
-    def _reset_first(self, name):
-        if not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
+    @staticmethod
+    def _not_reset(name):
+        raise AttributeError(f"{name} cannot be accessed before reset")
 
     @property
     def agent_selection(self):
-        self._reset_first("agent_selection")
+        if not self._has_reset:
+            self._not_reset("agent_selection")
         return self.env.agent_selection
 
     @property
     def agents(self):
-        self._reset_first("agents")
+        if not self._has_reset:
+            self._not_reset("agents")
         return self.env.agents
 
     def last(self, observe: bool = True):
-        self._reset_first("agent_selection")
+        if not self._has_reset:
+            self._not_reset("agent_selection")
         return self.env.last(observe)
+
+    def step(self, action):
+        env = self.env
+        if self._has_reset and env.agents:
+            self._has_updated = True
+            env.step(action)
+        else:
+            super().step(action)          # PettingZoo's errors and warnings
 
     def __str__(self):
         return str(self.env)
