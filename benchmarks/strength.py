@@ -26,7 +26,7 @@ TARGETS = (     # (agents, games, target win share): the strength targets
     ("puct:32 mcts:32", 100, 0.60),
     ("ppo:pretrained greedy greedy", 300, 0.55),
     ("ppo:pretrained greedy greedy greedy", 300, 0.45),
-    ("puct:32 mcts:32 mcts:32 mcts:32", 40, 0.35),
+    ("puct:32 mcts:32 mcts:32 mcts:32", 20, 0.35),
 )
 COMPONENTS = ("glory", "goods", "money", "hops", "imports", "exports", "settlements")
 
