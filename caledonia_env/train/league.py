@@ -16,9 +16,7 @@ count as ``p = 1/2``). The games are also appended to ``league.csv`` in the run 
 """
 from __future__ import annotations
 
-import csv
 import math
-import os
 from collections import deque
 
 import numpy as np
@@ -63,15 +61,10 @@ class League:
         rk = ranks(list(scores))
         self.games.append(list(zip(labels, [float(r) for r in rk])))
         if self.path:
-            new = not os.path.exists(self.path)
-            with open(self.path, "a", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=list(rating.LEAGUE_FIELDS))
-                if new:
-                    w.writeheader()
-                for p, (lab, r) in enumerate(zip(labels, rk)):
-                    w.writerow({"match": "train", "game": self.recorded, "agent": lab,
-                                "version": "", "player": p, "rank": r, "total": int(scores[p]),
-                                "win": (wins[p] if wins is not None else float(r == 1))})
+            rating.append_league(self.path, "train", [
+                {"game": self.recorded, "agent": lab, "player": p, "rank": r,
+                 "total": int(scores[p]), "win": wins[p] if wins is not None else float(r == 1)}
+                for p, (lab, r) in enumerate(zip(labels, rk))], {})
         self.recorded += 1
         self._since_fit += 1
         if self._since_fit >= self.refit_every:
