@@ -13,9 +13,10 @@ from caledonia_env.engine import automa as A
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.board import pofs
 from caledonia_env.engine.constants import (BAKERY, COW, DAIRY, DISTILLERY, EMPTY, FIELD,
-                                            LUMBERJACK, MILK, MINER, NEUTRAL, SHEEP,
+                                            LUMBERJACK, MILK, MINER, NEUTRAL, OCC_STRIDE, SHEEP,
                                             T_FOREST, T_LOCH, T_PASTURE, T_PORT)
 from caledonia_env.engine.flow import end_round, start_production, start_round
+from caledonia_env.engine.scoring import settlement_networks
 
 AP = 1          # the Automa's seat in the 2-player fixture
 HUMAN = 0
@@ -285,6 +286,58 @@ def test_a04_expand_needs_money_for_land_and_unit():
     assert not A.am_expand(s, T, AP, 0)
 
 
+def settlement_key(s, T, p, v):
+    """The A-4.5.3 settlement key of one hex, with the network table built for it."""
+    comp, root, size = (np.empty(L.MAX_NODES, np.int32) for _ in range(3))
+    roots = A.network_table(s, T, p, comp, root, size)
+    return A.settlement_key(s, T, p, v, comp, root, size, roots, np.zeros(L.MAX_NODES, np.int32))
+
+
+def settlement_key_by_recount(g, s, p, v):
+    """The same key by brute force: count the networks before and after placing a unit."""
+    def nets(node):
+        comp, parent = np.empty(L.MAX_NODES, np.int32), np.empty(L.MAX_NODES, np.int32)
+        n = settlement_networks(s, g.tables, p, comp, parent)
+
+        def find(c):
+            while parent[c] != c:
+                c = parent[c]
+            return c
+        roots = [find(c) for c in range(n)]
+        return len(set(roots)), (roots.count(find(comp[node])) if node >= 0 else 0)
+    alone = not any(0 <= s[L.S_OCC + w] < L.MAX_PLAYERS * OCC_STRIDE
+                    and s[L.S_OCC + w] // OCC_STRIDE == p for w in nbrs(g, v))
+    before, _ = nets(-1)
+    old = s[L.S_OCC + v]
+    s[L.S_OCC + v] = p * OCC_STRIDE + SHEEP
+    after, size = nets(v)
+    s[L.S_OCC + v] = old
+    return (2 if after < before else (1 if alone else 0)) * 1000 + size
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a453_settlement_key_matches_a_recount(players):
+    """A-4.5.3: the incremental settlement key equals a recount of the networks with the
+    unit placed, on every empty land hex of boards from random games with Automa seats,
+    for every seat and random shipping levels."""
+    rng = np.random.default_rng(players)
+    checked = 0
+    for seed in range(4):
+        g = Game(GameConfig(num_players=players, seed=seed, automa={1: 3}))
+        while not g.is_terminal:
+            if g.context == "main action" and rng.random() < 0.15:
+                s = g.state.copy()
+                for p in range(players):
+                    s[pofs(p) + L.P_SHIP] = rng.integers(0, 5)
+                    for v in range(g.board.n_hex):
+                        if s[L.S_OCC + v] == EMPTY and land(g, v):
+                            assert (settlement_key(s, g.tables, p, v)
+                                    == settlement_key_by_recount(g, s, p, v))
+                            checked += 1
+            g.step(int(rng.choice(np.flatnonzero(g.legal_mask()))))
+    assert checked > 1000
+
+
 def test_a453_settlements_tiers_proposal():
     """A-4.5.3 settlements [proposal]: joining two networks (tier 2) > new settlement
     (tier 1) > growing a settlement (tier 0)."""
@@ -302,14 +355,14 @@ def test_a453_settlements_tiers_proposal():
             break
     put(g, AP, SHEEP, x)
     put(g, AP, SHEEP, y)
-    assert A.settlement_key(s, T, AP, v) == 2001          # one settlement after joining
+    assert settlement_key(s, T, AP, v) == 2001          # one settlement after joining
     z = [w for w in nbrs(g, x) if land(g, w) and w != v and s[L.S_OCC + w] == EMPTY
          and w not in nbrs(g, y) and g.board.ship_req[w, y] > 0][0]
-    assert A.settlement_key(s, T, AP, z) // 1000 == 0
+    assert settlement_key(s, T, AP, z) // 1000 == 0
     s[po() + L.P_SHIP] = 6
     far = [w for w in range(g.board.n_hex) if land(g, w) and s[L.S_OCC + w] == EMPTY
            and all(w not in nbrs(g, q) for q in (x, y)) and g.board.ship_req[x, w] <= 6][0]
-    assert A.settlement_key(s, T, AP, far) // 1000 in (1, 2)
+    assert settlement_key(s, T, AP, far) // 1000 in (1, 2)
 
 
 def test_a453_port_criterion_yes_no_in_card_modules():

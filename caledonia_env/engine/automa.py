@@ -30,7 +30,7 @@ from .layout import (AM_CARD_W, AM_EV_W, AM_LOG_CAP, C_GAIN_HEX, C_GAIN_IMPORT, 
                      T_AM_START_ORDER, T_AM_TECH_MIN, T_AM_TRADE_MAX, T_AM_TRADE_MONEY,
                      T_AM_TWO_EXPORT, T_AM_TWO_SETTLE, T_AM_UPG_MONEY, T_EXPORT_MIN,
                      T_HIRE_COST, T_LAND_COST, T_MODULE, T_N_HEX, T_NEIGHBOR,
-                     T_NEIGHBOR_BONUS, T_PASS_BONUS, T_PORT_NODE, T_PRICE_MIN, T_ROUNDS,
+                     T_N_NODES, T_NEIGHBOR_BONUS, T_PASS_BONUS, T_PORT_NODE, T_PRICE_MIN, T_ROUNDS,
                      T_SHIP_COST, T_SHIP_MAX, T_SHIP_REQ, T_SOLO_AVG_MAX, T_SOLO_AVG_MIN,
                      T_STATIC_IMPORTS, T_TECH_COST, T_UNIT_TERRAIN)
 from .options import unit_cost
@@ -294,49 +294,65 @@ def nb_plan(s, T, p, node, pick):
 
 
 @njit(cache=True)
-def networks(s, T, p, node):
-    """R-7 settlements and networks of p: (number of networks, settlements in the network
-    holding ``node``; 0 if ``node`` < 0)."""
-    comp = np.empty(MAX_NODES, np.int32)
+def network_table(s, T, p, comp, root, size):
+    """R-7 settlements of p and their networks, for the settlement criterion: ``comp``
+    (node -> settlement, -1 elsewhere), ``root`` (settlement -> network id) and ``size``
+    (network id -> settlements in it); returns the number of networks."""
     parent = np.empty(MAX_NODES, np.int32)
     n_comp = settlement_networks(s, T, p, comp, parent)
+    for c in range(n_comp):
+        size[c] = 0
     roots = 0
-    size = 0
-    target = -1
-    if node >= 0 and comp[node] >= 0:
-        target = comp[node]
-        while parent[target] != target:
-            target = parent[target]
     for c in range(n_comp):
         r = c
         while parent[r] != r:
             r = parent[r]
-        if r == c:
+        root[c] = r
+        if size[r] == 0:
             roots += 1
-        if r == target:
-            size += 1
-    return roots, size
+        size[r] += 1
+    return roots
 
 
 @njit(cache=True)
-def settlement_key(s, T, p, node):
+def settlement_key(s, T, p, node, comp, root, size, roots, seen):
     """A-4.5.3 settlements [proposal]: tier (2 joins networks, 1 new settlement, 0 else)
-    and the size of the network holding the new unit, as tier * 1000 + size."""
-    alone = True
+    and the number of settlements in the network holding the new unit, as
+    tier * 1000 + size. The networks before placing come from :func:`network_table`:
+    the unit merges the settlements next to it and links every network in shipping
+    range of ``node`` (``seen``: int32[MAX_NODES] scratch, zeroed on return)."""
+    level = s[pofs(p) + P_SHIP]
+    n_adj = 0      # settlements merged into the new unit's settlement
+    n_nets = 0     # networks joined by it
+    total = 0      # settlements in those networks
     for j in range(6):
         w = T[T_NEIGHBOR + node * 6 + j]
         if w < 0:
             break
-        o = s[S_OCC + w]
-        if o >= 0 and o // OCC_STRIDE == p and o < MAX_PLAYERS * OCC_STRIDE:
-            alone = False
-    before, _ = networks(s, T, p, -1)
-    old = s[S_OCC + node]
-    s[S_OCC + node] = p * OCC_STRIDE + SHEEP
-    after, size = networks(s, T, p, node)
-    s[S_OCC + node] = old
-    tier = 2 if after < before else (1 if alone else 0)
-    return tier * 1000 + size
+        c = comp[w]
+        if c >= 0 and seen[c] & 1 == 0:
+            seen[c] |= 1
+            n_adj += 1
+    for m in range(T[T_N_NODES]):
+        c = comp[m]
+        if c < 0 or m == node:
+            continue
+        lo = min(m, node)
+        hi = max(m, node)
+        if seen[c] & 1 == 0 and T[T_SHIP_REQ + lo * MAX_NODES + hi] > level:
+            continue
+        r = root[c]
+        if seen[r] & 2 == 0:
+            seen[r] |= 2
+            n_nets += 1
+            total += size[r]
+    for m in range(T[T_N_NODES]):
+        c = comp[m]
+        if c >= 0:
+            seen[c] = 0
+    after = roots - n_nets + 1
+    tier = 2 if after < roots else (1 if n_adj == 0 else 0)
+    return tier * 1000 + total - n_adj + 1
 
 
 @njit(cache=True)
@@ -418,6 +434,11 @@ def am_expand(s, T, p, c, amlog=None):
             order[j] = crit
             j += 1
     score = np.empty(MAX_NODES, np.int64)
+    comp = np.empty(MAX_NODES, np.int32)
+    root = np.empty(MAX_NODES, np.int32)
+    size = np.empty(MAX_NODES, np.int32)
+    seen = np.zeros(MAX_NODES, np.int32)
+    roots = -1
     for i in range(4):
         crit = order[i]
         best = -(1 << 40)
@@ -428,7 +449,9 @@ def am_expand(s, T, p, c, amlog=None):
             elif crit == CRIT_COSTS:
                 score[x] = -T[T_LAND_COST + v]
             elif crit == CRIT_SETTLEMENTS:
-                score[x] = settlement_key(s, T, p, v)
+                if roots < 0:
+                    roots = network_table(s, T, p, comp, root, size)
+                score[x] = settlement_key(s, T, p, v, comp, root, size, roots, seen)
             else:
                 score[x] = nb_plan(s, T, p, v, False)[1]
             if score[x] > best:
