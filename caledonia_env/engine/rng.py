@@ -17,9 +17,9 @@ def seed_rng(s, seed):
 @njit(cache=True)
 def rand_int(s, n):
     """Uniform integer in [0, n)."""
-    x = (s[S_RNG] * 48271) % _MOD
+    x = (int(s[S_RNG]) * 48271) % _MOD   # int: 64-bit product without the JIT too
     s[S_RNG] = x
-    return ((x - 1) * n) // (_MOD - 1)
+    return ((x - 1) * int(n)) // (_MOD - 1)
 
 
 @njit(cache=True)
