@@ -1,4 +1,5 @@
 """The legal-action mask for the pending decision (exact for every context)."""
+import numpy as np
 from numba import njit
 
 from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_CELLAR_IN,
@@ -8,7 +9,7 @@ from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_C
                       A_PRICE, A_PROCESS, A_RETRIEVE, A_ROW, A_SELECT, A_START_PICK,
                       A_STRUCT_DECLINE, A_STRUCT_DRAW, A_TRADE, PRICE_DELTAS)
 from .clans import brew_max, butter_max, can_row_from, cpar, may_row, row_ok
-from .board import pofs, reach_of
+from .board import ctz, pofs, reach_of, table_word
 from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
                         CTX_PORT_COPY, CTX_PORT_DISCARD, CTX_PORT_GAIN, CTX_PORT_PRICE,
                         CTX_PORT_SWAP, CTX_PROCESS, CTX_SLAUGHTER, CTX_START_PICK,
@@ -23,8 +24,9 @@ from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY, S_PRI
                      T_CLAN_MARKET_MONEY, S_BONUS_HEX, S_BONUS_UPG, S_CTX,
                      S_DRAWN, S_MAIN_DONE, S_MEAT_PORTS, S_MEAT_REM, S_NB_PENDING, S_OCC,
                      S_P4_GOOD, S_PICKS, S_PLAYER, S_PROC_KIND, S_PORT_KIND, S_PORT_LEFT, S_SLOTS,
-                     S_AUC_HIGH, S_BREW_LEFT, S_ROW_FROM, T_ADJ, T_AUCTION_MAX,
-                     T_CLAN_FULFILL_MAX, T_CLAN_ROWS, T_N_NODES, T_P4_EXACT, S_N_DRAWN)
+                     RB_WORDS, S_AUC_HIGH, S_BREW_LEFT, S_ROW_FROM, T_ADJ, T_AUCTION_MAX,
+                     T_CLAN_FULFILL_MAX, T_CLAN_ROWS, T_N_NODES, T_P4_EXACT, T_UNIT_NODES,
+                     S_N_DRAWN)
 from .options import (can_obtain, place_scan, free_box_count, meat_ports, n_boxes, nb_limit,
                       process_max, retrieve_ok, start_worker_scan)
 from .ports import (copy_ok, owns, port_param, port_usable, ports_open, price_move_ok, swap_completes,
@@ -123,6 +125,21 @@ def _meat_ok(s, T, p, c, c2, reach):
 
 
 @njit(cache=True)
+def _rows(s, T, p, mask):
+    """R-8.5: the fishermen of p that may row, found among the water nodes only
+    (``T_UNIT_NODES`` of the fisherman: every loch and port)."""
+    tab = T_UNIT_NODES + FISHERMAN * (2 * RB_WORDS)
+    mine = p * OCC_STRIDE + FISHERMAN
+    for w in range(RB_WORDS):
+        x = table_word(T, tab + 2 * w)
+        while x:
+            node = w * 64 + ctz(x)
+            x &= x - np.uint64(1)
+            if s[S_OCC + node] == mine and can_row_from(s, T, p, node):
+                mask[A_ROW + node] = 1
+
+
+@njit(cache=True)
 def legal_mask(s, T, mask):
     """Write the legal actions of the pending decision into ``mask`` (int8[N_ACTIONS])."""
     mask[:] = 0
@@ -156,9 +173,7 @@ def legal_mask(s, T, mask):
                 if port_usable(s, T, p, c, True, reach):
                     mask[A_PORT + c] = 1
         if cpar(s, T, po, T_CLAN_ROWS) > 0 and may_row(s, T, po):
-            for node in range(T[T_N_NODES]):
-                if can_row_from(s, T, p, node):
-                    mask[A_ROW + node] = 1
+            _rows(s, T, p, mask)
     elif ctx == CTX_AFTER_MAIN:
         mask[A_END_TURN] = 1
         if ports_open(s, p):
