@@ -3,11 +3,13 @@ import random
 
 import numpy as np
 import pytest
+from numba import njit
 
 import caledonia_env
 from caledonia_env import Game, GameConfig
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.mask import legal_mask
+from caledonia_env.engine.playout import random_pick
 from caledonia_env.engine.step import apply_action
 from caledonia_env.game import IllegalActionError, action_id
 
@@ -145,3 +147,30 @@ def test_reach_bits_match_reach_mask(config):
             checked += int(want.sum())
         game.step(rng.choice(list(game.legal_actions())))
     assert checked > 0
+
+
+@njit   # no cache: numba's cache would not see a change to random_pick
+def _seeded_pick(mask, seed):
+    np.random.seed(seed)
+    return random_pick(mask)
+
+
+@njit
+def _seeded_draw(k, seed):
+    np.random.seed(seed)
+    return np.random.randint(k)
+
+
+def test_random_pick_is_the_rth_set_id():
+    """playout.random_pick (block and word skipping) takes the r-th set id of the mask, r
+    drawn from numba's stream, for sparse, dense, tail-only and empty masks."""
+    rng = np.random.default_rng(0)
+    for density in (0.0, 0.001, 0.01, 0.1, 0.5, 1.0):
+        for seed in range(40):
+            mask = (rng.random(N_ACTIONS) < density).astype(np.int8)
+            if seed == 0 and density > 0:
+                mask[:] = 0
+                mask[N_ACTIONS - 1 - seed % 3] = 1      # the bytes after the last word
+            ids = np.flatnonzero(mask)
+            want = -1 if len(ids) == 0 else ids[_seeded_draw(len(ids), seed)]
+            assert _seeded_pick(mask, seed) == want

@@ -11,6 +11,8 @@ from .step import apply_action
 
 
 N_WORDS = N_ACTIONS // 8            # whole 8-byte words of the mask; the tail is read bytewise
+assert N_WORDS < 256                # random_pick counts by byte lanes of one uint64
+BLOCK = 8                           # words per block in random_pick's search
 
 
 @njit(cache=True, inline="always")
@@ -23,24 +25,43 @@ def _word_count(x):
     return np.int64(x & np.uint64(0xFF))
 
 
+@njit(cache=True, inline="always")
+def _block_count(words, w0):
+    """Set bytes in the 8 words from ``w0`` (at most 64, so the byte-sum multiply is exact)."""
+    acc = np.uint64(0)
+    for w in range(w0, w0 + BLOCK):
+        acc += words[w]
+    return np.int64((acc * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
 @njit(cache=True)
 def random_pick(mask):
     """A uniformly random id set in ``mask`` (numba's np.random stream), -1 if none.
 
-    Draws the same id as counting the set ids and taking the r-th one; the mask is read
-    by 8-byte word, and the second pass stops at the word holding the r-th id."""
+    Draws the same id as counting the set ids and taking the r-th one. The count adds the
+    mask's 8-byte words lane by lane (every byte is 0 or 1 and there are fewer than 256
+    words, so no lane carries: a branch-free loop the compiler vectorizes); the search
+    skips whole blocks of 8 words by their count, then words, then bytes."""
     words = mask[:N_WORDS * 8].view(np.uint64)
-    k = 0
+    acc = np.uint64(0)
     for w in range(N_WORDS):
-        x = words[w]
-        if x:
-            k += _word_count(x)
+        acc += words[w]
+    k = 0
+    for lane in range(8):
+        k += np.int64((acc >> np.uint64(8 * lane)) & np.uint64(0xFF))
     for a in range(N_WORDS * 8, N_ACTIONS):
         k += mask[a]
     if k == 0:
         return -1
     r = np.random.randint(k)
-    for w in range(N_WORDS):
+    w = 0
+    while w + BLOCK <= N_WORDS:
+        c = _block_count(words, w)
+        if r < c:
+            break
+        r -= c
+        w += BLOCK
+    while w < N_WORDS:
         x = words[w]
         if x:
             c = _word_count(x)
@@ -51,6 +72,7 @@ def random_pick(mask):
                             return a
                         r -= 1
             r -= c
+        w += 1
     for a in range(N_WORDS * 8, N_ACTIONS):
         if mask[a]:
             if r == 0:
