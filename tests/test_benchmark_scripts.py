@@ -1,0 +1,31 @@
+"""The speed benchmarks run and print positive rates (never a timed assertion)."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_bench(name, *args):
+    run = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", name), *args],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout
+
+
+def test_automa_speed_benchmark_runs():
+    out = run_bench("automa_speed.py", "--games", "2", "--repeats", "1", "--level", "3")
+    m = re.search(r"random play ([\d,]+) player steps/s, greedy games ([\d.]+)/s", out)
+    assert m and int(m.group(1).replace(",", "")) > 0 and float(m.group(2)) > 0
+
+
+def test_engine_speed_benchmark_times_a_given_tree():
+    out = run_bench("engine_speed.py", "--games", "3", "--nojit-games", "0", "--no-startup",
+                    "--tree", ROOT, "--json")
+    result = json.loads(out.strip().splitlines()[-1])
+    assert result["tree"] == ROOT and result["state_bytes"] > 0
+    for n in ("2", "3", "4"):
+        assert result["steps_per_s"][n] > 0 and result["cpu_steps_per_s"][n] > 0
+    assert result["nojit_ratio"] == {} and "cold_start_s" not in result
