@@ -31,7 +31,7 @@ def po(p=AP):
 
 
 def clear_units(g, p):
-    s, T = g.state, g.tables
+    s = g.state
     for v in range(g.board.n_nodes):
         o = int(s[L.S_OCC + v])
         if 0 <= o < 64 and o // 16 == p:
