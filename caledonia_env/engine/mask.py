@@ -129,13 +129,12 @@ def _rows(s, T, p, mask):
     """R-8.5: the fishermen of p that may row, found among the water nodes only
     (``T_UNIT_NODES`` of the fisherman: every loch and port)."""
     tab = T_UNIT_NODES + FISHERMAN * (2 * RB_WORDS)
-    mine = p * OCC_STRIDE + FISHERMAN
     for w in range(RB_WORDS):
         x = table_word(T, tab + 2 * w)
         while x:
             node = w * 64 + ctz(x)
             x &= x - np.uint64(1)
-            if s[S_OCC + node] == mine and can_row_from(s, T, p, node):
+            if can_row_from(s, T, p, node):
                 mask[A_ROW + node] = 1
 
 
