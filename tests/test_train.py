@@ -351,6 +351,71 @@ def test_selfplay_env_draws_opponents_and_finishes_games(small_ckpt):
         env.step(bad)
 
 
+def test_projected_score_diff_is_the_final_score_diff_and_leaves_the_state_alone():
+    """R-7: the shaping potential scores a copy; at the end it equals the score_diff reward."""
+    from caledonia_env import agents
+    from caledonia_env.env.rewards import R_SCORE_DIFF, projected_score_diff, terminal_rewards
+    game = Game(GameConfig(num_players=3, seed=5))
+    bot = agents.make("random", seed=2)
+    out, ref = np.zeros(4), np.zeros(4)
+    scratch = np.empty_like(game.state)
+    while not game.is_terminal:
+        before = game.state.copy()
+        projected_score_diff(game.state, game.tables, scratch, out)
+        assert np.array_equal(before, game.state)
+        assert abs(out[:3].sum()) < 1e-9 and not out[3]
+        game.step(bot.act(game))
+    projected_score_diff(game.state, game.tables, scratch, out)
+    terminal_rewards(game.state, game.tables, R_SCORE_DIFF, ref)
+    assert np.allclose(out, ref) and ref.any()
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_selfplay_shaping_telescopes_to_the_terminal_reward(players):
+    """Potential-based shaping (gamma 1): an episode's rewards sum to the terminal reward
+    minus W * phi(first observation); without shaping the same games give the bare reward."""
+    from caledonia_env.env.rewards import projected_score_diff
+    from caledonia_env.train.selfplay import OpponentMix, SelfPlayVecEnv, SnapshotPool
+    w = 0.7
+    runs = {}
+    for shaping in (0.0, w):
+        env = SelfPlayVecEnv(3, players, OpponentMix("random=1,greedy=1"),
+                             SnapshotPool(Arch.parse("32:16"), 1, seed=0), seed=11,
+                             reward="score_diff", shaping=shaping, gamma=1.0)
+        env.reset()
+        buf, scratch = np.zeros(4), np.empty_like(env.games[0].state)
+        phi0, total, ends, inner = [], np.zeros(3), [], 0
+        for i in range(3):
+            projected_score_diff(env.games[i].state, env.games[i].tables, scratch, buf)
+            phi0.append(buf[env.seats[i]])
+        rng = np.random.default_rng(1)
+        while len(ends) < 4:
+            m = env.action_masks()
+            _, r, d, _ = env.step(np.array([rng.choice(np.flatnonzero(x)) for x in m]))
+            total += r
+            inner += int(np.count_nonzero(r[~d]))
+            for i in np.flatnonzero(d):
+                ends.append((i, total[i], phi0[i]))
+                total[i] = 0.0
+                projected_score_diff(env.games[i].state, env.games[i].tables, scratch, buf)
+                phi0[i] = buf[env.seats[i]]
+        runs[shaping] = (ends, inner)
+    bare, shaped = runs[0.0][0], runs[w][0]
+    assert runs[0.0][1] == 0 and runs[w][1] > 0          # shaping gives rewards before the end
+    assert [e[0] for e in bare] == [e[0] for e in shaped]
+    for (i, r_bare, _), (_, r_shaped, phi) in zip(bare, shaped):
+        assert r_shaped == pytest.approx(r_bare - w * phi, abs=1e-4)
+
+
+def test_shaping_needs_the_self_play_phase():
+    from caledonia_env.train.trainer import TrainConfig
+    with pytest.raises(ValueError, match="--fast-fraction 0"):
+        TrainConfig(players=2, shaping=1.0, fast_fraction=0.3).validate()
+    with pytest.raises(ValueError, match="--shaping"):
+        TrainConfig(players=2, shaping=-1.0, fast_fraction=0).validate()
+    TrainConfig(players=2, shaping=1.0, fast_fraction=0).validate()
+
+
 # ------------------------------------------------------------ training smoke test
 def _tiny(out, **kw):
     from caledonia_env.train.trainer import TrainConfig

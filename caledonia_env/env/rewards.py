@@ -9,6 +9,9 @@ Modes (``reward=`` option of every env):
 - ``"score_diff"``: (own VP - mean VP of the other players) / 100. Sums to 0.
 - ``"vp"``: the own final VP (the solo game's reward, R-9.2).
 
+:func:`projected_score_diff` is the potential of the optional reward shaping of the
+self-play trainer: the ``score_diff`` the players would have if the game ended now.
+
 Winner and ranks use the final VP (R-7) with the rulebook tiebreak the Game
 API uses: most money left over after buying VP ([interp] R-7).
 """
@@ -19,6 +22,7 @@ from ..engine.board import pofs
 from ..engine.constants import MAX_PLAYERS
 from ..engine.layout import (P_MONEY, P_SCORE, S_NP, SCORE_FIELDS, T_AM_LEVEL,
                              T_AM_MONEY_PER_VP, T_MONEY_PER_VP)
+from ..engine.scoring import final_scoring
 
 REWARD_MODES = ("win", "rank", "score_diff", "vp")
 R_WIN, R_RANK, R_SCORE_DIFF, R_VP = range(4)
@@ -79,3 +83,24 @@ def terminal_rewards(s, T, mode, out):
         else:
             mean_rank = better + (equal - 1) / 2.0
             out[p] = 1.0 - 2.0 * mean_rank / (n - 1)
+
+
+@njit(cache=True)
+def projected_score_diff(s, T, scratch, out):
+    """out[:n] = (own VP - the others' mean VP) / 100 if the game were scored now (R-7).
+
+    ``scratch`` (same shape as ``s``) receives a copy that is scored; ``s`` is unchanged.
+    At the end of the game it equals the ``score_diff`` reward."""
+    scratch[:] = s
+    final_scoring(scratch, T)
+    n = s[S_NP]
+    total = 0
+    for p in range(n):
+        total += scratch[pofs(p) + P_SCORE + SCORE_TOTAL]
+    for p in range(MAX_PLAYERS):
+        out[p] = 0.0
+    if n < 2:
+        return
+    for p in range(n):
+        vp = scratch[pofs(p) + P_SCORE + SCORE_TOTAL]
+        out[p] = (vp - (total - vp) / (n - 1)) / SCORE_DIFF_SCALE

@@ -135,6 +135,11 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
     g.add_argument("--reward-scale", type=float, default=None,
                    help="multiplies every reward (default 1; 0.01 with --solo, so the VP "
                         "reward is about 1)")
+    g.add_argument("--shaping", type=float, default=None, metavar="W",
+                   help="potential-based reward shaping (Ng et al. 1999): every learner step "
+                        "also gets W x (gamma x phi(next) - phi(now)), phi = its VP lead if the "
+                        "game were scored now (/100); the optimal policy is unchanged. "
+                        "Self-play phase only: needs --fast-fraction 0 (default 0: off)")
     g = p.add_argument_group("opponents (self-play pool rules)")
     g.add_argument("--fast-fraction", type=float, default=None,
                    help=f"share of the timesteps played first against numba random opponents "

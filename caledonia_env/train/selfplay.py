@@ -36,7 +36,7 @@ from caledonia_env.engine.constants import MAX_PLAYERS
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.env.common import VecEnvMethods
 from caledonia_env.env.observation import OBS_HIGH, OBS_SIZE, encode_obs
-from caledonia_env.env.rewards import reward_mode, terminal_rewards
+from caledonia_env.env.rewards import projected_score_diff, reward_mode, terminal_rewards
 from caledonia_env.game import Game, IllegalActionError
 
 from ..agents.policy import PolicyPlayer
@@ -144,12 +144,19 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
     module sides or None (drawn per game); ``game_kw``: other GameConfig fields;
     ``league``: a :class:`.league.League` that records every finished game and draws the
     ``league`` opponents (None: ``league`` draws uniformly, like ``snapshot``).
+
+    ``shaping`` > 0 adds potential-based reward shaping (Ng, Harada & Russell, 1999) to
+    every learner step: ``shaping * (gamma * phi(s') - phi(s))``, where ``phi`` is the
+    learner's :func:`~caledonia_env.env.rewards.projected_score_diff` (its VP lead if the
+    game were scored now, R-7) and ``phi`` = 0 once the game is over. The shaping terms of an
+    episode sum to ``-shaping * phi(s0)`` (with ``gamma`` = 1): a dense signal that leaves
+    the optimal policy unchanged.
     """
 
     def __init__(self, num_envs: int, num_players: int, mix: OpponentMix, pool: SnapshotPool,
                  reward: str = "score_diff", seed: int = 0, seat: int | None = None,
                  map=None, game_kw: dict | None = None, reward_scale: float = 1.0,
-                 league=None):
+                 league=None, shaping: float = 0.0, gamma: float = 1.0):
         if num_players not in (2, 3, 4):
             raise ValueError(f"num_players must be 2, 3 or 4, got {num_players}")
         self.n_players = num_players
@@ -159,6 +166,12 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
         self.reward_mode = reward
         self._mode = reward_mode(reward)
         self.reward_scale = float(reward_scale)
+        if not (np.isfinite(shaping) and shaping >= 0):
+            raise ValueError(f"shaping must be a finite number >= 0, got {shaping}")
+        if not 0 < gamma <= 1:
+            raise ValueError(f"gamma must be in (0, 1], got {gamma}")
+        self.shaping = float(shaping)
+        self.gamma = float(gamma)
         self.fixed_seat = seat
         self.map = map
         self.game_kw = dict(game_kw or {})
@@ -175,6 +188,8 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
         self._obs = np.zeros((n, OBS_SIZE), np.float32)
         self._masks = np.zeros((n, N_ACTIONS), np.int8)
         self._rbuf = np.zeros(MAX_PLAYERS, np.float64)
+        self._phi = np.zeros(n, np.float64)
+        self._scratch = None
         self._obs_tmp = np.zeros((n, OBS_SIZE), np.float32)
         self._mask_tmp = np.zeros((n, N_ACTIONS), np.int8)
         self.rng = np.random.default_rng(seed)
@@ -258,6 +273,11 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
         g = self.games[i]
         encode_obs(g.state, g.tables, int(self.seats[i]), self._obs[i])
         legal_mask(g.state, g.tables, self._masks[i])
+        if self.shaping:
+            if self._scratch is None or self._scratch.shape != g.state.shape:
+                self._scratch = np.empty_like(g.state)
+            projected_score_diff(g.state, g.tables, self._scratch, self._rbuf)
+            self._phi[i] = self._rbuf[int(self.seats[i])]
 
     # ------------------------------------------------------------ VecEnv API
     def reset(self):
@@ -298,6 +318,7 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
                     f"env {i}: action {a} is not legal for the learner (seat {self.seats[i]}, "
                     f"context {g.context!r})"
                     f"; MaskablePPO must be used with action masks")
+        phi_before = self._phi.copy()
         for i in range(self.num_envs):
             self.games[i].step(int(acts[i]))
         self._advance(range(self.num_envs))
@@ -330,6 +351,10 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
             self._restart_finished()
         for i in range(self.num_envs):
             self._observe(i)
+        if self.shaping:        # phi = 0 after the last step; _observe set the next episode's
+            phi_after = np.where(dones, 0.0, self._phi)
+            rewards += (self.shaping * self.reward_scale
+                        * (self.gamma * phi_after - phi_before)).astype(np.float32)
         return self._obs.copy(), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:

@@ -72,6 +72,7 @@ class TrainConfig:
     activation: str = "relu"
     reward: str = "score_diff"
     reward_scale: float = 1.0
+    shaping: float = 0.0           # potential-based shaping weight (self-play phase only)
     # opponents
     fast_fraction: float = 0.3
     opponents: str = "self=0.25,snapshot=0.25,greedy=0.3,random=0.2"
@@ -121,6 +122,12 @@ class TrainConfig:
             raise ValueError(f"--pfsp-power must be >= 0, got {self.pfsp_power}")
         if not 0.0 <= self.fast_fraction <= 1.0:
             raise ValueError(f"--fast-fraction must be in [0, 1], got {self.fast_fraction}")
+        if not (np.isfinite(self.shaping) and self.shaping >= 0):
+            raise ValueError(f"--shaping must be a number >= 0, got {self.shaping}")
+        if self.shaping and self.fast_fraction > 0:
+            raise ValueError("--shaping shapes the self-play phase only (the numba fast phase "
+                             "has terminal rewards): use it with --fast-fraction 0, e.g. with "
+                             "--init from a fast-phase run")
         if self.reward not in REWARD_MODES:
             raise ValueError(f"--reward must be one of {REWARD_MODES}, got {self.reward!r}")
         if not (self.learning_rate > 0 and 0 < self.gamma <= 1 and 0 <= self.gae_lambda <= 1):
@@ -272,7 +279,8 @@ class Trainer:
                                                self.pool, reward=cfg.reward,
                                                seed=cfg.seed + 1, map=cfg.map,
                                                game_kw=cfg.game, reward_scale=cfg.reward_scale,
-                                               league=self.league)
+                                               league=self.league, shaping=cfg.shaping,
+                                               gamma=cfg.gamma)
         return self.selfplay_env
 
     def setup(self):
