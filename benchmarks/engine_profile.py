@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from caledonia_env.engine.actions import N_ACTIONS  # noqa: E402
 from caledonia_env.engine.board import reach_bits  # noqa: E402
 from caledonia_env.engine.constants import CONTEXT_NAMES, CTX_GAME_OVER, CTX_MAIN  # noqa: E402
-from caledonia_env.engine.layout import RB_WORDS, S_CTX, S_PLAYER, S_P4_GOOD, STATE_SIZE  # noqa: E402
+from caledonia_env.engine.layout import RB_LEN, S_CTX, S_PLAYER, S_P4_GOOD, STATE_SIZE  # noqa: E402
 from caledonia_env.engine.board import pofs  # noqa: E402
 from caledonia_env.engine.economy import upgrade_mask  # noqa: E402
 from caledonia_env.engine.mask import _fulfill_both_ok, _fulfill_ok, _trades, legal_mask  # noqa: E402
@@ -138,7 +138,7 @@ def t_copy_subset(states, idx, reps):
 @njit(cache=True)
 def reaches(states, T):
     """Each state's deciding player's reach bitsets (so the scans below are timed without them)."""
-    out = np.zeros((states.shape[0], 2 * RB_WORDS), np.uint64)
+    out = np.zeros((states.shape[0], RB_LEN), np.uint64)
     for i in range(states.shape[0]):
         reach_bits(states[i], T, states[i, S_PLAYER], out[i])
     return out
@@ -157,7 +157,7 @@ def t_places(states, reach, idx, T, reps):
 
 @njit(cache=True)
 def t_reach(states, idx, T, reps):
-    out = np.zeros(2 * RB_WORDS, np.uint64)
+    out = np.zeros(RB_LEN, np.uint64)
     acc = 0
     for _ in range(reps):
         for i in idx:

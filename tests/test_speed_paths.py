@@ -125,14 +125,15 @@ def test_aec_fast_wrapper_matches_the_engine_and_keeps_the_order_checks():
                                                                       smaller_map=True)])
 def test_reach_bits_match_reach_mask(config):
     """board.reach_bits (static bitsets, used by the mask) = board.reach_mask (reach lists) for
-    every player along a random game, and its empty-node bitset = the empty nodes (R-4)."""
+    every player along a random game; its empty-node and own-node bitsets = the empty nodes
+    and the player's units (R-4)."""
     from caledonia_env.engine import layout as L
     from caledonia_env.engine.board import reach_bits, reach_mask
-    from caledonia_env.engine.constants import EMPTY, MAX_NODES
+    from caledonia_env.engine.constants import EMPTY, MAX_NODES, NEUTRAL, OCC_STRIDE
     game = Game(GameConfig(**config))
     rng = random.Random(1)
     want = np.zeros(MAX_NODES, np.int8)
-    rb = np.zeros(2 * L.RB_WORDS, np.uint64)
+    rb = np.zeros(L.RB_LEN, np.uint64)
     checked = 0
     while not game.is_terminal:
         for p in range(game.config.num_players):
@@ -143,7 +144,11 @@ def test_reach_bits_match_reach_mask(config):
             assert (bits[:MAX_NODES] == want).all()
             empty = game.state[L.S_OCC:L.S_OCC + game.board.n_nodes] == EMPTY
             assert (bits[half:half + game.board.n_nodes] == empty).all()
-            assert not bits[half + game.board.n_nodes:].any()
+            assert not bits[half + game.board.n_nodes:2 * half].any()
+            occ = game.state[L.S_OCC:L.S_OCC + game.board.n_nodes]
+            own = (occ >= 0) & (occ != NEUTRAL) & (occ // OCC_STRIDE == p)
+            assert (bits[2 * half:2 * half + game.board.n_nodes] == own).all()
+            assert not bits[2 * half + game.board.n_nodes:].any()
             checked += int(want.sum())
         game.step(rng.choice(list(game.legal_actions())))
     assert checked > 0
@@ -174,3 +179,78 @@ def test_random_pick_is_the_rth_set_id():
             ids = np.flatnonzero(mask)
             want = -1 if len(ids) == 0 else ids[_seeded_draw(len(ids), seed)]
             assert _seeded_pick(mask, seed) == want
+
+
+from caledonia_env.engine.actions import A_PLACE  # noqa: E402
+from caledonia_env.engine.board import reach_mask, reach_of  # noqa: E402
+from caledonia_env.engine.constants import MAX_NODES, N_UNITS  # noqa: E402
+from caledonia_env.engine.layout import T_N_NODES  # noqa: E402
+from caledonia_env.engine.options import can_place, place_scan  # noqa: E402
+
+
+@njit
+def _scan_vs_reference(s, T, p, free_land):
+    """place_scan's marks against can_place (the per-node reference test, R-3.3) for every
+    unit and node; returns the number of disagreements and of legal placements."""
+    mask = np.zeros(N_ACTIONS, np.int8)
+    found = place_scan(s, T, p, free_land, mask, False, reach_of(s, T, p))
+    first = place_scan(s, T, p, free_land, mask, True, reach_of(s, T, p))
+    reach = np.zeros(MAX_NODES, np.int8)
+    reach_mask(s, T, p, reach)
+    bad = 0
+    legal = 0
+    for u in range(N_UNITS):
+        for node in range(T[T_N_NODES]):
+            want = can_place(s, T, p, u, node, reach, free_land)
+            legal += want
+            if want != (mask[A_PLACE + u * MAX_NODES + node] == 1):
+                bad += 1
+    if found != legal or first != min(legal, 1):
+        bad += 1
+    return bad, legal
+
+
+@pytest.mark.parametrize("clans", [("robertson", "macdonald", "stewart", "buchanan"),
+                                   ("campbell", "cunningham", "fergusson", "mackenzie")])
+def test_place_scan_bitsets_match_can_place(clans):
+    """R-3.3 / R-8.7: the expansion scan (reach & empty & terrain & affordable-land bitsets,
+    Robertson's delta discount, free land of a bonus hex) marks exactly the placements the
+    per-node reference check ``options.can_place`` allows, for every player along random
+    games, with money cut at random so that the land cost decides."""
+    from caledonia_env.engine.board import pofs
+    from caledonia_env.engine.layout import P_MONEY
+    rng = random.Random(7)
+    legal = 0
+    for seed in range(2):
+        game = Game(GameConfig(num_players=4, seed=seed, clans=clans))
+        while not game.is_terminal:
+            for p in range(4):
+                s = game.state.copy()
+                if rng.random() < 0.5:
+                    s[pofs(p) + P_MONEY] = rng.randrange(0, 12)
+                for free in (False, True):
+                    bad, n = _scan_vs_reference(s, game.tables, p, free)
+                    assert bad == 0
+                    legal += n
+            game.step(rng.choice(list(game.legal_actions())))
+    assert legal > 1000
+
+
+def test_land_cost_tables_and_their_capacity():
+    """T_LAND_LE[c] holds the nodes of land cost <= c; a map beyond the engine's land-cost
+    capacity is refused with a clear error instead of a wrong affordability test."""
+    import dataclasses
+    from caledonia_env.engine import layout as L
+    from caledonia_env.engine.tables import build_tables
+    game = Game(GameConfig(num_players=3, seed=4))
+    T, board = game.tables, game.board
+    nn = board.n_nodes
+    assert T[L.T_LAND_MAX] == board.land_cost[:nn].max()
+    words = T[L.T_LAND_LE:L.T_LAND_LE + (L.MAX_LAND_COST + 1) * 2 * L.RB_WORDS]
+    bits = np.unpackbits(words.view(np.uint8), bitorder="little").reshape(L.MAX_LAND_COST + 1, -1)
+    for c in range(L.MAX_LAND_COST + 1):
+        assert (bits[c, :nn] == (board.land_cost[:nn] <= c)).all() and not bits[c, nn:].any()
+    cost = board.land_cost.copy()
+    cost[0] = L.MAX_LAND_COST + 1
+    with pytest.raises(ValueError, match="land costs up to"):
+        build_tables(game.ruleset, dataclasses.replace(board, land_cost=cost), 3)

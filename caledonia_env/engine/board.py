@@ -4,8 +4,8 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import overload
 
-from .constants import EMPTY, MAX_NODES, N_UNITS, NEUTRAL, OCC_STRIDE, T_LOCH, T_PORT
-from .layout import (MAX_LEVEL, P_SHIP, P_SIZE, RB_WORDS, S_OCC, S_PLAYERS, T_ACTIVE, T_N_NODES,
+from .constants import EMPTY, MAX_NODES, N_UNITS, NEUTRAL, OCC_SHIFT, OCC_STRIDE, T_LOCH, T_PORT
+from .layout import (MAX_LEVEL, P_SHIP, P_SIZE, RB_LEN, RB_WORDS, S_OCC, S_PLAYERS, T_ACTIVE, T_N_NODES,
                      T_NEIGHBOR, T_REACH_BITS, T_REACH_CNT, T_REACH_LIST, T_TERRAIN, T_UNIT_GOOD)
 
 
@@ -69,26 +69,42 @@ def table_word(T, i):
 def reach_bits(s, T, p, rb):
     """One pass over the map: ``rb[w]`` (w < RB_WORDS) is the bitset of the nodes p reaches
     (node v is bit v % 64 of word v // 64; the same nodes as ``reach_mask``, R-4),
-    ``rb[RB_WORDS + w]`` the bitset of the empty nodes."""
+    ``rb[RB_WORDS + w]`` the bitset of the empty nodes, ``rb[2 * RB_WORDS + w]`` that of
+    p's own nodes (``rb`` has RB_LEN words).
+
+    The empty and own bitsets are built word by word without branches (the loop
+    vectorizes; EMPTY and NEUTRAL are never a player's occupant code); then only p's own
+    nodes are visited to OR their reach."""
     level = s[pofs(p) + P_SHIP]
     if level >= MAX_LEVEL:
         level = MAX_LEVEL - 1
-    for w in range(2 * RB_WORDS):
+    n = T[T_N_NODES]
+    for w in range(RB_WORDS):
+        lo = w * 64
+        empty = np.uint64(0)
+        own = np.uint64(0)
+        for m in range(lo, min(n, lo + 64)):
+            o = s[S_OCC + m]
+            b = np.uint64(m - lo)
+            empty |= np.uint64(o == EMPTY) << b
+            own |= np.uint64((o >> OCC_SHIFT) == p) << b
         rb[w] = 0
-    for m in range(T[T_N_NODES]):
-        o = s[S_OCC + m]
-        if o == EMPTY:
-            rb[RB_WORDS + (m >> 6)] |= np.uint64(1) << np.uint64(m & 63)
-        elif o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
+        rb[RB_WORDS + w] = empty
+        rb[2 * RB_WORDS + w] = own
+    for w in range(RB_WORDS):
+        own = rb[2 * RB_WORDS + w]
+        while own:
+            m = w * 64 + ctz(own)
+            own &= own - np.uint64(1)
             base = T_REACH_BITS + (m * MAX_LEVEL + level) * (2 * RB_WORDS)
-            for w in range(RB_WORDS):
-                rb[w] |= table_word(T, base + 2 * w)
+            for k in range(RB_WORDS):
+                rb[k] |= table_word(T, base + 2 * k)
 
 
 @njit(cache=True)
 def reach_of(s, T, p):
-    """``reach_bits`` of player p in a new uint64[2 * RB_WORDS] array."""
-    rb = np.empty(2 * RB_WORDS, np.uint64)
+    """``reach_bits`` of player p in a new uint64[RB_LEN] array."""
+    rb = np.empty(RB_LEN, np.uint64)
     reach_bits(s, T, p, rb)
     return rb
 

@@ -52,6 +52,8 @@ UNREACHABLE = 127
 # Map occupant encoding: EMPTY, or player * OCC_STRIDE + unit; NEUTRAL blocker.
 EMPTY = -1
 OCC_STRIDE = 16
+OCC_SHIFT = 4                # occupant >> OCC_SHIFT == occupant // OCC_STRIDE (also for EMPTY)
+assert OCC_STRIDE == 1 << OCC_SHIFT
 NEUTRAL = 99
 
 # Decision contexts (what the current decision is about).

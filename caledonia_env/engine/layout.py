@@ -216,10 +216,16 @@ T_REACH_LIST = _t(MAX_NODES * MAX_NODES)   # per node: targets sorted by ship_re
 MAX_LEVEL = 8
 T_REACH_CNT = _t(MAX_NODES * MAX_LEVEL)    # per node, level: targets with ship_req <= level
 RB_WORDS = (MAX_NODES + 63) // 64          # 64-bit words of a node bitset
+RB_LEN = 3 * RB_WORDS                      # board.reach_bits: reach, empty, own node bitsets
 T_REACH_BITS = _t(MAX_NODES * MAX_LEVEL * RB_WORDS * 2)   # per node, level: those targets as a
 #                                            bitset, each 64-bit word as two int32 (low, high)
 T_UNIT_NODES = _t(N_UNITS * RB_WORDS * 2)  # per unit: bitset of the nodes of its terrain (R-3.3;
 #                                            fisherman: lochs and ports, R-8.5), same word format
+MAX_LAND_COST = 31                         # capacity: the largest land cost a map may print
+T_LAND_MAX = _t(1)                         # the map's largest land cost
+T_LAND_LE = _t((MAX_LAND_COST + 1) * RB_WORDS * 2)   # per cost c: bitset of the land nodes
+#                                            whose land cost is <= c (same word format)
+T_DELTA_BITS = _t(RB_WORDS * 2)            # bitset of the delta hexes
 T_ADJ = _t(MAX_NODES * 6)                  # adjacent nodes, river or not, -1 padded
 T_MODULE = _t(MAX_NODES)                   # module 0..3 of each node
 # clans: per-clan rows 0..N_CLANS-1, row N_CLANS = no clan

@@ -100,15 +100,17 @@ def _fulfill_both_ok(s, T, p, reach):
 @njit(cache=True)
 def _meat_ok(s, T, p, c, c2, reach):
     """The animals of contract c (plus c2 if >= 0), with P1 ports sparing one each
-    (``reach``: p's ``board.reach_mask``)."""
+    (``reach``: p's ``board.reach_of``, whose own-node bitset lists p's units)."""
     cows = 0
     sheep = 0
-    for m in range(T[T_N_NODES]):
-        o = s[S_OCC + m]
-        if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
-            if o % OCC_STRIDE == COW:
+    for w in range(RB_WORDS):
+        x = reach[2 * RB_WORDS + w]
+        while x:
+            u = s[S_OCC + w * 64 + ctz(x)] % OCC_STRIDE
+            x &= x - np.uint64(1)
+            if u == COW:
                 cows += 1
-            elif o % OCC_STRIDE == SHEEP:
+            elif u == SHEEP:
                 sheep += 1
     if c2 >= 0:
         d = meat_deficit2(T, c, c2, cows, sheep)

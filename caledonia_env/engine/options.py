@@ -10,7 +10,7 @@ from .constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N
 from .contracts import can_afford_contract
 from .economy import can_hire, can_nb_buy, can_ship, can_tech
 from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, RB_WORDS, S_NB_BOUGHT,
-                     S_NB_PENDING, T_CLAN_CELLAR_MONEY, T_RETRIEVE_BUY,
+                     S_NB_PENDING, T_DELTA_BITS, T_LAND_LE, T_LAND_MAX, T_CLAN_CELLAR_MONEY, T_RETRIEVE_BUY,
                      S_OCC, S_PORTS, T_ACTIVE, T_BORDER, T_CLAN_BORDER_START, T_CLAN_BOXES,
                      T_CLAN_DELTA_DISC, T_DELTA, T_LAND_COST, T_N_NODES, T_TERRAIN, T_NB_LIMIT, T_UNIT_NODES,
                      T_UNIT_COUNT, T_UNIT_TERRAIN, T_UNIT_YIELD)
@@ -62,15 +62,34 @@ def can_place(s, T, p, u, node, reach, free_land):
     return s[po + P_MONEY] >= unit_cost(s, T, p, u, node, free_land)
 
 
+@njit(cache=True, inline="always")
+def _land_le(T, w, c, free_land):
+    """Word w of the bitset of the nodes whose land cost is <= c (0 with ``free_land``)."""
+    if c < 0:
+        return np.uint64(0)
+    if free_land:
+        return ~np.uint64(0)
+    return table_word(T, T_LAND_LE + min(c, T[T_LAND_MAX]) * (2 * RB_WORDS) + 2 * w)
+
+
+@njit(cache=True, inline="always")
+def _afford(T, w, lim, ddisc, free_land):
+    """Word w of the nodes whose land cost, less ``ddisc`` on delta hexes (R-8.7), is <= lim."""
+    delta = table_word(T, T_DELTA_BITS + 2 * w)
+    return ((~delta & _land_le(T, w, lim, free_land))
+            | (delta & _land_le(T, w, lim + ddisc, free_land)))
+
+
 @njit(cache=True)
 def place_scan(s, T, p, free_land, mask, first_only, reach):
     """Mark every legal expansion (R-3.3) in ``mask`` at A_PLACE + unit*MAX_NODES + node.
 
     Same test as ``can_place``: per unit on the board, the nodes of reach & empty & the
-    unit's terrain (``T_UNIT_NODES``; ``reach``: p's ``board.reach_of``) whose land cost
-    the money left after the unit's own cost pays (this is the mask's hot spot). Returns
-    the number of legal placements; with ``first_only`` it stops at the first one and
-    leaves ``mask`` untouched.
+    unit's terrain (``T_UNIT_NODES``; ``reach``: p's ``board.reach_of``) & the nodes whose
+    land cost the money left after the unit's own cost pays (``T_LAND_LE``; this is the
+    mask's hot spot, so every test but the fisherman's is one AND of bitsets). Returns the
+    number of legal placements; with ``first_only`` it stops at the first one and leaves
+    ``mask`` untouched.
     """
     po = pofs(p)
     money = s[po + P_MONEY]
@@ -87,20 +106,17 @@ def place_scan(s, T, p, free_land, mask, first_only, reach):
         tab = T_UNIT_NODES + u * (2 * RB_WORDS)
         for w in range(RB_WORDS):
             x = reach[w] & reach[RB_WORDS + w] & table_word(T, tab + 2 * w)
+            if u != FISHERMAN:
+                x &= _afford(T, w, lim, ddisc, free_land)
+                if x and first_only:
+                    return found + 1
             while x:
                 node = w * 64 + ctz(x)
                 x &= x - np.uint64(1)
-                if u == FISHERMAN:
-                    # R-8.5: a fisherman on a loch or a port tile
-                    if not fisher_spot(s, T, p, node, -1) or money < \
-                            total_cost(base, land_part(s, T, po, FISHERMAN, node, free_land)):
-                        continue
-                else:
-                    land = 0 if free_land else T[T_LAND_COST + node]
-                    if T[T_DELTA + node]:
-                        land -= ddisc
-                    if land > lim:
-                        continue
+                # R-8.5: a fisherman on a loch or a port tile
+                if u == FISHERMAN and (not fisher_spot(s, T, p, node, -1) or money < total_cost(
+                        base, land_part(s, T, po, FISHERMAN, node, free_land))):
+                    continue
                 found += 1
                 if first_only:
                     return found

@@ -158,6 +158,21 @@ def reach_bitsets(ship_req):
     return packed.view("<u4").view("<i4")
 
 
+def node_bitset(flags):
+    """The nodes where ``flags`` (bool per node) is set, as one bitset in the
+    ``reach_bitsets`` word format."""
+    bits = np.zeros(L.RB_WORDS * 64, bool)
+    bits[:len(flags)] = flags
+    return np.packbits(bits, bitorder="little").view("<u4").view("<i4")
+
+
+def land_cost_bitsets(cost):
+    """Per land cost c = 0..MAX_LAND_COST: the nodes whose land cost is <= c (the
+    expansion scan's affordability test, R-3.3), in the ``reach_bitsets`` word format."""
+    cost = np.asarray(cost, np.int64)
+    return np.concatenate([node_bitset(cost <= c) for c in range(L.MAX_LAND_COST + 1)])
+
+
 def unit_node_bitsets(T, nn):
     """Per unit: the nodes ``board.placeable`` allows for its terrain (the fisherman: every
     loch and port node), as bitsets in the ``reach_bitsets`` word format."""
@@ -297,6 +312,13 @@ def build_tables(rs, board, num_players, variants=Variants()):
     put(L.T_REACH_CNT, counts)
     put(L.T_REACH_BITS, reach_bitsets(board.ship_req))
     put(L.T_UNIT_NODES, unit_node_bitsets(T, nn))
+    land_max = int(board.land_cost[:nn].max(initial=0))
+    if land_max > L.MAX_LAND_COST:
+        raise ValueError(f"a hex of this map costs £{land_max} of land; the engine handles "
+                         f"land costs up to £{L.MAX_LAND_COST}")
+    T[L.T_LAND_MAX] = land_max
+    put(L.T_LAND_LE, land_cost_bitsets(board.land_cost[:nn]))
+    put(L.T_DELTA_BITS, node_bitset(np.asarray(board.delta[:nn]) != 0))
     adj = np.full((MAX_NODES, 6), -1, np.int32)
     adj[:nn] = board.adjacent
     put(L.T_ADJ, adj)
