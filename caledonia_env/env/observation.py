@@ -456,24 +456,16 @@ def encode_obs(s, T, observer, out):
         marked = s[L.S_ROW_FROM]
     for v in range(nn):
         o = O_MAP + v * MC
-        terr = T[L.T_TERRAIN + v]
-        if terr & T_PASTURE:
-            out[o] = 1.0
-        if terr & T_FOREST:
-            out[o + 1] = 1.0
-        if terr & T_MOUNTAIN:
-            out[o + 2] = 1.0
-        if terr & T_LOCH:
-            out[o + 3] = 1.0
-        if terr & T_PORT:
-            out[o + 4] = 1.0
-        if T[L.T_ACTIVE + v]:
-            out[o + 5] = 1.0
+        terr = T[L.T_TERRAIN + v]          # branch-free: terrain is random per node
+        out[o] = np.float32((terr & T_PASTURE) != 0)
+        out[o + 1] = np.float32((terr & T_FOREST) != 0)
+        out[o + 2] = np.float32((terr & T_MOUNTAIN) != 0)
+        out[o + 3] = np.float32((terr & T_LOCH) != 0)
+        out[o + 4] = np.float32((terr & T_PORT) != 0)
+        out[o + 5] = np.float32(T[L.T_ACTIVE + v] != 0)
         out[o + 6] = T[L.T_LAND_COST + v] / LAND_SCALE
-        if T[L.T_BORDER + v]:
-            out[o + 7] = 1.0
-        if T[L.T_DELTA + v]:
-            out[o + 8] = 1.0
+        out[o + 7] = np.float32(T[L.T_BORDER + v] != 0)
+        out[o + 8] = np.float32(T[L.T_DELTA + v] != 0)
         occ = s[L.S_OCC + v]
         if occ == NEUTRAL:
             out[o + MC_NEUTRAL] = 1.0
@@ -481,8 +473,7 @@ def encode_obs(s, T, observer, out):
             out[o + MC_OCC + rel[occ // OCC_STRIDE]] = 1.0
             out[o + MC_UNIT + occ % OCC_STRIDE] = 1.0
         req = minreq[v]
-        if req <= level:
-            out[o + MC_REACH] = 1.0
+        out[o + MC_REACH] = np.float32(req <= level)
         out[o + MC_LEVEL] = req / beyond
         if v == marked:
             out[o + MC_MARKED] = 1.0
