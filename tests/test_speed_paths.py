@@ -254,3 +254,42 @@ def test_land_cost_tables_and_their_capacity():
     cost[0] = L.MAX_LAND_COST + 1
     with pytest.raises(ValueError, match="land costs up to"):
         build_tables(game.ruleset, dataclasses.replace(board, land_cost=cost), 3)
+
+
+@pytest.mark.parametrize("config", [dict(num_players=4, seed=8, clans=("macdonald", "robertson",
+                                                                       "stewart", "buchanan")),
+                                    dict(num_players=2, seed=9, smaller_map=True)])
+def test_reachable_ports_match_port_reachable(config):
+    """R-5 / R-8.5: ``ports.reachable_ports`` (own nodes against the per-corner reacher
+    bitsets, used after every main action) = ``ports.port_reachable`` with the full reach
+    bitset, for every player, corner set and shipping level along random games."""
+    from caledonia_env.engine.board import pofs, reach_of
+    from caledonia_env.engine.layout import P_SHIP
+    from caledonia_env.engine.ports import port_reachable, ports_open, reachable_ports
+    game = Game(GameConfig(**config))
+    rng = random.Random(3)
+    hits = 0
+    while not game.is_terminal:
+        for p in range(game.config.num_players):
+            s = game.state.copy()
+            if rng.random() < 0.5:
+                s[pofs(p) + P_SHIP] = rng.randrange(0, 6)
+            open_ = ports_open(s, p)
+            want = 0
+            for c in range(4):
+                if port_reachable(s, game.tables, p, c, reach_of(s, game.tables, p)):
+                    want |= 1 << c
+            assert reachable_ports(s, game.tables, p, open_) == want
+            assert reachable_ports(s, game.tables, p, 0) == 0
+            hits += bin(want).count("1")
+        game.step(rng.choice(list(game.legal_actions())))
+    assert hits > 20
+    # a fisherman alone on a port node (R-8.5): that port is usable, no other is in reach
+    from caledonia_env.engine.constants import EMPTY, FISHERMAN, OCC_STRIDE
+    from caledonia_env.engine.layout import S_OCC, T_PORT_NODE
+    for c in range(4):
+        s = game.state.copy()
+        occ = s[S_OCC:S_OCC + game.board.n_nodes]
+        occ[(occ >= 0) & (occ // OCC_STRIDE == 0)] = EMPTY
+        s[S_OCC + game.tables[T_PORT_NODE + c]] = FISHERMAN
+        assert reachable_ports(s, game.tables, 0, 0b1111) == 1 << c

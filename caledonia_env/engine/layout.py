@@ -226,6 +226,8 @@ T_LAND_MAX = _t(1)                         # the map's largest land cost
 T_LAND_LE = _t((MAX_LAND_COST + 1) * RB_WORDS * 2)   # per cost c: bitset of the land nodes
 #                                            whose land cost is <= c (same word format)
 T_DELTA_BITS = _t(RB_WORDS * 2)            # bitset of the delta hexes
+T_PORT_REACHERS = _t(4 * MAX_LEVEL * RB_WORDS * 2)   # per corner, level: the nodes from which
+#                                            the corner's port node is in reach
 T_ADJ = _t(MAX_NODES * 6)                  # adjacent nodes, river or not, -1 padded
 T_MODULE = _t(MAX_NODES)                   # module 0..3 of each node
 # clans: per-clan rows 0..N_CLANS-1, row N_CLANS = no clan

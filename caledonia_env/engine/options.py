@@ -11,10 +11,11 @@ from .contracts import can_afford_contract
 from .economy import can_hire, can_nb_buy, can_ship, can_tech
 from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, RB_WORDS, S_NB_BOUGHT,
                      S_NB_PENDING, T_DELTA_BITS, T_LAND_LE, T_LAND_MAX, T_CLAN_CELLAR_MONEY, T_RETRIEVE_BUY,
-                     S_OCC, S_PORTS, T_ACTIVE, T_BORDER, T_CLAN_BORDER_START, T_CLAN_BOXES,
+                     S_OCC, S_P4_GOOD, S_PORTS, T_ACTIVE, T_BORDER, T_CLAN_BORDER_START, T_CLAN_BOXES,
                      T_CLAN_DELTA_DISC, T_DELTA, T_LAND_COST, T_N_NODES, T_TERRAIN, T_NB_LIMIT, T_UNIT_NODES,
                      T_UNIT_COUNT, T_UNIT_TERRAIN, T_UNIT_YIELD)
-from .ports import corner_of, port_param, port_reachable, port_usable, ports_open
+from .ports import (corner_of, effect_applicable, port_param, port_reachable, port_usable,
+                    ports_open, reachable_ports)
 
 
 @njit(cache=True)
@@ -264,11 +265,14 @@ def any_after_main_port(s, T, p):
     po = pofs(p)
     if s[po + P_CELLAR] + s[po + P_CELLAR + 1] > 0:
         return True
-    if ports_open(s, p) == 0:
+    if s[S_P4_GOOD] >= 0:
+        return False                 # after P4 the main action must be the trade [interp]
+    open_ = ports_open(s, p)
+    if open_ == 0:
         return False
-    reach = reach_of(s, T, p)
+    usable = reachable_ports(s, T, p, open_)   # = port_usable without building the reach
     for c in range(N_CORNERS):
-        if port_usable(s, T, p, c, False, reach):
+        if usable & (1 << c) and effect_applicable(s, T, p, s[S_PORTS + c], False):
             return True
     return False
 

@@ -166,6 +166,14 @@ def node_bitset(flags):
     return np.packbits(bits, bitorder="little").view("<u4").view("<i4")
 
 
+def port_reacher_bitsets(ship_req, n_hex):
+    """Per corner c and level l: the nodes m with ship_req[m, port node of c] <= l, i.e. the
+    nodes whose unit has the port in reach (R-5), in the ``reach_bitsets`` word format."""
+    req = np.asarray(ship_req, np.int64)
+    return np.concatenate([node_bitset(req[:, n_hex + c] <= lev)
+                           for c in range(4) for lev in range(L.MAX_LEVEL)])
+
+
 def land_cost_bitsets(cost):
     """Per land cost c = 0..MAX_LAND_COST: the nodes whose land cost is <= c (the
     expansion scan's affordability test, R-3.3), in the ``reach_bitsets`` word format."""
@@ -319,6 +327,7 @@ def build_tables(rs, board, num_players, variants=Variants()):
     T[L.T_LAND_MAX] = land_max
     put(L.T_LAND_LE, land_cost_bitsets(board.land_cost[:nn]))
     put(L.T_DELTA_BITS, node_bitset(np.asarray(board.delta[:nn]) != 0))
+    put(L.T_PORT_REACHERS, port_reacher_bitsets(board.ship_req, board.n_hex))
     adj = np.full((MAX_NODES, 6), -1, np.int32)
     adj[:nn] = board.adjacent
     put(L.T_ADJ, adj)
