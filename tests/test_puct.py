@@ -287,10 +287,12 @@ def test_pretrained_path_picks_the_count_or_the_nearest_with_one_warning(tmp_pat
         ck.pretrained_path(5)
 
 
-def test_shipped_folder_has_the_2p_policy():
+def test_shipped_folder_has_a_policy_for_every_player_count():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert ck.pretrained_path(2) == f"{ck.PRETRAINED_DIR}/ppo_2p.zip"
+        for n, name in ((1, "ppo_solo"), (2, "ppo_2p"), (3, "ppo_3p"), (4, "ppo_4p")):
+            assert ck.pretrained_path(n) == f"{ck.PRETRAINED_DIR}/{name}.zip"
+            assert ck.load(ck.pretrained_path(n)).meta["train"]["players"] == n
 
 
 def test_pretrained_actor_routes_each_row_by_its_player_count(tmp_path):
