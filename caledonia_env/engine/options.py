@@ -10,7 +10,8 @@ from .constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N
 from .contracts import can_afford_contract
 from .economy import can_hire, can_nb_buy, can_ship, can_tech
 from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, RB_WORDS, S_NB_BOUGHT,
-                     S_NB_PENDING, T_DELTA_BITS, T_LAND_LE, T_LAND_MAX, T_CLAN_CELLAR_MONEY, T_RETRIEVE_BUY,
+                     S_NB_PENDING, T_DELTA_BITS, T_LAND_LE, T_LAND_MAX, T_CLAN_CELLAR_MONEY,
+                     T_RETRIEVE_BUY,
                      S_OCC, S_P4_GOOD, S_PORTS, T_ACTIVE, T_BORDER, T_CLAN_BORDER_START, T_CLAN_BOXES,
                      T_CLAN_DELTA_DISC, T_DELTA, T_LAND_COST, T_N_NODES, T_TERRAIN, T_NB_LIMIT, T_UNIT_NODES,
                      T_UNIT_COUNT, T_UNIT_TERRAIN, T_UNIT_YIELD)
@@ -65,7 +66,8 @@ def can_place(s, T, p, u, node, reach, free_land):
 
 @njit(cache=True, inline="always")
 def _land_le(T, w, c, free_land):
-    """Word w of the bitset of the nodes whose land cost is <= c (0 with ``free_land``)."""
+    """Word w of the bitset of the nodes whose land cost is <= c (every node with
+    ``free_land``, where the land costs £0)."""
     if c < 0:
         return np.uint64(0)
     if free_land:
