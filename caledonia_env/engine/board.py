@@ -65,6 +65,22 @@ def table_word(T, i):
                                                      << np.uint64(32))
 
 
+@njit(cache=True, inline="always")
+def node_words(s, n, p, w):
+    """Word w (nodes 64w..64w+63 of the first n) of the empty-node and of p's own-node
+    bitsets, built without branches (the loop vectorizes; EMPTY and NEUTRAL are never a
+    player's occupant code)."""
+    lo = w * 64
+    empty = np.uint64(0)
+    own = np.uint64(0)
+    for m in range(lo, min(n, lo + 64)):
+        o = s[S_OCC + m]
+        b = np.uint64(m - lo)
+        empty |= np.uint64(o == EMPTY) << b
+        own |= np.uint64((o >> OCC_SHIFT) == p) << b
+    return empty, own
+
+
 @njit(cache=True)
 def reach_bits(s, T, p, rb):
     """One pass over the map: ``rb[w]`` (w < RB_WORDS) is the bitset of the nodes p reaches
@@ -72,22 +88,14 @@ def reach_bits(s, T, p, rb):
     ``rb[RB_WORDS + w]`` the bitset of the empty nodes, ``rb[2 * RB_WORDS + w]`` that of
     p's own nodes (``rb`` has RB_LEN words).
 
-    The empty and own bitsets are built word by word without branches (the loop
-    vectorizes; EMPTY and NEUTRAL are never a player's occupant code); then only p's own
-    nodes are visited to OR their reach."""
+    The empty and own bitsets are built word by word without branches (``node_words``);
+    then only p's own nodes are visited to OR their reach."""
     level = s[pofs(p) + P_SHIP]
     if level >= MAX_LEVEL:
         level = MAX_LEVEL - 1
     n = T[T_N_NODES]
     for w in range(RB_WORDS):
-        lo = w * 64
-        empty = np.uint64(0)
-        own = np.uint64(0)
-        for m in range(lo, min(n, lo + 64)):
-            o = s[S_OCC + m]
-            b = np.uint64(m - lo)
-            empty |= np.uint64(o == EMPTY) << b
-            own |= np.uint64((o >> OCC_SHIFT) == p) << b
+        empty, own = node_words(s, n, p, w)
         rb[w] = 0
         rb[RB_WORDS + w] = empty
         rb[2 * RB_WORDS + w] = own

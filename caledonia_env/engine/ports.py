@@ -3,10 +3,10 @@ from numba import njit
 
 import numpy as np
 
-from .board import in_reach, pofs, table_word
+from .board import in_reach, node_words, pofs, table_word
 from .clans import board_avail, take_from_board
 from .constants import (FIELD, FISHERMAN, N_CORNERS, N_UNITS, NEUTRAL, OCC_STRIDE, P1, P2,
-                        OCC_SHIFT, P3, P4, P5, P6, P7, P8, P9)
+                        P3, P4, P5, P6, P7, P8, P9)
 from .economy import can_trade
 from .layout import (MAX_LEVEL, P_BOARD, P_BOX, P_GLORY, P_GOODS, P_MONEY, P_PORTS_USED, P_SHIP,
                      RB_WORDS, S_BONUS_UPG,
@@ -57,10 +57,7 @@ def reachable_ports(s, T, p, corners):
     n = T[T_N_NODES]
     out = 0
     for w in range(RB_WORDS):
-        lo = w * 64
-        own = np.uint64(0)
-        for m in range(lo, min(n, lo + 64)):
-            own |= np.uint64((s[S_OCC + m] >> OCC_SHIFT) == p) << np.uint64(m - lo)
+        own = node_words(s, n, p, w)[1]
         if own == 0:
             continue
         for c in range(N_CORNERS):

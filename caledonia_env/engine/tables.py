@@ -14,7 +14,7 @@ from .actions import PRICE_DELTAS
 from .constants import (BUCHANAN, CAMPBELL, CLAN_NAMES, CUNNINGHAM, FERGUSSON, MACDONALD,
                         MACKENZIE, MAX_BID, MAX_BOXES, MAX_BREW, MAX_CONTRACTS, MAX_COVER,
                         MAX_DRAW, MAX_MERCHANTS, MAX_NB_BUY, MAX_NODES, MAX_PLAYERS,
-                        MAX_PROCESS, MAX_SLOTS, MAX_START_PICKS, N_ROUNDS_MAX, MINER, N_CLANS,
+                        MAX_PROCESS, MAX_SLOTS, MAX_START_PICKS, N_ROUNDS_MAX, MINER, N_CLANS, N_CORNERS,
                         N_UNITS, N_PORT_TILES, N_SCORING_TILES, NO_CLAN, ROBERTSON, STEWART,
                         BREWER, FISHERMAN, LUMBERJACK, UNIT_NAMES, UNREACHABLE,
                         T_FOREST, T_LOCH, T_MOUNTAIN, T_PASTURE, T_PORT)
@@ -171,7 +171,7 @@ def port_reacher_bitsets(ship_req, n_hex):
     nodes whose unit has the port in reach (R-5), in the ``reach_bitsets`` word format."""
     req = np.asarray(ship_req, np.int64)
     return np.concatenate([node_bitset(req[:, n_hex + c] <= lev)
-                           for c in range(4) for lev in range(L.MAX_LEVEL)])
+                           for c in range(N_CORNERS) for lev in range(L.MAX_LEVEL)])
 
 
 def land_cost_bitsets(cost):

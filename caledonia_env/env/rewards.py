@@ -93,14 +93,7 @@ def projected_score_diff(s, T, scratch, out):
     At the end of the game it equals the ``score_diff`` reward."""
     scratch[:] = s
     final_scoring(scratch, T)
-    n = s[S_NP]
-    total = 0
-    for p in range(n):
-        total += scratch[pofs(p) + P_SCORE + SCORE_TOTAL]
-    for p in range(MAX_PLAYERS):
-        out[p] = 0.0
-    if n < 2:
+    if s[S_NP] < 2:
+        out[:] = 0.0
         return
-    for p in range(n):
-        vp = scratch[pofs(p) + P_SCORE + SCORE_TOTAL]
-        out[p] = (vp - (total - vp) / (n - 1)) / SCORE_DIFF_SCALE
+    terminal_rewards(scratch, T, R_SCORE_DIFF, out)
