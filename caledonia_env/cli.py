@@ -212,7 +212,7 @@ def _cmd_demo(args) -> int:
         game.step(rng.choice(game.legal_actions()))
     elapsed = time.perf_counter() - t0
     print(game.render_text())
-    print(f"\n{len(game.history)} decisions in {elapsed:.2f} s (includes numba compile on first run)")
+    print(f"\n{game.move_number} decisions in {elapsed:.2f} s (includes numba compile on first run)")
     if args.output:
         _atomic_savefig(_board_picture(game, _position_title(
             game, f"seed {args.seed}, random moves")), args.output)

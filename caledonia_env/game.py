@@ -134,11 +134,39 @@ class Game:
         self._log = np.zeros(L.AM_LOG_SIZE, np.int32)
         first = -1 if config.first_player is None else config.first_player
         _new_game(self.state, self.tables, int(rng.integers(1, 2**31 - 2)), first, self._log)
-        self.history: list[int] = []
-        #: Automa turns (A-3), each a dict with ``after`` (actions applied before it) and ``text``
-        self.automa_events: list[dict] = read_events(self.state, self._log, self.board.labels, 0)
+        self._hist, self._nhist = None, 0
+        #: Automa turns (A-3), each a dict with ``after`` (actions applied before it) and
+        #: ``text``; a tuple, shared by clones until one of them adds an event
+        self.automa_events: tuple[dict, ...] = tuple(
+            read_events(self.state, self._log, self.board.labels, 0))
 
     # ------------------------------------------------------------ basics
+    @property
+    def history(self) -> list[int]:
+        """The action ids applied so far, oldest first (a new list on every call).
+
+        Kept as a chain of immutable ``(previous, action)`` pairs, so ``clone()`` and
+        ``step()`` cost the same at any point of the game; ``move_number`` is its length.
+        Assigning a list of ids replaces the record only, never the state."""
+        out = [0] * self._nhist
+        node, i = self._hist, self._nhist
+        while node is not None:
+            i -= 1
+            node, out[i] = node
+        return out
+
+    @history.setter
+    def history(self, actions) -> None:
+        node, n = None, 0
+        for a in actions:
+            node, n = (node, action_id(a)), n + 1
+        self._hist, self._nhist = node, n
+
+    @property
+    def move_number(self) -> int:
+        """How many actions were applied (``len(history)``, without building the list)."""
+        return self._nhist
+
     @property
     def tables(self) -> np.ndarray:
         return self.static.tables
@@ -230,10 +258,11 @@ class Game:
         r = game_call(self.state, self._static.tables, mask, self._seen, self._ids, self._log, a)
         if r != APPLIED:
             self._reject(a, r)
-        self.history.append(a)
+        self._hist = (self._hist, a)
+        self._nhist += 1
         if self.state[L.S_AM_NLOG]:
-            self.automa_events += read_events(self.state, self._log, self.board.labels,
-                                              len(self.history))
+            self.automa_events += tuple(read_events(self.state, self._log, self.board.labels,
+                                                    self._nhist))
 
     def _reject(self, a, r):
         if r == GAME_OVER:
@@ -339,10 +368,11 @@ class Game:
         g.map = self.map
         g._static = self._static
         g.state = self.state.copy()
-        g.history = self.history.copy()
+        g._hist = self._hist           # immutable: shared, never copied
+        g._nhist = self._nhist
         if self.scenario is not None:
             g.scenario = self.scenario
-        g.automa_events = list(self.automa_events)
+        g.automa_events = self.automa_events
         return g
 
     # ------------------------------------------------------------ scenarios

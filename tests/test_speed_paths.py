@@ -97,6 +97,40 @@ def test_clone_is_independent_and_keeps_the_scenario():
     assert start.clone().scenario == start.scenario is not None
 
 
+def test_history_chain_is_shared_by_clones_and_reads_as_a_list():
+    """clone() shares the immutable history chain: the parent, the clone and a clone of
+    the clone each keep their own list as they go on; assigning a history validates it."""
+    game = Game(GameConfig(num_players=2, seed=5))
+    rng = random.Random(2)
+    played = []
+    for _ in range(30):
+        a = int(rng.choice(list(game.legal_actions())))
+        game.step(a)
+        played.append(a)
+    twin = game.clone()
+    a, b = (int(x) for x in twin.legal_actions()[:2])
+    twin.step(a)
+    grandchild = twin.clone()
+    game.step(b)
+    grandchild.step(int(grandchild.legal_actions()[0]))
+    assert game.history == played + [b] and game.move_number == 31
+    assert twin.history == played + [a] and twin.move_number == 31
+    assert grandchild.history[:31] == played + [a] and grandchild.move_number == 32
+    h = game.history
+    h.append(0)                         # a copy: the game's record is unchanged
+    assert game.move_number == 31 and len(game.history) == 31
+    replay = Game(GameConfig(num_players=2, seed=5))
+    replay.apply_sequence(game.history)
+    np.testing.assert_array_equal(replay.state, game.state)
+    replay.history = [np.int64(4), 7]
+    assert replay.history == [4, 7] and replay.move_number == 2
+    with pytest.raises(IllegalActionError, match="outside"):
+        replay.history = [N_ACTIONS]
+    with pytest.raises(TypeError):
+        replay.history = [1.5]
+    assert replay.history == [4, 7]
+
+
 def test_aec_fast_wrapper_matches_the_engine_and_keeps_the_order_checks():
     env = caledonia_env.env(num_players=3)
     with pytest.raises(AttributeError, match="before reset"):
