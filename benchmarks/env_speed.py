@@ -17,6 +17,13 @@ Every figure plays random legal actions from fresh random setups (random maps).
     python benchmarks/env_speed.py                 # table, 4 players
     python benchmarks/env_speed.py --players 2     # another player count
     python benchmarks/env_speed.py --json          # one JSON object
+    python benchmarks/env_speed.py --scaling 5 --sizes 256,1024   # thread scaling
+
+``--scaling PAIRS`` measures instead how the vector env scales over the cores: for
+each N, PAIRS alternated measurements of the same env with 1 numba thread and with
+all of them (prange both times), and, as the machine's own ceiling, the same N games
+split over that many processes with serial envs started together (no shared memory).
+It prints the ratios to the 1-thread rate: median and range over the pairs.
 """
 from __future__ import annotations
 
@@ -86,9 +93,10 @@ def aec_speed(players: int, seconds: float, seed: int) -> dict:
     return {"steps_per_s": steps / dt, "games": games}
 
 
-def vector_speed(players: int, n_envs: int, seconds: float, seed: int) -> dict:
+def vector_speed(players: int, n_envs: int, seconds: float, seed: int,
+                 parallel: bool | None = None) -> dict:
     from caledonia_env.env.vector import CaledoniaVectorEnv
-    env = CaledoniaVectorEnv(n_envs, num_players=players, seed=seed)
+    env = CaledoniaVectorEnv(n_envs, num_players=players, seed=seed, parallel=parallel)
     env.reset()
     for _ in range(max(3, 2000 // n_envs)):             # warm-up (compile or cache load)
         env.step(env.sample_actions())
@@ -107,6 +115,64 @@ def vector_speed(players: int, n_envs: int, seconds: float, seed: int) -> dict:
             "parallel": env.parallel}
 
 
+def _proc_worker(players, n_envs, seconds, seed, barrier, results):
+    import numba
+    numba.set_num_threads(1)
+    from caledonia_env.env.vector import CaledoniaVectorEnv
+    env = CaledoniaVectorEnv(n_envs, num_players=players, seed=seed, parallel=False)
+    env.reset()
+    for _ in range(max(3, 2000 // n_envs)):
+        env.step(env.sample_actions())
+    barrier.wait()
+    t0, calls = time.perf_counter(), 0
+    while time.perf_counter() - t0 < seconds:
+        env.step(env.sample_actions())
+        calls += 1
+    results.put(calls * n_envs / (time.perf_counter() - t0))
+
+
+def processes_speed(players: int, n_envs: int, procs: int, seconds: float, seed: int) -> float:
+    """Learner steps/s of ``procs`` processes, each a serial env of n_envs / procs games."""
+    import multiprocessing as mp
+    ctx = mp.get_context("spawn")
+    barrier, results = ctx.Barrier(procs), ctx.Queue()
+    workers = [ctx.Process(target=_proc_worker, args=(players, n_envs // procs, seconds,
+                                                      seed + k, barrier, results))
+               for k in range(procs)]
+    for w in workers:
+        w.start()
+    total = sum(results.get(timeout=600) for _ in workers)
+    for w in workers:
+        w.join()
+    return total
+
+
+def scaling(players: int, sizes, seconds: float, seed: int, pairs: int) -> dict:
+    """Ratios to the 1-thread rate of all numba threads and of as many processes."""
+    import statistics
+    import numba
+    threads = numba.config.NUMBA_NUM_THREADS
+    out = {"threads": threads, "pairs": pairs, "sizes": {}}
+    for n in sizes:
+        one, many, procs = [], [], []
+        for _ in range(pairs):
+            numba.set_num_threads(1)
+            one.append(vector_speed(players, n, seconds, seed, parallel=True)["steps_per_s"])
+            numba.set_num_threads(threads)
+            many.append(vector_speed(players, n, seconds, seed, parallel=True)["steps_per_s"])
+            procs.append(processes_speed(players, n, threads, seconds, seed))
+        rt = [b / a for a, b in zip(one, many)]
+        rp = [b / a for a, b in zip(one, procs)]
+        out["sizes"][n] = {
+            "one_thread": round(statistics.median(one)),
+            "threads": round(statistics.median(many)),
+            "processes": round(statistics.median(procs)),
+            "thread_ratio": [round(statistics.median(rt), 2), round(min(rt), 2), round(max(rt), 2)],
+            "process_ratio": [round(statistics.median(rp), 2), round(min(rp), 2), round(max(rp), 2)],
+        }
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -119,9 +185,19 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=None,
                         help="numba threads for the vector env (default: numba's, = cores)")
+    parser.add_argument("--scaling", type=int, default=0, metavar="PAIRS",
+                        help="measure the vector env's thread scaling instead: PAIRS "
+                             "alternated 1-thread / all-threads runs per size, and the "
+                             "same games over as many processes (default 0: off)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
+    if not sizes or min(sizes) < 1:
+        parser.error(f"--sizes takes positive ints, got {args.sizes!r}")
+    if args.scaling < 0:
+        parser.error("--scaling takes a number of pairs >= 1")
+    if args.scaling:
+        return print_scaling(args, sizes)
     if args.threads:
         import numba
         numba.set_num_threads(args.threads)
@@ -158,6 +234,27 @@ def main() -> int:
         print(f"vector env N={n:<5} learner {v['steps_per_s']:>12,.0f} steps/s, all moves "
               f"{v['game_steps_per_s']:>12,.0f}/s (x{result['vector_ratio_to_engine'][n]} of "
               f"the engine){' prange' if v['parallel'] else ''}")
+    return 0
+
+
+def print_scaling(args, sizes) -> int:
+    import numba
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        print("one core (or NUMBA_NUM_THREADS=1): nothing to scale", file=sys.stderr)
+        return 1
+    result = scaling(args.players, sizes, args.seconds, args.seed, args.scaling)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    t = result["threads"]
+    print(f"{args.players} players, {os.cpu_count()} cores, {t} numba threads; "
+          f"{args.scaling} alternated pairs of {args.seconds:g} s; learner steps/s (medians); "
+          f"ratio to 1 thread: median (min-max)")
+    for n, r in result["sizes"].items():
+        print(f"N={n:<5} 1 thread {r['one_thread']:>9,}  {t} threads {r['threads']:>9,} "
+              f"x{r['thread_ratio'][0]} ({r['thread_ratio'][1]}-{r['thread_ratio'][2]})  "
+              f"{t} processes of N/{t} {r['processes']:>9,} x{r['process_ratio'][0]} "
+              f"({r['process_ratio'][1]}-{r['process_ratio'][2]})")
     return 0
 
 

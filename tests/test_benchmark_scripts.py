@@ -29,3 +29,19 @@ def test_engine_speed_benchmark_times_a_given_tree():
     for n in ("2", "3", "4"):
         assert result["steps_per_s"][n] > 0 and result["cpu_steps_per_s"][n] > 0
     assert result["nojit_ratio"] == {} and "cold_start_s" not in result
+
+
+def test_env_speed_scaling_reports_thread_and_process_ratios():
+    env = dict(os.environ, NUMBA_NUM_THREADS="2")
+    run = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "env_speed.py"),
+                          "--scaling", "1", "--sizes", "8", "--seconds", "0.2", "--json"],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
+    assert run.returncode == 0, run.stderr[-2000:]
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    r = result["sizes"]["8"]
+    assert result["threads"] == 2 and result["pairs"] == 1
+    assert r["one_thread"] > 0 and r["threads"] > 0 and r["processes"] > 0
+    assert r["thread_ratio"][1] <= r["thread_ratio"][0] <= r["thread_ratio"][2]
+    bad = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "env_speed.py"),
+                          "--scaling", "-1"], capture_output=True, text=True, cwd=ROOT)
+    assert bad.returncode == 2 and "--scaling" in bad.stderr
