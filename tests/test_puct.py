@@ -25,7 +25,8 @@ SB3_NAMES = (("features.", "features_extractor.net."), ("policy_net.", "mlp_extr
              ("value_net.", "value_net."))
 
 
-def _save_small(path, num_players=2, seed=0, value_head=True, arch=ck.Arch(16, (8,), (8,))):
+def _save_small(path, num_players=2, seed=0, value_head=True, arch=ck.Arch(16, (8,), (8,)),
+                train=None):
     """A checkpoint of a small random network under SB3's key names."""
     torch.manual_seed(seed)
     net = ck.build_actor_critic(arch, *ck.spaces())
@@ -38,7 +39,8 @@ def _save_small(path, num_players=2, seed=0, value_head=True, arch=ck.Arch(16, (
                 sd[dst + k[len(src):]] = v
     if not value_head:
         sd = {k: v for k, v in sd.items() if "value" not in k}
-    ck.save(path, sd, ck.make_meta(arch, num_players, 0))
+    extra = {} if train is None else {"train": train}
+    ck.save(path, sd, ck.make_meta(arch, num_players, 0, **extra))
     return str(path)
 
 
@@ -179,6 +181,30 @@ def test_terminal_values_use_the_checkpoints_reward_units():
     assert terminal_mode({"train": {"reward": "score_diff"}}, 1) == (R_VP, 0.01)
     with pytest.raises(ValueError, match="terminal reward"):
         terminal_mode({"train": {"reward": "round"}}, 1)
+
+
+def test_leaf_values_add_back_the_shaping_potential(tmp_path):
+    """A network trained with --shaping W estimates return - W * phi: the leaf adds
+    W * scale * phi (each player's projected VP lead) to the same network's values."""
+    from caledonia_env.agents.puct import _Node, shaping_weight
+    from caledonia_env.env.rewards import projected_score_diff
+    game = _position(num_players=3, seed=4, moves=60)
+    plain = _save_small(tmp_path / "plain.zip", 3, train={"reward": "score_diff"})
+    shaped = _save_small(tmp_path / "shaped.zip", 3, train={"reward": "score_diff", "shaping": 0.5,
+                                                            "reward_scale": 2.0})
+    assert shaping_weight({}) == 0.0 and shaping_weight({"train": {"shaping": 0.5}}) == 0.5
+    leaves = []
+    for path in (plain, shaped):
+        agent = PUCTAgent(2, path, seed=0)
+        agent.act(game)                          # loads the network and its units
+        p = int(game.state[L.S_PLAYER])
+        leaves.append(agent._expand(_Node(3), game.state.copy(), game.tables, p, 3))
+    phi = np.zeros(4)
+    projected_score_diff(game.state, game.tables, np.empty_like(game.state), phi)
+    assert np.abs(phi[:3]).max() > 0.01                  # a position with a lead to add back
+    # same head value v: plain = (-v/2, ..., v, ...) in units of scale 1, shaped in scale 2
+    np.testing.assert_allclose(leaves[1], 2.0 * 0.5 * phi[:3] + leaves[0], rtol=1e-6, atol=1e-9)
+    assert abs(leaves[1].sum()) < 1e-6                   # still zero-sum, as score_diff
 
 
 @pytest.mark.parametrize("bad", ["puct", "puct:", "puct:0", "puct:abc", "puct:-3"])

@@ -26,7 +26,10 @@ which sums to zero over the players). A leaf evaluated for player ``p`` backs up
 for ``p`` and ``-v/(n-1)`` for each of the ``n-1`` others (a zero-sum approximation:
 exact for two players; for more, each other player gets the others' mean, exact on
 average for ``score_diff``); a finished game backs up every player's true terminal
-reward in the same units (:func:`terminal_mode`). Each node keeps the value sums of all
+reward in the same units (:func:`terminal_mode`). A network trained with reward shaping
+(``caledonia train --shaping W``) learned the return *minus* ``W`` times the potential,
+the player's projected VP lead (``env.rewards.projected_score_diff``): the leaf adds it
+back, ``v + W * phi[p]`` for the player to move and ``W * phi[q] - v/(n-1)`` for the others. Each node keeps the value sums of all
 players, and a node chooses with the values of the player to move there (max-n). Q
 values are normalized to [0, 1] by the smallest and largest value backed up in this
 search (MuZero's min-max normalization), so ``c_puct`` does not depend on the reward's
@@ -51,7 +54,8 @@ from ..engine.layout import S_CTX, S_NP, S_PLAYER
 from ..engine.mask import count_legal, legal_mask
 from ..engine.step import apply_action
 from ..env.observation import OBS_SIZE, encode_obs
-from ..env.rewards import REWARD_MODES, SCORE_DIFF_SCALE, reward_mode, terminal_rewards
+from ..env.rewards import (REWARD_MODES, SCORE_DIFF_SCALE, projected_score_diff, reward_mode,
+                           terminal_rewards)
 from .base import Agent
 from .evaluation import determinize
 from .policy import PretrainedActor, is_pretrained, load_network
@@ -160,6 +164,12 @@ def terminal_mode(meta: dict, num_players: int) -> tuple[int, float]:
     return reward_mode(mode), scale
 
 
+def shaping_weight(meta: dict) -> float:
+    """The checkpoint's ``--shaping`` weight W (0 without shaping): its value head then
+    estimates the return minus W times the projected VP lead."""
+    return float((meta.get("train") or {}).get("shaping", 0.0) or 0.0)
+
+
 class PUCTAgent(Agent):
     """PUCT search with a policy/value network over determinized hidden information.
 
@@ -222,8 +232,10 @@ class PUCTAgent(Agent):
         module, meta = self.network(game.num_players)
         self._net = search_net(module, meta)
         self._mode, self._scale = terminal_mode(meta, n)
+        self._shaping = shaping_weight(meta) * self._scale if n > 1 else 0.0
         if self._buf is None or self._buf.shape != s.shape:
             self._buf = np.empty_like(s)
+            self._phi_buf = np.empty_like(s)
         base = self._numba_seed()
         self._lo, self._hi = math.inf, -math.inf
         root = _Node(n)
@@ -293,6 +305,9 @@ class PUCTAgent(Agent):
             return np.array([v])
         values = np.full(n, -v / (n - 1))
         values[p] = v
+        if self._shaping:               # the head learned return - W * phi: add it back
+            projected_score_diff(buf, T, self._phi_buf, self._rewards)
+            values += self._shaping * self._rewards[:n]
         return values
 
     def _prior(self, node, legal):
