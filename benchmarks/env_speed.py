@@ -147,6 +147,12 @@ def processes_speed(players: int, n_envs: int, procs: int, seconds: float, seed:
     return total
 
 
+def _spread(ratios) -> list:
+    """[median, min, max] of the ratios, rounded to 0.01."""
+    import statistics
+    return [round(statistics.median(ratios), 2), round(min(ratios), 2), round(max(ratios), 2)]
+
+
 def scaling(players: int, sizes, seconds: float, seed: int, pairs: int) -> dict:
     """Ratios to the 1-thread rate of all numba threads and of as many processes."""
     import statistics
@@ -167,8 +173,8 @@ def scaling(players: int, sizes, seconds: float, seed: int, pairs: int) -> dict:
             "one_thread": round(statistics.median(one)),
             "threads": round(statistics.median(many)),
             "processes": round(statistics.median(procs)),
-            "thread_ratio": [round(statistics.median(rt), 2), round(min(rt), 2), round(max(rt), 2)],
-            "process_ratio": [round(statistics.median(rp), 2), round(min(rp), 2), round(max(rp), 2)],
+            "thread_ratio": _spread(rt),
+            "process_ratio": _spread(rp),
         }
     return out
 

@@ -29,8 +29,9 @@ average for ``score_diff``); a finished game backs up every player's true termin
 reward in the same units (:func:`terminal_mode`). A network trained with reward shaping
 (``caledonia train --shaping W``) learned the return *minus* ``W`` times the potential,
 the player's projected VP lead (``env.rewards.projected_score_diff``): the leaf adds it
-back, ``v + W * phi[p]`` for the player to move and ``W * phi[q] - v/(n-1)`` for the others. Each node keeps the value sums of all
-players, and a node chooses with the values of the player to move there (max-n). Q
+back, ``v + W * phi[p]`` for the player to move and ``W * phi[q] - v/(n-1)`` for the
+others. Each node keeps the value sums of all players, and a node chooses with the values
+of the player to move there (max-n). Q
 values are normalized to [0, 1] by the smallest and largest value backed up in this
 search (MuZero's min-max normalization), so ``c_puct`` does not depend on the reward's
 scale; an unvisited action gets its parent's mean value (first-play urgency).
