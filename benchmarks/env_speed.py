@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import time
 
@@ -149,13 +150,11 @@ def processes_speed(players: int, n_envs: int, procs: int, seconds: float, seed:
 
 def _spread(ratios) -> list:
     """[median, min, max] of the ratios, rounded to 0.01."""
-    import statistics
     return [round(statistics.median(ratios), 2), round(min(ratios), 2), round(max(ratios), 2)]
 
 
 def scaling(players: int, sizes, seconds: float, seed: int, pairs: int) -> dict:
     """Ratios to the 1-thread rate of all numba threads and of as many processes."""
-    import statistics
     import numba
     threads = numba.config.NUMBA_NUM_THREADS
     out = {"threads": threads, "pairs": pairs, "sizes": {}}
@@ -248,6 +247,10 @@ def print_scaling(args, sizes) -> int:
     if numba.config.NUMBA_NUM_THREADS < 2:
         print("one core (or NUMBA_NUM_THREADS=1): nothing to scale", file=sys.stderr)
         return 1
+    if min(sizes) < numba.config.NUMBA_NUM_THREADS:
+        print(f"--scaling needs sizes >= the {numba.config.NUMBA_NUM_THREADS} threads "
+              f"(one env per process at least), got {min(sizes)}", file=sys.stderr)
+        return 2
     result = scaling(args.players, sizes, args.seconds, args.seed, args.scaling)
     if args.json:
         print(json.dumps(result))

@@ -397,13 +397,14 @@ class Game:
             raise ValueError(f"agents names one agent per player ({self.num_players}), "
                              f"got {len(agents)}")
         replay = self._start()
+        actions = self.history
         digests = []
-        for a in self.history:
+        for a in actions:
             _apply_action(replay.state, replay.tables, a)
             digests.append(step_digest(replay.state))
         return json.dumps(make_record(
             config=self.config.to_dict(), map=self.map, fingerprint=self.ruleset.fingerprint(),
-            actions=self.history, step_digests=digests, final_state=self.state,
+            actions=actions, step_digests=digests, final_state=self.state,
             scores=[int(x) for x in self.scores()] if self.is_terminal else None,
             scenario=self.scenario, agents=agents))
 

@@ -45,3 +45,7 @@ def test_env_speed_scaling_reports_thread_and_process_ratios():
     bad = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "env_speed.py"),
                           "--scaling", "-1"], capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode == 2 and "--scaling" in bad.stderr
+    small = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "env_speed.py"),
+                            "--scaling", "1", "--sizes", "1"], capture_output=True, text=True,
+                           cwd=ROOT, env=env)
+    assert small.returncode == 2 and "sizes >= the 2 threads" in small.stderr
