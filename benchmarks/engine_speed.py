@@ -62,7 +62,9 @@ def _run_child(args: list[str], env_extra: dict, root: str = ROOT) -> dict:
 
 
 def startup(cache_dir: str, root: str = ROOT) -> float:
-    """Wall time of a fresh interpreter: import + build tables + one full random game."""
+    """Wall time of a fresh interpreter: import + build tables + one full random game, of
+    the package in ``root`` (run from there: ``python -c`` puts the working directory
+    before PYTHONPATH, so from another checkout it would time that checkout instead)."""
     code = ("import time;t=time.perf_counter();import numpy as np;"
             "from caledonia_env import Game, GameConfig;"
             "from caledonia_env.engine.playout import random_games;"
@@ -73,7 +75,7 @@ def startup(cache_dir: str, root: str = ROOT) -> float:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         check=True)
+                         check=True, cwd=root)
     return float(out.stdout.strip().splitlines()[-1])
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from .config import CLAN_NAMES, GameConfig
 from .engine import layout as L
@@ -20,6 +19,7 @@ from .engine.board import pofs
 from .engine.clans import crow
 from .engine.constants import (CTX_GAME_OVER, FISHERMAN, LUMBERJACK, MINER, N_GOODS, N_UNITS,
                                NEUTRAL, OCC_STRIDE, T_LOCH, T_PORT)
+from .engine.jit import njit
 from .engine.playout import random_legal_action
 from .engine.step import apply_action
 from .game import Game

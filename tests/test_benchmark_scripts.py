@@ -31,6 +31,30 @@ def test_engine_speed_benchmark_times_a_given_tree():
     assert result["nojit_ratio"] == {} and "cold_start_s" not in result
 
 
+def test_engine_speed_startup_imports_the_given_tree(tmp_path, monkeypatch):
+    """The cold/warm start of ``--tree DIR`` times DIR's package, never the one in the
+    working directory (``python -c`` puts the working directory first on sys.path)."""
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    try:
+        import engine_speed
+    finally:
+        sys.path.pop(0)
+    tree = tmp_path / "tree"
+    pkg = tree / "caledonia_env"
+    (pkg / "engine").mkdir(parents=True)
+    marker = tmp_path / "imported.txt"
+    (pkg / "__init__.py").write_text(
+        f"open({str(marker)!r}, 'w').write(__file__)\n"
+        "class GameConfig:\n    def __init__(self, **kw): pass\n"
+        "class Game:\n    def __init__(self, config): self.tables = None\n")
+    (pkg / "engine" / "__init__.py").write_text("")
+    (pkg / "engine" / "layout.py").write_text("STATE_SIZE = 4\n")
+    (pkg / "engine" / "playout.py").write_text("def random_games(T, n, seed, out): return 1\n")
+    monkeypatch.chdir(ROOT)                      # where the real package would be found
+    assert engine_speed.startup(str(tmp_path / "cache"), str(tree)) >= 0
+    assert marker.read_text().startswith(str(pkg))
+
+
 def test_env_speed_scaling_reports_thread_and_process_ratios():
     env = dict(os.environ, NUMBA_NUM_THREADS="2")
     run = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "env_speed.py"),

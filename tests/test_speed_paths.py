@@ -327,3 +327,57 @@ def test_reachable_ports_match_port_reachable(config):
         occ[(occ >= 0) & (occ // OCC_STRIDE == 0)] = EMPTY
         s[S_OCC + game.tables[T_PORT_NODE + c]] = FISHERMAN
         assert reachable_ports(s, game.tables, 0, 0b1111) == 1 << c
+
+
+def test_project_njit_compiles_one_specialization_for_constant_arguments():
+    """engine.jit.njit: calls with constants from jitted code reuse one plain signature,
+    where numba's own njit compiles one specialization per constant (cold-start cost)."""
+    from numba.core import types
+
+    from caledonia_env.engine.jit import njit as plain_njit
+
+    def callee(x, flag):
+        return x + 1 if flag else x - 1
+
+    def make_caller(f):
+        def caller(x):
+            return f(x, True) + f(x, False) + f(3, True) + f(4, False)
+        return caller
+
+    ours = plain_njit(cache=False)(callee)
+    theirs = njit(callee)
+    assert plain_njit(make_caller(ours))(1) == njit(make_caller(theirs))(1) == 2 + 0 + 4 + 3
+    assert len(ours.signatures) == 1
+    assert not any(isinstance(t, types.Literal) for t in ours.signatures[0])
+    assert len(theirs.signatures) > 1                  # what the wrapper avoids
+    assert plain_njit(callee)(2, True) == 3            # the bare decorator form
+
+
+def test_no_engine_function_is_compiled_for_a_literal_argument():
+    """Every numba function of the engine, env and bots goes through engine.jit.njit: after
+    games with clans, the Automa and the greedy bot, no compiled signature has a literal."""
+    import importlib
+    import pkgutil
+
+    from numba.core import types
+    from numba.core.registry import CPUDispatcher
+
+    from caledonia_env import agents
+    game = Game(GameConfig(num_players=3, seed=2, automa={2: 3}))
+    bot = agents.make("greedy", seed=0)
+    while not game.is_terminal:
+        game.step(bot.act(game))
+    seen = 0
+    for pkg in ("engine", "env", "agents"):
+        base = importlib.import_module(f"caledonia_env.{pkg}")
+        for info in pkgutil.iter_modules(base.__path__):
+            try:
+                mod = importlib.import_module(f"caledonia_env.{pkg}.{info.name}")
+            except ImportError:                           # an optional extra not installed
+                continue
+            for name, obj in vars(mod).items():
+                if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == mod.__name__:
+                    for sig in obj.signatures:
+                        seen += 1
+                        assert not any(isinstance(t, types.Literal) for t in sig), (mod, name, sig)
+    assert seen > 100

@@ -14,7 +14,6 @@ the deciding player. ``greedy_rollout`` plays a whole game with it; the
 search bot uses it as its rollout policy.
 """
 import numpy as np
-from numba import njit
 
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.board import count_units, pofs, reach_mask
@@ -50,6 +49,7 @@ from caledonia_env.engine.constants import (
     WOOL,
 )
 from caledonia_env.engine.contracts import cval, need_good
+from caledonia_env.engine.jit import njit
 from caledonia_env.engine.layout import (
     C_GAIN_HEX,
     C_GAIN_IMPORT,

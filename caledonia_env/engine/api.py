@@ -9,10 +9,10 @@ are one function so that the big mask and step code are linked into one compiled
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .actions import N_ACTIONS
 from .constants import CTX_GAME_OVER
+from .jit import njit
 from .layout import S_CTX
 from .mask import legal_mask
 from .step import apply_action_log

@@ -6,7 +6,6 @@ numba and written to the event log (``amlog``, see ``log_event``). Numbers come 
 the T_AM_* tables (``data/automa``) and the normal rule tables.
 """
 import numpy as np
-from numba import njit
 
 from .board import count_units, neighbor_goods, placeable, pofs, reach_mask, reach_of
 from .clans import take_from_board
@@ -15,6 +14,7 @@ from .constants import (BAKERY, COW, DAIRY, DISTILLERY, EMPTY, FIELD, LUMBERJACK
                         T_FOREST, T_MOUNTAIN)
 from .contracts import advance_import, cval
 from .economy import move_price
+from .jit import njit
 from .layout import (AM_CARD_W, AM_EV_W, AM_LOG_CAP, C_GAIN_HEX, C_GAIN_IMPORT, C_GAIN_MONEY,
                      C_GAIN_UPG, C_NEED, P_AM_ACTION, P_AM_DISCARD, P_AM_NPILE, P_AM_PILE,
                      P_AM_PREF, P_AM_REMOVED, P_AM_SUPPORT, P_BOARD, P_BOX, P_FULFILLED,

@@ -1,10 +1,10 @@
 """Automa seats in the turn flow (A-1.3 … A-1.5, A-3): resolved in numba until a
 non-Automa decision (or the end of the game) is pending."""
-from numba import njit
 
 from .automa import automa_turn, is_automa
 from .constants import CTX_MAIN, CTX_START_PICK, CTX_START_WORKER
 from .flow import end_turn, resolve
+from .jit import njit
 from .layout import S_CTX, S_MAIN_DONE, S_PLAYER, S_SETUP_PTR
 
 

@@ -4,11 +4,11 @@ Every player's clan (``P_CLAN``, -1 for none) selects one row of the ``T_CLAN_*`
 tables (row ``NO_CLAN`` holds the no-clan values), so a clan check in the hot
 path is one table read, never a branch on the clan's identity.
 """
-from numba import njit
 
 from .constants import (DAIRY, DISTILLERY, EMPTY, FISHERMAN, GRAIN, LUMBERJACK, MAX_BREW,
                         MAX_PROCESS, MILK, MINER, NO_CLAN, N_UNITS, OCC_STRIDE, T_LOCH, T_PORT,
                         WHISKY)
+from .jit import njit
 from .layout import (P_BEER, P_BOARD, P_CELLAR, P_CLAN, P_GOODS, P_MERCH, P_MONEY, P_SHIP, P_TRACK,
                      S_MAIN_DONE, S_OCC, S_P4_GOOD, S_PORTS, S_ROWED, T_ADJ,
                      T_CLAN_ANY_WORKER, T_CLAN_BEER_GRAIN, T_CLAN_BEER_MONEY, T_CLAN_BUILD_DISC,

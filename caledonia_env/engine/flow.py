@@ -5,7 +5,6 @@ and sets S_CTX / S_PLAYER; when nothing is pending, the turn, phase or round
 moves on. Pending work that offers no legal option is dropped here.
 """
 import numpy as np
-from numba import njit
 
 from .automa import automa_final, automa_prepare, automa_production, is_automa
 from .board import count_units, pofs
@@ -19,6 +18,7 @@ from .constants import (CLAN_AUCTION, CLAN_DRAFT, N_GOODS, COW, CTX_AFTER_MAIN, 
                         MAX_START_PICKS, MINER, N_UNITS, P3, P4, P5, P6, P9, PH_ACTIONS,
                         PH_OVER, PH_PRODUCTION, PH_SETUP_PICK, PH_SETUP_WORKERS, SHEEP, WHISKY)
 from .contracts import draw, refill_slots
+from .jit import njit
 from .layout import (P_BID, P_CELLAR, P_GLORY, P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_PASSED,
                      P_START_TILE, P_TECH, P_WHISKY_MADE, S_AUC_BIDDER, S_AUC_HIGH,
                      S_AUC_LEADER, S_AUC_OUT, S_AUC_SEAT, S_AUC_STAGE, S_BONUS_HEX,

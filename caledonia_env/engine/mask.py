@@ -1,6 +1,5 @@
 """The legal-action mask for the pending decision (exact for every context)."""
 import numpy as np
-from numba import njit
 
 from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_CELLAR_IN,
                       A_CELLAR_OUT, A_CELLAR_SKIP, A_DECLINE_HEX, A_DECLINE_UPGRADE, A_END_TURN,
@@ -20,6 +19,7 @@ from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
                         CTX_SECOND_CONTRACT, MAX_BUTTER)
 from .contracts import can_afford_contract, goods_ok, meat_deficit, meat_deficit2, need_good
 from .economy import can_nb_buy, can_trade, upgrade_mask
+from .jit import njit
 from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY, S_PRICE,
                      T_CLAN_MARKET_MONEY, S_BONUS_HEX, S_BONUS_UPG, S_CTX,
                      S_DRAWN, S_MAIN_DONE, S_MEAT_PORTS, S_MEAT_REM, S_NB_PENDING, S_OCC,

@@ -1,6 +1,5 @@
 """Legality checks shared by the mask and the flow (one definition per rule)."""
 import numpy as np
-from numba import njit
 
 from .board import ctz, placeable, pofs, reach_of, table_word
 from .actions import A_PLACE
@@ -9,6 +8,7 @@ from .constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N
                         N_GOODS, N_UNITS, P1, P9, PROCESS_IN, T_LOCH, T_PORT)
 from .contracts import can_afford_contract
 from .economy import can_hire, can_nb_buy, can_ship, can_tech
+from .jit import njit
 from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, RB_WORDS, S_NB_BOUGHT,
                      S_NB_PENDING, T_DELTA_BITS, T_LAND_LE, T_LAND_MAX, T_CLAN_CELLAR_MONEY,
                      T_RETRIEVE_BUY,

@@ -1,9 +1,9 @@
 """Random legal playouts inside numba (benchmarks, property tests, rollouts)."""
 import numpy as np
-from numba import njit
 
 from .actions import N_ACTIONS
 from .constants import CTX_GAME_OVER
+from .jit import njit
 from .layout import S_CTX, STATE_SIZE
 from .mask import legal_mask
 from .setup import new_game

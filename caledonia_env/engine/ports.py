@@ -1,5 +1,4 @@
 """Port bonus tiles P1-P9 (R-5): reach, applicability and effects."""
-from numba import njit
 
 import numpy as np
 
@@ -8,6 +7,7 @@ from .clans import board_avail, take_from_board
 from .constants import (FIELD, FISHERMAN, N_CORNERS, N_UNITS, NEUTRAL, OCC_STRIDE, P1, P2,
                         P3, P4, P5, P6, P7, P8, P9)
 from .economy import can_trade
+from .jit import njit
 from .layout import (MAX_LEVEL, P_BOARD, P_BOX, P_GLORY, P_GOODS, P_MONEY, P_PORTS_USED, P_SHIP,
                      RB_WORDS, S_BONUS_UPG,
                      S_OCC, S_P4_GOOD, S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE, S_PORTS,

@@ -1,6 +1,6 @@
 """Seeded random numbers stored in the state (minstd), so clones replay exactly."""
-from numba import njit
 
+from .jit import njit
 from .layout import S_RNG
 
 _MOD = 2147483647

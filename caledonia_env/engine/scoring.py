@@ -1,10 +1,10 @@
 """Round scoring tiles (R-6.4) and final scoring (R-7)."""
 import numpy as np
-from numba import njit
 
 from .board import pofs
 from .constants import (FISHERMAN, LUMBERJACK, MAX_NODES, MAX_PLAYERS, MINER, N_UNITS,
                         NEUTRAL, OCC_STRIDE)
+from .jit import njit
 from .layout import (P_BID, P_CELLAR, SCORE_TOTAL, T_SOLO, T_SOLO_EXPORT, T_SOLO_N_EXPORT,
                      T_SOLO_N_SETTLE, T_SOLO_SETTLE)
 from .solo import threshold_vp

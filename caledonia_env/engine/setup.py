@@ -1,7 +1,6 @@
 """New game from static tables and a seed (R-1): pile, tiles, ports, market, order, clans
 (R-1.7, R-9.4), solo blockers (R-9.2) and the smaller map (R-9.3)."""
 import numpy as np
-from numba import njit
 
 from .board import pofs
 from .clans import apply_clan
@@ -13,6 +12,7 @@ from .contracts import fill_slots
 from .automa import automa_setup
 from .automa_flow import run_automata
 from .flow import resolve, start_auction
+from .jit import njit
 from .layout import (P_BOX, P_BOARD, P_START_TILE, S_AUC_LEADER, S_AUC_SEAT, S_DECK,
                      S_DECK_COUNT, S_DECK_HEAD, S_DRAWN, S_NEXT_ORDER, S_NP, S_OCC,
                      S_ORDER, S_P4_GOOD, S_PHASE, S_PICK_CLANS, S_PICKS, S_PORT_KIND,

@@ -1,9 +1,9 @@
 """Solo mode (R-9.2): neutral blockers, the market phase with its two dice, solo scoring."""
-from numba import njit
 
 from .constants import EMPTY, NEUTRAL, T_LOCH, T_PORT
 from .contracts import refill_slots
 from .economy import move_price
+from .jit import njit
 from .layout import (MAX_THRESH, S_OCC, S_PRICE, S_ROUND, S_SLOTS, T_ACTIVE, T_LAND_COST,
                      T_N_HEX, T_SOLO_AVG_MAX, T_SOLO_AVG_MIN, T_SOLO_BLOCK_COST,
                      T_SOLO_GOODS_DIE, T_SOLO_GOODS_FACES, T_SOLO_MARKET_ROUNDS,

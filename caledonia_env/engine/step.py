@@ -1,6 +1,5 @@
 """Apply one action to the state (the mask says it is legal), then resolve the next decision."""
 import numpy as np
-from numba import njit
 
 from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_CELLAR_IN,
                       A_CELLAR_OUT, A_DECLINE_HEX, A_DECLINE_UPGRADE, A_END_TURN,
@@ -22,6 +21,7 @@ from .contracts import cval, fulfill, put_under, take_contract
 from .economy import do_nb_buy, do_trade, do_upgrade, move_price
 from .automa_flow import run_automata
 from .flow import auction_bid, auction_pick_done, end_turn, resolve, structure_draw, take_pair
+from .jit import njit
 from .layout import (P_BOARD, P_BOX, P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_PASSED,
                      P_PORTS_USED, S_AM_NLOG, S_BONUS_HEX, S_BONUS_UPG, S_CTX, S_DRAWN,
                      S_KEEP_LEFT, S_MAIN_DONE, S_MEAT_PORTS, S_MEAT_REM, S_N_DRAWN,

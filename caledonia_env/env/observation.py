@@ -13,7 +13,6 @@ generated from :data:`LAYOUT` (``python -m caledonia_env.env --write-docs``), an
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..data.ruleset import CLANS, SCORING_TILES
 from ..engine import layout as L
@@ -54,6 +53,7 @@ from ..engine.constants import (
     T_PORT,
     UNIT_NAMES,
 )
+from ..engine.jit import njit
 from ..engine.scoring import import_values, tile_glory
 
 N_PHASES = 5

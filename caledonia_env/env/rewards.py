@@ -16,10 +16,10 @@ Winner and ranks use the final VP (R-7) with the rulebook tiebreak the Game
 API uses: most money left over after buying VP ([interp] R-7).
 """
 import numpy as np
-from numba import njit
 
 from ..engine.board import pofs
 from ..engine.constants import MAX_PLAYERS
+from ..engine.jit import njit
 from ..engine.layout import (P_MONEY, P_SCORE, S_NP, SCORE_FIELDS, T_AM_LEVEL,
                              T_AM_MONEY_PER_VP, T_MONEY_PER_VP)
 from ..engine.scoring import final_scoring

@@ -27,12 +27,13 @@ from itertools import product
 
 import numpy as np
 from gymnasium import spaces
-from numba import njit, prange
+from numba import prange
 
 from ..config import MODULES, GameConfig
 from ..engine.actions import N_ACTIONS
 from ..engine.board import pofs
 from ..engine.constants import CTX_GAME_OVER, MAX_PLAYERS
+from ..engine.jit import njit
 from ..engine.layout import P_SCORE, S_CTX, S_PLAYER, STATE_SIZE, T_NP
 from ..engine.mask import legal_mask
 from ..engine.setup import new_game
