@@ -19,30 +19,7 @@ from caledonia_env.agents.evaluation import determinize  # noqa: E402
 from caledonia_env.agents.policy import PolicyPlayer, PretrainedActor  # noqa: E402
 from caledonia_env.agents.puct import PUCTAgent, search_net  # noqa: E402
 from caledonia_env.env.observation import OBS_SIZE, encode_obs  # noqa: E402
-
-SB3_NAMES = (("features.", "features_extractor.net."), ("policy_net.", "mlp_extractor.policy_net."),
-             ("action_net.", "action_net."), ("value_layers.", "mlp_extractor.value_net."),
-             ("value_net.", "value_net."))
-
-
-def _save_small(path, num_players=2, seed=0, value_head=True, arch=ck.Arch(16, (8,), (8,)),
-                train=None):
-    """A checkpoint of a small random network under SB3's key names."""
-    torch.manual_seed(seed)
-    net = ck.build_actor_critic(arch, *ck.spaces())
-    for prm in net.parameters():
-        torch.nn.init.normal_(prm, std=0.3)
-    sd = {}
-    for k, v in net.state_dict().items():
-        for src, dst in SB3_NAMES:
-            if k.startswith(src):
-                sd[dst + k[len(src):]] = v
-    if not value_head:
-        sd = {k: v for k, v in sd.items() if "value" not in k}
-    extra = {} if train is None else {"train": train}
-    ck.save(path, sd, ck.make_meta(arch, num_players, 0, **extra))
-    return str(path)
-
+from small_nets import save_small as _save_small  # noqa: E402
 
 def _position(num_players=2, seed=3, moves=30, **kw):
     """A game after ``moves`` greedy decisions, at a decision with a real choice."""
@@ -130,11 +107,13 @@ def test_determinize_ignores_the_true_pile_order_and_random_stream():
     assert not np.array_equal(a, c)          # the seed draws the hidden order
 
 
-@pytest.mark.parametrize("config,moves,varies", [
-    (dict(num_players=2, seed=5), 21, True),      # round 1, one player passed: the search
-    (dict(num_players=1, solo=True), 4, False),   # reaches draws from the pile
-    (dict(num_players=2, automa={1: 4}), 4, True)])
-def test_puct_never_reads_the_hidden_pile(config, moves, varies, recwarn, tmp_path):
+@pytest.mark.parametrize("kind,config,moves,varies", [
+    ("puct", dict(num_players=2, seed=5), 21, True),      # round 1, one player passed: the
+    ("puct", dict(num_players=1, solo=True), 4, False),   # search reaches draws from the pile
+    ("puct", dict(num_players=2, automa={1: 4}), 4, True),
+    ("puctr", dict(num_players=2, seed=5), 21, True),     # the rollouts too
+    ("puctr", dict(num_players=1, solo=True), 4, False)])
+def test_puct_never_reads_the_hidden_pile(kind, config, moves, varies, recwarn, tmp_path):
     """Shuffling the true pile, the Automa's pile and the dice stream leaves every decision
     and its visit counts unchanged for each agent seed. Where ``varies``, the visits depend
     on the seed, which draws the determinizations (the refilled contract slots, the
@@ -147,7 +126,7 @@ def test_puct_never_reads_the_hidden_pile(config, moves, varies, recwarn, tmp_pa
     net = _save_small(tmp_path / "net.zip", max(2, config["num_players"]), seed=3)
     seen = set()
     for seed in range(4):
-        bot = agents.make(f"puct:32:{net}", seed=seed)
+        bot = agents.make(f"{kind}:32:{net}", seed=seed)
         a = bot.act(game)
         visits = bot.last_stats["visits"]
         seen.add(tuple(sorted(visits.items())))
@@ -207,14 +186,45 @@ def test_leaf_values_add_back_the_shaping_potential(tmp_path):
     assert abs(leaves[1].sum()) < 1e-6                   # still zero-sum, as score_diff
 
 
-@pytest.mark.parametrize("bad", ["puct", "puct:", "puct:0", "puct:abc", "puct:-3"])
+def test_puctr_leaf_mixes_the_value_head_and_a_greedy_rollout(tmp_path):
+    """puctr's leaf: (1 - mix) * the network's values + mix * the terminal rewards of a
+    greedy rollout from the (determinized) leaf, in the same units."""
+    from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, greedy_rollout, seed_numba
+    from caledonia_env.agents.puct import ROLLOUT_MIX, _Node
+    from caledonia_env.env.rewards import R_SCORE_DIFF, terminal_rewards
+    game = _position(num_players=3, seed=4, moves=60)
+    net = _save_small(tmp_path / "net.zip", 3, train={"reward": "score_diff", "reward_scale": 2.0})
+    p = int(game.state[L.S_PLAYER])
+    leaves = {}
+    for mix in (0.0, ROLLOUT_MIX, 1.0):
+        agent = PUCTAgent(2, net, seed=0, rollout_mix=mix)
+        agent.act(game)                          # loads the network and its units
+        seed_numba(11)                           # the greedy rollout's tie noise
+        leaves[mix] = agent._expand(_Node(3), game.state.copy(), game.tables, p, 3)
+    end = game.state.copy()
+    seed_numba(11)
+    assert greedy_rollout(end, game.tables, DEFAULT_WEIGHTS, 100000) > 0
+    z = np.zeros(4)
+    terminal_rewards(end, game.tables, R_SCORE_DIFF, z)
+    assert np.abs(z).max() > 0.01
+    np.testing.assert_allclose(leaves[1.0], 2.0 * z[:3], rtol=1e-9)
+    np.testing.assert_allclose(leaves[ROLLOUT_MIX],
+                               (1 - ROLLOUT_MIX) * leaves[0.0] + ROLLOUT_MIX * leaves[1.0])
+    assert not np.allclose(leaves[0.0], leaves[1.0])
+    assert agents.make("puctr:4").rollout_mix == ROLLOUT_MIX
+    assert agents.make("puct:4").rollout_mix == 0.0
+
+
+@pytest.mark.parametrize("bad", ["puct", "puct:", "puct:0", "puct:abc", "puct:-3",
+                                 "puctr", "puctr:0", "puctr:x:y"])
 def test_puct_bad_names_raise_valueerror(bad):
     with pytest.raises(ValueError):
         agents.make(bad)
 
 
 def test_puct_rejects_bad_options_and_checkpoints_without_value_head(tmp_path):
-    for kw in (dict(c_puct=0), dict(temperature=-1), dict(noise_frac=2), dict(sims=0)):
+    for kw in (dict(c_puct=0), dict(temperature=-1), dict(noise_frac=2), dict(sims=0),
+               dict(rollout_mix=1.5), dict(rollout_mix=-0.1)):
         with pytest.raises(ValueError):
             PUCTAgent(**{"sims": 4, **kw})
     with pytest.raises(ck.CheckpointError, match="does not exist"):
@@ -291,7 +301,7 @@ def test_pretrained_path_picks_the_count_or_the_nearest_with_one_warning(tmp_pat
         warnings.simplefilter("error")
         assert ck.pretrained_path(2, only2).endswith("ppo_2p.zip")
     for n in (1, 3, 4):
-        with pytest.warns(ck.PretrainedFallbackWarning, match=f"using ppo_2p.zip"):
+        with pytest.warns(ck.PretrainedFallbackWarning, match="using ppo_2p.zip"):
             assert ck.pretrained_path(n, only2).endswith("ppo_2p.zip")
         with warnings.catch_warnings():          # once per folder and player count
             warnings.simplefilter("error")

@@ -317,6 +317,12 @@ def actor_critic_state(sd: dict) -> dict:
     return _renamed(sd, _KEY_MAP + _VALUE_KEY_MAP)
 
 
+def sb3_state(sd: dict) -> dict:
+    """An ``ActorCritic``'s (or ``Actor``'s) tensors under SB3's key names, the names a
+    checkpoint stores (the inverse of :func:`actor_critic_state`)."""
+    return _renamed(sd, tuple((ours, sb3) for sb3, ours in _KEY_MAP + _VALUE_KEY_MAP))
+
+
 def _load_into(module, state: dict, ck: Checkpoint):
     try:
         module.load_state_dict(state, strict=True)

@@ -47,10 +47,10 @@ import math
 import time
 
 import numpy as np
-from numba import njit
 
 from ..engine.actions import N_ACTIONS
 from ..engine.constants import CTX_GAME_OVER, MAX_PLAYERS
+from ..engine.jit import njit
 from ..engine.layout import S_CTX, S_NP, S_PLAYER
 from ..engine.mask import count_legal, legal_mask
 from ..engine.step import apply_action
@@ -58,7 +58,7 @@ from ..env.observation import OBS_SIZE, encode_obs
 from ..env.rewards import (REWARD_MODES, SCORE_DIFF_SCALE, projected_score_diff, reward_mode,
                            terminal_rewards)
 from .base import Agent
-from .evaluation import determinize
+from .evaluation import DEFAULT_WEIGHTS, determinize, greedy_rollout
 from .policy import PretrainedActor, is_pretrained, load_network
 from .ppo import need_torch
 from .registry import kinds, register
@@ -79,6 +79,17 @@ def advance(s, T, a, mask):
         if k != 1:
             return k
         apply_action(s, T, only)
+
+
+@njit(cache=True)
+def rollout_rewards(s, T, w, mode, out):
+    """Finish the game in ``s`` (changed) with greedy play for every player and write their
+    terminal rewards in ``mode`` into ``out`` (R-7); False if the rollout did not end."""
+    steps = greedy_rollout(s, T, w, 100000)
+    if steps < 0 or s[S_CTX] != CTX_GAME_OVER:
+        return False
+    terminal_rewards(s, T, mode, out)
+    return True
 
 
 class SearchNet:
@@ -171,6 +182,9 @@ def shaping_weight(meta: dict) -> float:
     return float((meta.get("train") or {}).get("shaping", 0.0) or 0.0)
 
 
+ROLLOUT_MIX = 0.5          # puctr's leaf weight of the rollout (AlphaGo's lambda)
+
+
 class PUCTAgent(Agent):
     """PUCT search with a policy/value network over determinized hidden information.
 
@@ -186,7 +200,8 @@ class PUCTAgent(Agent):
 
     def __init__(self, sims: int = 64, path: str = "pretrained", seed: int = 0,
                  name: str | None = None, c_puct: float = 1.5, temperature: float = 0.0,
-                 noise_frac: float = 0.0, dirichlet_alpha: float = 0.3):
+                 noise_frac: float = 0.0, dirichlet_alpha: float = 0.3,
+                 rollout_mix: float = 0.0):
         if int(sims) < 1:
             raise ValueError(f"sims must be >= 1, got {sims}")
         if not c_puct > 0:
@@ -196,6 +211,8 @@ class PUCTAgent(Agent):
         if not 0 <= noise_frac <= 1 or not dirichlet_alpha > 0:
             raise ValueError(f"noise_frac must be in [0, 1] and dirichlet_alpha > 0, got "
                              f"{noise_frac}, {dirichlet_alpha}")
+        if not 0 <= rollout_mix <= 1:
+            raise ValueError(f"rollout_mix must be in [0, 1], got {rollout_mix}")
         need_torch("puct")
         self.sims = int(sims)
         self.path = path
@@ -203,6 +220,7 @@ class PUCTAgent(Agent):
         self.temperature = float(temperature)
         self.noise_frac = float(noise_frac)
         self.dirichlet_alpha = float(dirichlet_alpha)
+        self.rollout_mix = float(rollout_mix)
         self._pretrained = PretrainedActor() if is_pretrained(path) else None
         if self._pretrained is None:
             load_network(path, critic=True)          # clear error now, not at the first move
@@ -237,6 +255,7 @@ class PUCTAgent(Agent):
         if self._buf is None or self._buf.shape != s.shape:
             self._buf = np.empty_like(s)
             self._phi_buf = np.empty_like(s)
+            self._ro_buf = np.empty_like(s)
         base = self._numba_seed()
         self._lo, self._hi = math.inf, -math.inf
         root = _Node(n)
@@ -303,12 +322,18 @@ class PUCTAgent(Agent):
         node.visits = np.zeros(N_ACTIONS)
         node.wsum = np.zeros((N_ACTIONS, n))
         if n == 1:
-            return np.array([v])
-        values = np.full(n, -v / (n - 1))
-        values[p] = v
-        if self._shaping:               # the head learned return - W * phi: add it back
-            projected_score_diff(buf, T, self._phi_buf, self._rewards)
-            values += self._shaping * self._rewards[:n]
+            values = np.array([v])
+        else:
+            values = np.full(n, -v / (n - 1))
+            values[p] = v
+            if self._shaping:           # the head learned return - W * phi: add it back
+                projected_score_diff(buf, T, self._phi_buf, self._rewards)
+                values += self._shaping * self._rewards[:n]
+        if self.rollout_mix > 0:        # AlphaGo's leaf: (1 - mix) * value + mix * rollout
+            self._ro_buf[:] = buf
+            if rollout_rewards(self._ro_buf, T, DEFAULT_WEIGHTS, self._mode, self._rewards):
+                values = ((1.0 - self.rollout_mix) * values
+                          + self.rollout_mix * self._scale * self._rewards[:n])
         return values
 
     def _prior(self, node, legal):
@@ -334,16 +359,27 @@ class PUCTAgent(Agent):
         return int(legal[np.argmax(q + u)])
 
 
-def _factory(param, seed, **kw):
+def _parse(kind, param):
     sims, _, path = (param or "").partition(":")
     try:
         n = int(sims)
         if n < 1:
             raise ValueError
     except ValueError:
-        raise ValueError(f"puct parameter must be SIMS (>= 1) or SIMS:PATH, e.g. puct:64 or "
-                         f"puct:64:runs/x/best.zip; got {param!r}") from None
-    return PUCTAgent(n, path or "pretrained", seed=seed, **kw)
+        raise ValueError(f"{kind} parameter must be SIMS (>= 1) or SIMS:PATH, e.g. {kind}:64 or "
+                         f"{kind}:64:runs/x/best.zip; got {param!r}") from None
+    return n, path or "pretrained"
+
+
+def _factory(param, seed, **kw):
+    n, path = _parse("puct", param)
+    return PUCTAgent(n, path, seed=seed, **kw)
+
+
+def _factory_rollout(param, seed, **kw):
+    n, path = _parse("puctr", param)
+    kw.setdefault("rollout_mix", ROLLOUT_MIX)
+    return PUCTAgent(n, path, seed=seed, **kw)
 
 
 if "puct" not in {k.name for k in kinds()}:
@@ -353,3 +389,9 @@ if "puct" not in {k.name for k in kinds()}:
              param="SIMS simulations per decision, optionally :PATH of a checkpoint (default: "
                    "the shipped policy for the game's player count)",
              param_required=True, example="puct:64, puct:32:runs/x/best.zip")
+if "puctr" not in {k.name for k in kinds()}:
+    register("puctr", _factory_rollout,
+             help="puct whose leaves average the value head and a greedy rollout to the end "
+                  "of the game (AlphaGo's mixed leaf evaluation; needs the train extra).",
+             param="SIMS simulations per decision (one rollout each), optionally :PATH of a "
+                   "checkpoint", param_required=True, example="puctr:32")
