@@ -26,6 +26,7 @@ EXAMPLES = """examples:
   caledonia render --seed 3 --moves 40 -o board.png
   caledonia demo --players 2 --seed 7 --map A1,B2,C1,D2 -o board.png
   caledonia train --players 2 --timesteps 2_000_000 --out runs/x      # needs the train extra
+  caledonia expert --players 2 --sims 32 --minutes 15 --workers 2 --out runs/ei
   caledonia evaluate runs/x/best.zip --vs random,greedy --games 400
   caledonia play --players ppo:pretrained,greedy --games 100
   caledonia play --players greedy,random --clans none --variant no-ports,static-imports
@@ -606,9 +607,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_rules_options(render)
     render.set_defaults(func=_cmd_render)
 
-    from caledonia_env.train.cli import add_evaluate_parser, add_plot_parser, add_train_parser
+    from caledonia_env.train.cli import (add_evaluate_parser, add_expert_parser, add_plot_parser,
+                                         add_train_parser)
     from caledonia_env.web.cli import add_serve_parser
     add_train_parser(sub)
+    add_expert_parser(sub)
     add_evaluate_parser(sub)
     add_plot_parser(sub)
     add_serve_parser(sub)

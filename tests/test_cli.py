@@ -390,7 +390,8 @@ def test_demo_still_works(tmp_path, capsys):
 def test_help_of_every_command_explains_every_option(capsys):
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
-    assert set(sub.choices) >= {"play", "balance", "replay", "render", "demo", "train", "evaluate", "plot"}
+    assert set(sub.choices) >= {"play", "balance", "replay", "render", "demo", "train", "expert",
+                                 "evaluate", "plot"}
     for name, cmd in sub.choices.items():
         assert main([name, "--help"]) == 0
         text = capsys.readouterr().out

@@ -7,7 +7,9 @@
 - :mod:`caledonia_env.train.players`: many-game evaluation with batched policy players
   (:mod:`caledonia_env.agents.policy`);
 - :mod:`caledonia_env.train.rating`: league ratings (Bradley-Terry on the Elo scale);
-- :mod:`caledonia_env.train.cli`: the ``train`` / ``evaluate`` / ``plot`` commands.
+- :mod:`caledonia_env.train.expert`: ``caledonia expert`` — expert iteration, the policy
+  fitted to the root visit counts of ``puct`` self-play;
+- :mod:`caledonia_env.train.cli`: the ``train`` / ``expert`` / ``evaluate`` / ``plot`` commands.
 
 See docs/training.md.
 """

@@ -1,0 +1,212 @@
+"""Expert iteration: distil the PUCT search into the policy (``caledonia expert``).
+
+1. :func:`collect` plays self-play games with ``puct`` on a checkpoint in every seat (the
+   standard game for the player count: map drawn, clans drafted; Dirichlet noise on the
+   root prior for variety) and keeps, at every searched decision, the observation of the
+   player to move, the legal actions and the root's visit counts.
+2. :func:`fit` trains the policy head toward the visit distribution sharpened by a
+   temperature ``tau`` (target proportional to ``N(a)^(1/tau)``; cross-entropy over the
+   legal actions), while a squared-error term holds the value head to the original
+   network's values on the same positions, so a search on the result keeps its leaf
+   values (and the shaping metadata stays true). A tenth of the games is held out.
+3. The result is a checkpoint with the original architecture and metadata plus
+   ``expert_iteration``: playable as ``ppo:PATH`` and ``puct:SIMS:PATH``, and the start of
+   the next iteration.
+
+Expert iteration: Anthony, Tian & Barber 2017; AlphaZero's policy target (Silver et al.
+2018). See docs/training.md.
+"""
+from __future__ import annotations
+
+import copy
+import os
+import time
+
+import numpy as np
+
+from ..agents import checkpoint as ckpt
+from ..agents.puct import PUCTAgent
+from ..config import GameConfig
+from ..engine.actions import N_ACTIONS
+from ..env.observation import OBS_SIZE, encode_obs
+from ..game import Game
+from ..tournament import pool_context, progress_bar
+
+def resolve_checkpoint(path: str, players: int) -> str:
+    """``pretrained`` -> the shipped file for ``players``; else the path as given."""
+    return ckpt.pretrained_path(players) if path == "pretrained" else os.fspath(path)
+
+
+def self_play_game(path: str, players: int, sims: int, seed: int, g: int,
+                   noise: float = 0.25) -> dict:
+    """One self-play game (seed ``(seed, g)``) of ``puct:SIMS:path`` in every seat: the
+    searched decisions' observations (float16), legal actions and root visit counts."""
+    game_seed = seed * 1_000_003 + g
+    game = Game(GameConfig(num_players=players, seed=game_seed))
+    bots = [PUCTAgent(sims, path, seed=game_seed * 8 + p, noise_frac=noise)
+            for p in range(players)]
+    obs, legal, visits = [], [], []
+    buf = np.zeros(OBS_SIZE, np.float32)
+    while not game.is_terminal:
+        p = game.current_player
+        a = bots[p].act(game)
+        stats = bots[p].last_stats
+        if stats.get("sims"):
+            encode_obs(game.state, game.tables, p, buf)
+            ids = np.asarray(game.legal_actions(), np.int32)
+            obs.append(buf.astype(np.float16))
+            legal.append(ids)
+            visits.append(np.array([stats["visits"].get(int(x), 0) for x in ids], np.float32))
+        game.step(a)
+    return {"obs": obs, "legal": legal, "visits": visits, "game": g}
+
+
+def _worker(task):
+    return self_play_game(*task)
+
+
+def collect(path: str, players: int = 2, sims: int = 32, games: int | None = None,
+            minutes: float | None = None, seed: int = 0, workers: int = 1,
+            noise: float = 0.25, quiet: bool = False) -> dict:
+    """Self-play data for :func:`fit`: ``games`` games, or as many as start within
+    ``minutes`` (at least one). Game g is the same for any worker count."""
+    if games is None and minutes is None:
+        raise ValueError("give games or minutes")
+    if games is not None and games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    if sims < 1 or workers < 1 or not 2 <= players <= 4:
+        raise ValueError(f"need sims >= 1, workers >= 1 and 2-4 players; got sims={sims}, "
+                         f"workers={workers}, players={players}")
+    ckpt.load_actor_critic(ckpt.load(path))     # a clear error now: missing file, no value head
+    limit = games if games is not None else 10**9
+    deadline = None if minutes is None else time.monotonic() + 60 * minutes
+    tasks = ((path, players, sims, seed, g, noise) for g in range(limit))
+    done = []
+    bar = progress_bar(games or 0, "self-play games", quiet)
+    if workers == 1:
+        results = map(_worker, tasks)
+        pool = None
+    else:
+        pool = pool_context().Pool(workers)
+        results = pool.imap(_worker, tasks)
+    try:
+        for r in results:
+            done.append(r)
+            bar.update(1)
+            if deadline is not None and time.monotonic() > deadline:
+                break
+    finally:
+        bar.close()
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+    obs = [o for r in done for o in r["obs"]]
+    legal = [x for r in done for x in r["legal"]]
+    return {"obs": np.stack(obs) if obs else np.zeros((0, OBS_SIZE), np.float16),
+            "legal": np.concatenate(legal) if legal else np.zeros(0, np.int32),
+            "visits": np.concatenate([v for r in done for v in r["visits"]])
+            if legal else np.zeros(0, np.float32),
+            "lens": np.array([len(x) for x in legal], np.int64),
+            "game": np.array([r["game"] for r in done for _ in r["obs"]], np.int64),
+            "players": np.array(players), "sims": np.array(sims)}
+
+
+def save_data(data: dict, path: str) -> None:
+    np.savez_compressed(path, **data)
+
+
+def load_data(path: str) -> dict:
+    with np.load(path) as d:
+        data = {k: d[k] for k in d.files}
+    need = {"obs", "legal", "visits", "lens", "game"}
+    if not need <= set(data):
+        raise ValueError(f"{path}: not expert-iteration data (missing {sorted(need - set(data))})")
+    return data
+
+
+def _batch(data, offs, idx, tau):
+    import torch
+    x = torch.from_numpy(data["obs"][idx].astype(np.float32))
+    mask = torch.zeros(len(idx), N_ACTIONS, dtype=torch.bool)
+    target = torch.zeros(len(idx), N_ACTIONS)
+    for r, i in enumerate(idx):
+        ids = torch.from_numpy(data["legal"][offs[i]:offs[i + 1]].astype(np.int64))
+        w = torch.from_numpy(data["visits"][offs[i]:offs[i + 1]]) ** (1.0 / tau)
+        mask[r, ids] = True
+        target[r, ids] = w / w.sum()
+    return x, mask, target
+
+
+def fit(path: str, data: dict, out: str, epochs: int = 3, lr: float = 1e-4, tau: float = 0.25,
+        value_weight: float = 1.0, batch: int = 256, seed: int = 0, quiet: bool = False) -> dict:
+    """Train ``path``'s policy toward the sharpened visit counts in ``data``; save the
+    checkpoint to ``out``. Returns the held-out cross-entropy, the argmax agreement with the
+    most visited action and the value drift before and after, and the training loss of
+    each epoch."""
+    import torch
+    if epochs < 1 or not lr > 0 or not tau > 0 or batch < 1 or value_weight < 0:
+        raise ValueError("need epochs >= 1, lr > 0, tau > 0, batch >= 1, value_weight >= 0")
+    n = len(data["lens"])
+    if n < 2:
+        raise ValueError(f"need at least 2 searched positions, the data has {n}")
+    offs = np.concatenate([[0], np.cumsum(data["lens"])])
+    rng = np.random.default_rng(seed)
+    games = np.unique(data["game"])
+    rng.shuffle(games)
+    held = np.isin(data["game"], games[:len(games) // 10]) if len(games) >= 10 else \
+        np.arange(n) % 10 == 0
+    train_idx, held_idx = np.flatnonzero(~held), np.flatnonzero(held)
+    source = ckpt.load(path)
+    net = ckpt.load_actor_critic(source)
+    frozen = copy.deepcopy(net).eval()
+    torch.manual_seed(seed)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+
+    def losses(x, mask, target):
+        logits, value = net(x)
+        logits = logits.masked_fill(~mask, -1e9)
+        ce = -(target * torch.log_softmax(logits, dim=1)).sum(1).mean()
+        with torch.no_grad():
+            _, v0 = frozen(x)
+        drift = ((value - v0) ** 2).mean()
+        agree = (logits.argmax(1) == target.argmax(1)).float().mean()
+        return ce, drift, agree
+
+    def held_out():
+        net.eval()
+        tot = np.zeros(3)
+        with torch.no_grad():
+            for s in range(0, len(held_idx), 1024):
+                idx = held_idx[s:s + 1024]
+                tot += np.array([t.item() for t in losses(*_batch(data, offs, idx, tau))]) * len(idx)
+        net.train()
+        ce, drift, agree = tot / max(len(held_idx), 1)
+        return {"cross_entropy": ce, "value_drift": drift, "argmax_agreement": agree}
+
+    report = {"positions": n, "train": len(train_idx), "held_out": len(held_idx),
+              "before": held_out(), "epochs": []}
+    bar = progress_bar(epochs * ((len(train_idx) + batch - 1) // batch), "batches", quiet)
+    net.train()
+    for _ in range(epochs):
+        perm = rng.permutation(train_idx)
+        total = 0.0
+        for s in range(0, len(perm), batch):
+            idx = perm[s:s + batch]
+            ce, drift, _ = losses(*_batch(data, offs, idx, tau))
+            loss = ce + value_weight * drift
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += loss.item() * len(idx)
+            bar.update(1)
+        report["epochs"].append(total / len(perm))
+    bar.close()
+    report["after"] = held_out()
+    meta = dict(source.meta)
+    meta["expert_iteration"] = {
+        "from": os.path.basename(path), "from_sha256": source.sha256,
+        "positions": n, "games": int(len(games)), "sims": int(data.get("sims", 0)),
+        "epochs": epochs, "lr": lr, "tau": tau, "value_weight": value_weight,
+        "before": report["before"], "after": report["after"]}
+    ckpt.save(out, ckpt.sb3_state(net.state_dict()), meta)
+    return report

@@ -1,0 +1,100 @@
+"""Expert iteration (train/expert.py, ``caledonia expert``): self-play data from puct, the
+policy fitted to the visit counts, the value head held, a checkpoint both agents play."""
+import json
+
+import numpy as np
+import pytest
+from invariants import play_checked
+from small_nets import save_small
+
+from caledonia_env import Game, GameConfig, agents
+
+torch = pytest.importorskip("torch", reason="expert iteration needs the train extra (torch)")
+
+from caledonia_env.agents import checkpoint as ck  # noqa: E402
+from caledonia_env.cli import main  # noqa: E402
+from caledonia_env.engine.actions import N_ACTIONS  # noqa: E402
+from caledonia_env.train import expert  # noqa: E402
+
+
+def test_sb3_state_is_the_inverse_of_actor_critic_state():
+    net = ck.build_actor_critic(ck.Arch(16, (8,), (8,)), *ck.spaces())
+    sd = net.state_dict()
+    stored = ck.sb3_state(sd)
+    assert set(stored) != set(sd) and ck.actor_critic_state(stored).keys() == sd.keys()
+
+
+def test_self_play_records_the_root_visits_of_every_searched_decision(tmp_path):
+    net = save_small(tmp_path / "net.zip", 3, seed=1)
+    data = expert.collect(net, players=3, sims=4, games=2, seed=5, quiet=True)
+    n = len(data["lens"])
+    assert n > 50 and data["obs"].shape == (n, data["obs"].shape[1])
+    assert data["obs"].dtype == np.float16 and len(data["game"]) == n
+    assert set(np.unique(data["game"])) == {0, 1}
+    offs = np.concatenate([[0], np.cumsum(data["lens"])])
+    for i in range(n):
+        ids = data["legal"][offs[i]:offs[i + 1]]
+        visits = data["visits"][offs[i]:offs[i + 1]]
+        assert len(ids) >= 2 and ids.max() < N_ACTIONS and visits.sum() == 4
+    again = expert.collect(net, players=3, sims=4, games=1, seed=5, workers=2, quiet=True)
+    k = int(data["lens"][data["game"] == 0].size)
+    assert np.array_equal(again["obs"], data["obs"][:k])        # game g is the same anywhere
+
+
+def test_fit_moves_the_policy_toward_the_visits_and_holds_the_value(tmp_path):
+    net = save_small(tmp_path / "net.zip", 2, seed=2, train={"reward": "score_diff",
+                                                               "shaping": 0.5})
+    data = expert.collect(net, players=2, sims=8, games=3, seed=1, quiet=True)
+    path = expert.save_data(data, tmp_path / "data.npz") or tmp_path / "data.npz"
+    data = expert.load_data(path)
+    out = tmp_path / "expert.zip"
+    report = expert.fit(net, data, str(out), epochs=4, lr=3e-3, tau=0.5, batch=16, quiet=True)
+    assert report["epochs"][-1] < report["epochs"][0]
+    offs = np.concatenate([[0], np.cumsum(data["lens"])])
+    x, mask, target = expert._batch(data, offs, np.arange(len(data["lens"])), 0.5)
+
+    def cross_entropy(path):                    # over all positions, most of them trained on
+        logits, _ = ck.load_actor_critic(ck.load(path))(x)
+        return -(target * torch.log_softmax(logits.masked_fill(~mask, -1e9), 1)).sum(1).mean()
+
+    with torch.no_grad():
+        assert cross_entropy(out) < cross_entropy(net) - 0.05
+    assert report["before"]["value_drift"] == 0 and report["after"]["value_drift"] < 0.05
+    meta = ck.load(out).meta
+    assert meta["train"]["shaping"] == 0.5                  # puct still adds the potential back
+    assert meta["expert_iteration"]["tau"] == 0.5 and meta["expert_iteration"]["positions"] > 0
+    for bot in (agents.make(f"ppo:{out}", seed=0), agents.make(f"puct:4:{out}", seed=0)):
+        play_checked(Game(GameConfig(num_players=2, seed=3)), [bot, agents.make("greedy")],
+                     limit=40)
+
+
+def test_bad_inputs_raise_clear_errors(tmp_path):
+    net = save_small(tmp_path / "net.zip")
+    with pytest.raises(ValueError, match="games or minutes"):
+        expert.collect(net)
+    with pytest.raises(ValueError, match="players"):
+        expert.collect(net, players=5, games=1)
+    with pytest.raises(ck.CheckpointError, match="no value head"):
+        expert.collect(save_small(tmp_path / "actor.zip", value_head=False), games=1)
+    np.savez(tmp_path / "bad.npz", obs=np.zeros(3))
+    with pytest.raises(ValueError, match="not expert-iteration data"):
+        expert.load_data(tmp_path / "bad.npz")
+
+
+def test_expert_command_writes_data_checkpoint_and_report(tmp_path, capsys):
+    net = save_small(tmp_path / "net.zip")
+    out = tmp_path / "run"
+    assert main(["expert", "--from", net, "--games", "2", "--sims", "3", "--epochs", "1",
+                 "--out", str(out), "--quiet"]) == 0
+    assert "checkpoint written to" in capsys.readouterr().out
+    report = json.loads((out / "expert.json").read_text())
+    assert report["positions"] > 0 and report["source"] == net
+    again = tmp_path / "again"
+    assert main(["expert", "--from", net, "--data", str(out / "data.npz"), "--tau", "1",
+                 "--epochs", "1", "--out", str(again), "--quiet"]) == 0
+    assert not (again / "data.npz").exists() and (again / "expert.zip").exists()
+    assert main(["expert", "--from", str(tmp_path / "missing.zip"), "--games", "1",
+                 "--out", str(tmp_path / "x")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["expert", "--from", net, "--games", "1", "--minutes", "1",
+                 "--out", str(tmp_path / "y")]) == 2
