@@ -36,6 +36,10 @@ values are normalized to [0, 1] by the smallest and largest value backed up in t
 search (MuZero's min-max normalization), so ``c_puct`` does not depend on the reward's
 scale; an unvisited action gets its parent's mean value (first-play urgency).
 
+``puctr:SIMS[:PATH]`` (``rollout_mix`` > 0) mixes each leaf's values with the terminal
+rewards of a greedy rollout from the determinized leaf, AlphaGo's
+``(1 - mix) * value + mix * rollout`` (:func:`rollout_rewards`).
+
 Selection: ``argmax Q(a) + c_puct * P(a) * sqrt(N) / (1 + N(a))``. Play: the most
 visited root action (``temperature=0``, ties to the higher prior) or a sample
 proportional to ``N(a)^(1/temperature)``. Dirichlet noise on the root prior is off by
