@@ -45,8 +45,8 @@ def test_fit_moves_the_policy_toward_the_visits_and_holds_the_value(tmp_path):
     net = save_small(tmp_path / "net.zip", 2, seed=2, train={"reward": "score_diff",
                                                                "shaping": 0.5})
     data = expert.collect(net, players=2, sims=8, games=3, seed=1, quiet=True)
-    path = expert.save_data(data, tmp_path / "data.npz") or tmp_path / "data.npz"
-    data = expert.load_data(path)
+    expert.save_data(data, tmp_path / "data.npz")
+    data = expert.load_data(tmp_path / "data.npz")
     out = tmp_path / "expert.zip"
     report = expert.fit(net, data, str(out), epochs=4, lr=3e-3, tau=0.5, batch=16, quiet=True)
     assert report["epochs"][-1] < report["epochs"][0]

@@ -564,12 +564,13 @@ def add_expert_parser(subparsers) -> argparse.ArgumentParser:
 def cmd_expert(args) -> int:
     import json
     from ..agents.checkpoint import CheckpointError
+    from ..agents.policy import checkpoint_path
     from caledonia_env.tournament import check_output_folder
     from . import expert
     try:
         check_output_folder(args.out, "--out")
         os.makedirs(args.out, exist_ok=True)
-        source = expert.resolve_checkpoint(args.source, args.players)
+        source = checkpoint_path(args.source, args.players)
         if args.data:
             data = expert.load_data(args.data)
         else:

@@ -32,10 +32,6 @@ from ..env.observation import OBS_SIZE, encode_obs
 from ..game import Game
 from ..tournament import pool_context, progress_bar
 
-def resolve_checkpoint(path: str, players: int) -> str:
-    """``pretrained`` -> the shipped file for ``players``; else the path as given."""
-    return ckpt.pretrained_path(players) if path == "pretrained" else os.fspath(path)
-
 
 def self_play_game(path: str, players: int, sims: int, seed: int, g: int,
                    noise: float = 0.25) -> dict:
