@@ -66,6 +66,15 @@ def test_fit_moves_the_policy_toward_the_visits_and_holds_the_value(tmp_path):
     for bot in (agents.make(f"ppo:{out}", seed=0), agents.make(f"puct:4:{out}", seed=0)):
         play_checked(Game(GameConfig(num_players=2, seed=3)), [bot, agents.make("greedy")],
                      limit=40)
+    # a training run starts from it (--init): SB3's aliases of the shared extractor are filled
+    from caledonia_env.train.trainer import TrainConfig, Trainer
+    run = Trainer(TrainConfig(players=2, out=str(tmp_path / "ft"), n_envs=2, n_steps=64,
+                              batch_size=64, net="16:8", fast_fraction=0.0, init=str(out)),
+                  progress=False, log=lambda m: None)
+    run.setup()
+    own, saved = run.model.policy.state_dict(), ck.load(out).state_dict
+    for k in ("pi_features_extractor.net.0.weight", "action_net.weight", "value_net.weight"):
+        assert torch.equal(own[k], saved[k.removeprefix("pi_")]), k
 
 
 def test_bad_inputs_raise_clear_errors(tmp_path):

@@ -223,6 +223,18 @@ def progress_bar(total: int, start: int = 0, enabled: bool = True):
 
 
 # ---------------------------------------------------------------- trainer
+def _with_extractor_aliases(sd: dict) -> dict:
+    """SB3 lists a shared features extractor three times (``features_extractor``,
+    ``pi_features_extractor``, ``vf_features_extractor``); a file written outside SB3
+    (``caledonia expert``) holds it once. Add the two aliases where they are missing."""
+    out = dict(sd)
+    for k, v in sd.items():
+        if k.startswith("features_extractor."):
+            for alias in ("pi_", "vf_"):
+                out.setdefault(alias + k, v)
+    return out
+
+
 class Trainer:
     """Runs (or resumes) one training run in ``cfg.out``."""
 
@@ -327,11 +339,12 @@ class Trainer:
                 f"--init {path}: its network is {ck.arch.to_dict()}, this run's --net / "
                 f"--activation give {self.model.caledonia_arch.to_dict()}")
         own = self.model.policy.state_dict()
-        missing = [k for k in own if k not in ck.state_dict]
+        theirs = _with_extractor_aliases(ck.state_dict)
+        missing = [k for k in own if k not in theirs]
         if any(not k.startswith("value_net.") and not k.startswith("mlp_extractor.value_net.")
                for k in missing):
             raise ckpt.CheckpointError(f"--init {path}: policy tensors missing: {missing[:4]}")
-        own.update({k: v for k, v in ck.state_dict.items() if k in own})
+        own.update({k: v for k, v in theirs.items() if k in own})
         self.model.policy.load_state_dict(own)
         self.log(f"initialized from {path} ({ck.meta.get('timesteps', 0):,} steps"
                  f"{'; value head fresh' if missing else ''})")
