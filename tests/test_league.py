@@ -160,3 +160,4 @@ def test_three_player_selfplay_with_drafted_clans_league_resume_and_reload(tmp_p
         Trainer(TrainConfig(players=2, out=str(tmp_path / "bad"), n_envs=2, net="64:16",
                             init=str(copy / "best.zip")), progress=False,
                 log=lambda m: None).setup()
+    assert not (tmp_path / "bad" / "config.json").exists()   # so the same --out can be retried

@@ -304,8 +304,6 @@ class Trainer:
             torch.set_num_threads(cfg.threads)
         torch.manual_seed(cfg.seed)
         os.makedirs(self.out, exist_ok=True)
-        with open(self.path("config.json"), "w") as f:
-            json.dump(asdict(cfg), f, indent=1)
         self.pool = SnapshotPool(cfg.arch(), cfg.pool_size, seed=cfg.seed)
         state = None
         if self.resume:
@@ -323,6 +321,8 @@ class Trainer:
                 self._apply_init()
             for k in ("eval", "checkpoint", "snapshot"):
                 self.next[k] = getattr(cfg, f"{k}_every")
+        with open(self.path("config.json"), "w") as f:     # last: a failed --init leaves no run
+            json.dump(asdict(cfg), f, indent=1)
         self.pool.sync(ckpt.actor_state(self.model.policy.state_dict()))
 
     def init_path(self) -> str:
