@@ -138,7 +138,8 @@ def load(path, check_spaces: bool = True) -> Checkpoint:
     if os.path.isdir(path):
         raise CheckpointError(f"checkpoint {path!r} is a folder; give the .zip file "
                               f"(e.g. {os.path.join(path, 'best.zip')})")
-    raw = open(path, "rb").read()
+    with open(path, "rb") as f:
+        raw = f.read()
     try:
         zf = zipfile.ZipFile(io.BytesIO(raw))
     except zipfile.BadZipFile:
