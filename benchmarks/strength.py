@@ -97,6 +97,23 @@ def summary_line(agents, rows, target, seconds) -> str:
             f"| {seconds:.0f} s |")
 
 
+def check_checkpoints(p, todo) -> None:
+    """Every ``ppo:`` agent names a readable checkpoint: a usage error (exit 2) saying what is
+    wrong, before any game is played."""
+    specs = {(a, len(ag)) for ag, _, _ in todo for a in ag if a.startswith("ppo:")}
+    if not specs:
+        return
+    from caledonia_env.agents.checkpoint import CheckpointError, load
+    from caledonia_env.agents.policy import checkpoint_path
+    try:
+        for spec, n in sorted(specs):
+            load(checkpoint_path(spec[4:], n))
+    except CheckpointError as e:
+        p.error(str(e))
+    except ImportError:
+        p.error("ppo agents need torch: pip install -e '.[train]'")
+
+
 def main(argv=None):
     import sys
     argv = sys.argv[1:] if argv is None else argv
@@ -107,6 +124,7 @@ def main(argv=None):
     for ag, _, _ in todo:
         if not 2 <= len(ag) <= 4:
             p.error(f"a match has 2-4 agents, got {ag}")
+    check_checkpoints(p, todo)
     head = ("| match | games | win share (95% CI) | par | target | target met | mean VP (agent : "
             "others) | agent VP by component (" + " / ".join(COMPONENTS) + ") | opponents' VP "
             "by component | wall |\n|---|---:|---|---:|---:|---|---|---|---|---:|")

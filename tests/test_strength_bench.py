@@ -37,3 +37,13 @@ def test_summary_line_win_share_par_target_and_components(wins, target, verdict)
     assert cells[5] == verdict and cells[6] == "150.0 : 140.0"
     assert cells[7].split(" / ")[1] == "60.0" and cells[7].split(" / ")[4] == "10.0"
     assert cells[8].split(" / ")[1] == "50.0"
+
+
+@pytest.mark.parametrize("spec, says", [("ppo:{tmp}/missing.zip", "does not exist"),
+                                        ("ppo:{tmp}", "is a folder")])
+def test_a_bad_checkpoint_is_a_usage_error_before_any_game(tmp_path, capsys, spec, says):
+    pytest.importorskip("torch")
+    with pytest.raises(SystemExit) as e:
+        strength.main(["--match", f"{spec.format(tmp=tmp_path)} greedy", "--games", "2"])
+    assert e.value.code == 2
+    assert says in capsys.readouterr().err
