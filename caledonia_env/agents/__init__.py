@@ -19,7 +19,6 @@ from .base import Agent
 from .greedy import GreedyAgent
 from .mcts import MCTSAgent
 from .ppo import PPOAgent
-from .pmcts import PolicyMCTSAgent
 from .puct import PUCTAgent
 from .random_agent import RandomAgent
 from .registry import available, kinds, make, parse_name, register, syntax
