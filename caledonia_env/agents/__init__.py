@@ -9,7 +9,9 @@ lists the names; ``agents.register(kind, factory, ...)`` adds a kind (later
 kinds can be added). Names: ``random``, ``greedy``, ``mcts`` and
 ``mcts:N`` (N rollouts per decision) or ``mcts:Xs`` (X seconds per decision),
 ``ppo:PATH`` or ``ppo:pretrained`` (a trained policy; needs the train extra),
-``puct:SIMS`` or ``puct:SIMS:PATH`` (tree search with a trained policy/value network).
+``puct:SIMS`` or ``puct:SIMS:PATH`` (tree search with a trained policy/value network),
+``nmcts:N`` or ``nmcts:N:PATH`` (``mcts`` with a trained policy as candidate ranking and
+rollout policy).
 See docs/agents.md.
 """
 from __future__ import annotations
@@ -19,6 +21,7 @@ from .base import Agent
 from .greedy import GreedyAgent
 from .mcts import MCTSAgent
 from .ppo import PPOAgent
+from .nmcts import NetMCTSAgent
 from .puct import PUCTAgent
 from .random_agent import RandomAgent
 from .registry import available, kinds, make, parse_name, register, syntax
@@ -59,5 +62,6 @@ register("automa", make_automa,
          help="seat played by the engine as the publisher's Automa (a marker; see docs/automa.md).",
          param="difficulty 1-5", param_required=True, example="automa:5")
 
-__all__ = ["Agent", "AutomaMarker", "automa_seats", "GreedyAgent", "MCTSAgent", "PPOAgent", "PUCTAgent", "RandomAgent", "available", "kinds", "make",
-           "parse_name", "register", "syntax"]
+__all__ = ["Agent", "AutomaMarker", "automa_seats", "GreedyAgent", "MCTSAgent", "NetMCTSAgent",
+           "PPOAgent", "PUCTAgent", "RandomAgent", "available", "kinds", "make", "parse_name",
+           "register", "syntax"]

@@ -84,17 +84,35 @@ class MCTSAgent(Agent):
         if self._buf is None or self._buf.shape != s.shape:
             self._buf = np.empty_like(s)
         seed_numba(self._numba_seed())
+        self._prepare(game)
         if game.context not in self.contexts:
-            return int(greedy_action(s, T, self.weights, self._mask, self._buf))
-        action_values(s, T, self.weights, self._mask, self._buf, self._values)
-        legal = np.flatnonzero(self._mask)
+            return self._unsearched(s, T)
+        legal, scores = self._ranking(s, T)
         if len(legal) == 1:
             return int(legal[0])
-        order = legal[np.argsort(-self._values[legal], kind="stable")]
+        order = legal[np.argsort(-scores, kind="stable")]
         cands = list(order[:self.candidates])
         if self._mask[A_PASS] and A_PASS not in cands:
             cands.append(A_PASS)
         return self._halving(game, np.array(cands, np.int64))
+
+    # the parts a search with another rollout policy replaces (agents.nmcts)
+    def _prepare(self, game) -> None:
+        """Called once per decision before anything else."""
+
+    def _unsearched(self, s, T) -> int:
+        """The action of a decision that is not searched: the greedy bot's."""
+        return int(greedy_action(s, T, self.weights, self._mask, self._buf))
+
+    def _ranking(self, s, T):
+        """(legal actions, their scores): the candidates are the best ``candidates``."""
+        action_values(s, T, self.weights, self._mask, self._buf, self._values)
+        legal = np.flatnonzero(self._mask)
+        return legal, self._values[legal]
+
+    def _playouts(self, s, T, p, actions, seeds, out) -> None:
+        """out[i]: p's final margin after ``actions[i]`` on determinization ``seeds[i]``."""
+        self._rollouts(s, T, self.weights, p, actions, seeds, self._buf, out)
 
     def _halving(self, game, cands: np.ndarray) -> int:
         """Successive halving with common random numbers over the candidates."""
@@ -125,7 +143,7 @@ class MCTSAgent(Agent):
             acts = np.repeat(cands[alive], per)
             sd = np.tile(seeds, len(alive))
             out = np.empty(len(acts))
-            self._rollouts(s, T, self.weights, p, acts, sd.astype(np.int64), self._buf, out)
+            self._playouts(s, T, p, acts, sd.astype(np.int64), out)
             for i, c in enumerate(alive):
                 sums[c] += out[i * per:(i + 1) * per].sum()
                 counts[c] += per

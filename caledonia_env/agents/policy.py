@@ -56,6 +56,28 @@ def load_network(path, critic: bool = False):
     return out
 
 
+def per_module(cache: dict, module, build):
+    """``build(module)``, made once per loaded module and kept in ``cache`` (keyed by the
+    module's id, checked against the module itself)."""
+    hit = cache.get(id(module))
+    if hit is None or hit[0] is not module:
+        hit = cache[id(module)] = (module, build(module))
+    return hit[1]
+
+
+def count_and_path(kind: str, param: str | None, count: str) -> tuple[int, str]:
+    """``KIND:N[:PATH]`` of the network search agents: (N >= 1, PATH or ``pretrained``)."""
+    text, _, path = (param or "").partition(":")
+    try:
+        n = int(text)
+        if n < 1:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"{kind} parameter must be {count} (>= 1) or {count}:PATH, e.g. "
+                         f"{kind}:64 or {kind}:64:runs/x/best.zip; got {param!r}") from None
+    return n, path or PRETRAINED
+
+
 def players_of(obs: np.ndarray) -> np.ndarray:
     """Player count encoded in each observation row (``global.num_players`` one-hot)."""
     onehot = np.asarray(obs)[:, O_NUM_PLAYERS:O_NUM_PLAYERS + MAX_PLAYERS]

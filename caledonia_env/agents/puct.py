@@ -63,7 +63,7 @@ from ..env.rewards import (REWARD_MODES, SCORE_DIFF_SCALE, projected_score_diff,
                            terminal_rewards)
 from .base import Agent
 from .evaluation import DEFAULT_WEIGHTS, determinize, greedy_rollout
-from .policy import PretrainedActor, is_pretrained, load_network
+from .policy import PretrainedActor, count_and_path, is_pretrained, load_network, per_module
 from .ppo import need_torch
 from .registry import kinds, register
 
@@ -141,11 +141,7 @@ _SEARCH_NETS: dict = {}
 
 def search_net(module, meta: dict) -> SearchNet:
     """The :class:`SearchNet` of a loaded ``ActorCritic`` (made once per module)."""
-    key = id(module)
-    hit = _SEARCH_NETS.get(key)
-    if hit is None or hit[0] is not module:
-        hit = _SEARCH_NETS[key] = (module, SearchNet(module, meta["arch"]["activation"]))
-    return hit[1]
+    return per_module(_SEARCH_NETS, module, lambda m: SearchNet(m, meta["arch"]["activation"]))
 
 
 class _Node:
@@ -363,25 +359,13 @@ class PUCTAgent(Agent):
         return int(legal[np.argmax(q + u)])
 
 
-def _parse(kind, param):
-    sims, _, path = (param or "").partition(":")
-    try:
-        n = int(sims)
-        if n < 1:
-            raise ValueError
-    except ValueError:
-        raise ValueError(f"{kind} parameter must be SIMS (>= 1) or SIMS:PATH, e.g. {kind}:64 or "
-                         f"{kind}:64:runs/x/best.zip; got {param!r}") from None
-    return n, path or "pretrained"
-
-
 def _factory(param, seed, **kw):
-    n, path = _parse("puct", param)
+    n, path = count_and_path("puct", param, "SIMS")
     return PUCTAgent(n, path, seed=seed, **kw)
 
 
 def _factory_rollout(param, seed, **kw):
-    n, path = _parse("puctr", param)
+    n, path = count_and_path("puctr", param, "SIMS")
     kw.setdefault("rollout_mix", ROLLOUT_MIX)
     return PUCTAgent(n, path, seed=seed, **kw)
 

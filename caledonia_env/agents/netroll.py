@@ -1,0 +1,173 @@
+"""A trained policy inside numba: its forward pass and whole games played by it.
+
+:class:`PolicyWeights` copies the policy path of an ``ActorCritic`` (the shared first layer,
+the policy layers and the action head) into float32 arrays; :func:`policy_action` plays the
+most likely legal action of one position (or samples the softmax at a temperature) without
+leaving numba, and :func:`policy_rollout_margins` finishes many determinized copies of a
+position with every player played by the policy, as :func:`evaluation.rollout_margins` does
+with the greedy bot. The first layer reads only the rows of the observation's non-zero
+entries (about 15% of them), and logits are computed for the legal actions alone.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba.typed import List
+
+from ..engine.actions import N_ACTIONS
+from ..engine.constants import CTX_GAME_OVER
+from ..engine.jit import njit
+from ..engine.layout import S_CTX, S_PLAYER
+from ..engine.mask import count_legal, legal_mask
+from ..engine.step import apply_action
+from ..env.observation import OBS_SIZE, encode_obs
+from .evaluation import determinize, final_margin
+from .policy import per_module
+
+
+class PolicyWeights:
+    """The policy path of a loaded ``ActorCritic`` or actor as numba-ready arrays."""
+
+    def __init__(self, module, activation: str):
+        def np32(x):
+            return np.ascontiguousarray(x.detach().cpu().numpy().astype(np.float32))
+
+        lin = module.features[0]
+        self.w1t = np.ascontiguousarray(np32(lin.weight).T)       # obs_size x features
+        self.b1 = np32(lin.bias)
+        self.pw = List([np32(m.weight) for m in module.policy_net if hasattr(m, "weight")])
+        self.pb = List([np32(m.bias) for m in module.policy_net if hasattr(m, "weight")])
+        self.wa = np32(module.action_net.weight)
+        self.ba = np32(module.action_net.bias)
+        self.relu = activation == "relu"
+
+    def args(self):
+        return self.w1t, self.b1, self.pw, self.pb, self.wa, self.ba, self.relu
+
+
+_WEIGHTS: dict = {}
+
+
+def policy_weights(module, meta: dict) -> PolicyWeights:
+    """The :class:`PolicyWeights` of a loaded module (made once per module)."""
+    return per_module(_WEIGHTS, module, lambda m: PolicyWeights(m, meta["arch"]["activation"]))
+
+
+@njit(cache=True)
+def _act(x, relu):
+    for i in range(x.shape[0]):
+        if relu:
+            if x[i] < 0.0:
+                x[i] = 0.0
+        else:
+            x[i] = np.tanh(x[i])
+
+
+@njit(cache=True)
+def policy_hidden(obs, w1t, b1, pw, pb, relu):
+    """The policy head's last hidden layer for one observation."""
+    h = b1.copy()
+    m = h.shape[0]
+    for i in range(obs.shape[0]):
+        o = obs[i]
+        if o != 0.0:
+            for j in range(m):
+                h[j] += o * w1t[i, j]
+    _act(h, relu)
+    for k in range(len(pw)):
+        w = pw[k]
+        x = pb[k].copy()
+        for j in range(w.shape[0]):
+            acc = x[j]
+            for i in range(w.shape[1]):
+                acc += w[j, i] * h[i]
+            x[j] = acc
+        _act(x, relu)
+        h = x
+    return h
+
+
+@njit(cache=True)
+def policy_logits(s, T, w1t, b1, pw, pb, wa, ba, relu, mask, obs, out):
+    """The policy's logits of the legal actions in ``mask`` for the player to move (-inf
+    elsewhere) into ``out``."""
+    encode_obs(s, T, s[S_PLAYER], obs)
+    h = policy_hidden(obs, w1t, b1, pw, pb, relu)
+    for a in range(N_ACTIONS):
+        if mask[a]:
+            acc = ba[a]
+            for i in range(h.shape[0]):
+                acc += wa[a, i] * h[i]
+            out[a] = acc
+        else:
+            out[a] = -np.inf
+
+
+@njit(cache=True)
+def policy_action(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, mask, obs, logits):
+    """The policy's action in ``s``: the most likely legal one (``temperature`` 0) or a
+    sample of softmax(logits / temperature) with numba's random stream; the only legal
+    action without evaluating the network; -1 if none."""
+    legal_mask(s, T, mask)
+    k, only = count_legal(mask)
+    if k <= 1:
+        return only
+    policy_logits(s, T, w1t, b1, pw, pb, wa, ba, relu, mask, obs, logits)
+    best = -1
+    if temperature <= 0.0:
+        bv = -np.inf
+        for a in range(N_ACTIONS):
+            if mask[a] and logits[a] > bv:
+                bv = logits[a]
+                best = a
+        return best
+    top = -np.inf
+    for a in range(N_ACTIONS):
+        if mask[a] and logits[a] > top:
+            top = logits[a]
+    total = 0.0
+    for a in range(N_ACTIONS):
+        if mask[a]:
+            logits[a] = np.exp((logits[a] - top) / temperature)
+            total += logits[a]
+    r = np.random.random() * total
+    for a in range(N_ACTIONS):
+        if mask[a]:
+            best = a
+            r -= logits[a]
+            if r <= 0.0:
+                break
+    return best
+
+
+@njit(cache=True)
+def policy_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, max_steps):
+    """Play the policy for every player until the game ends; returns the steps taken
+    (negative if a position had no legal action)."""
+    mask = np.zeros(N_ACTIONS, np.int8)
+    obs = np.zeros(OBS_SIZE, np.float32)
+    logits = np.empty(N_ACTIONS, np.float32)
+    steps = 0
+    while s[S_CTX] != CTX_GAME_OVER and steps < max_steps:
+        a = policy_action(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, mask, obs, logits)
+        if a < 0:
+            return -1 - steps
+        apply_action(s, T, a)
+        steps += 1
+    return steps
+
+
+@njit(cache=True)
+def policy_rollout_margins(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, p, actions,
+                           seeds, buf, out):
+    """For each i: determinize the hidden information with seeds[i], apply actions[i],
+    finish the game with the policy playing every seat, and store p's final margin (own
+    VP minus the best opponent's, :func:`evaluation.final_margin`) in out[i]."""
+    for i in range(actions.shape[0]):
+        buf[:] = s
+        determinize(buf, T, seeds[i])
+        apply_action(buf, T, actions[i])
+        steps = policy_rollout(buf, T, w1t, b1, pw, pb, wa, ba, relu, temperature, 100000)
+        if steps < 0 or buf[S_CTX] != CTX_GAME_OVER:
+            out[i] = -1e9
+        else:
+            out[i] = final_margin(buf, T, p)

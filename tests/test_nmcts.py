@@ -1,0 +1,135 @@
+"""``nmcts``: mcts with the policy network as candidate ranking and rollout policy
+(agents/nmcts.py), and the policy's forward pass inside numba (agents/netroll.py)."""
+import numpy as np
+import pytest
+from invariants import play_checked
+
+from caledonia_env import Game, GameConfig, agents
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.constants import CTX_GAME_OVER
+from caledonia_env.env.observation import OBS_SIZE, encode_obs
+
+torch = pytest.importorskip("torch", reason="nmcts needs the train extra (torch)")
+
+from caledonia_env.agents.nmcts import NetMCTSAgent  # noqa: E402
+from caledonia_env.agents.netroll import (policy_action, policy_logits,  # noqa: E402
+                                          policy_rollout, policy_weights)
+from caledonia_env.agents.policy import load_network  # noqa: E402
+from small_nets import save_small  # noqa: E402
+from test_puct import _position, _shuffle_hidden  # noqa: E402
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_numba_policy_matches_the_torch_actor(num_players, tmp_path):
+    """The numba forward pass gives the torch actor's logits on the legal actions, and its
+    argmax is the ``ppo`` agent's move, along a whole game."""
+    path = save_small(tmp_path / "net.zip", num_players, seed=num_players)
+    module, meta = load_network(str(path))
+    w = policy_weights(module, meta).args()
+    ppo = agents.make(f"ppo:{path}", seed=0)
+    game = Game(GameConfig(num_players=num_players, seed=11))
+    mask, obs = np.zeros(N_ACTIONS, np.int8), np.zeros(OBS_SIZE, np.float32)
+    logits = np.empty(N_ACTIONS, np.float32)
+    checked = 0
+    while not game.is_terminal:
+        a = policy_action(game.state, game.tables, *w, 0.0, mask, obs, logits)
+        assert a == ppo.act(game)
+        legal = game.legal_actions()
+        if len(legal) > 1 and checked < 25:
+            policy_logits(game.state, game.tables, *w, mask, obs, logits)
+            encode_obs(game.state, game.tables, game.current_player, obs)
+            with torch.no_grad():
+                ref = module(torch.as_tensor(obs[None]))[0].numpy()
+            np.testing.assert_allclose(logits[legal], ref[legal], rtol=1e-4, atol=1e-4)
+            assert np.isneginf(np.delete(logits, legal)).all()
+            checked += 1
+        game.step(a)
+    assert checked == 25
+
+
+def test_policy_rollout_finishes_the_game_and_samples_at_a_temperature(tmp_path):
+    path = save_small(tmp_path / "net.zip", 2, seed=1)
+    w = policy_weights(*load_network(str(path))).args()
+    game = _position(moves=10)
+    ends = set()
+    for temperature, seed in ((0.0, 1), (0.0, 2), (1.0, 1), (1.0, 2)):
+        agents.evaluation.seed_numba(seed)
+        s = game.state.copy()
+        steps = policy_rollout(s, game.tables, *w, temperature, 100000)
+        assert steps > 0 and s[L.S_CTX] == CTX_GAME_OVER
+        ends.add((temperature, s.tobytes()))
+    argmax = {e for t, e in ends if t == 0.0}
+    sampled = {e for t, e in ends if t == 1.0}
+    assert len(argmax) == 1                  # argmax rollouts ignore numba's stream
+    assert len(sampled) == 2                 # sampled ones follow it
+
+
+def test_nmcts_plays_only_legal_moves_in_2p_3p_and_automa_games(tmp_path):
+    path = save_small(tmp_path / "net.zip", 2, seed=2)
+    game = Game(GameConfig(num_players=2, seed=7))
+    bot = agents.make(f"nmcts:4:{path}", seed=1)
+    play_checked(game, [bot, agents.make("greedy", seed=2)])
+    assert game.is_terminal and bot.name == f"nmcts:4:{path}"
+    for config in (dict(num_players=3), dict(num_players=2, automa={1: 3})):
+        game = Game(GameConfig(seed=4, **config))
+        bots = [agents.make(f"nmcts:3:{path}", seed=p) for p in range(game.num_players)]
+        play_checked(game, bots, limit=80)
+
+
+def test_nmcts_with_the_shipped_policies_plays_3p_and_4p(recwarn):
+    for n in (3, 4):
+        game = Game(GameConfig(num_players=n, seed=n))
+        bots = [agents.make("nmcts:2", seed=p) for p in range(n)]
+        play_checked(game, bots, limit=40)
+        assert bots[0].network(n)[1]["num_players"] == n
+
+
+def test_nmcts_searches_the_policys_candidates_and_is_deterministic(tmp_path):
+    path = save_small(tmp_path / "net.zip", 2, seed=5)
+    game = _position(seed=5)
+    bot = agents.make(f"nmcts:16:{path}", seed=4)
+    picks = [bot.act(game) for _ in range(3)]
+    st = bot.last_stats
+    assert st["rollouts"] <= 16 + st["candidates"] and 2 <= st["candidates"] <= 7
+    assert all(int(a) in game.legal_actions() for a in picks)
+    bot.reset(4)
+    assert [bot.act(game) for _ in range(3)] == picks
+    assert [agents.make(f"nmcts:16:{path}", seed=4).act(game) for _ in range(3)] == picks
+
+
+@pytest.mark.parametrize("config,moves", [(dict(num_players=2, seed=5), 21),
+                                          (dict(num_players=2, automa={1: 4}), 4),
+                                          (dict(num_players=3, seed=2), 30)])
+def test_nmcts_never_reads_the_hidden_pile(config, moves, tmp_path):
+    """Shuffling the true contract pile, the Automa's pile and the state's random stream
+    leaves the decision and the mean rollout margin of every agent seed unchanged; the
+    margins do depend on the seed (it draws the determinizations), so a search that read
+    the true state would be seen."""
+    game = _position(moves=moves, **config)
+    path = save_small(tmp_path / "net.zip", config["num_players"], seed=3)
+    margins = set()
+    for seed in range(4):
+        bot = agents.make(f"nmcts:24:{path}", seed=seed, temperature=1.0)
+        a = bot.act(game)
+        m = bot.last_stats["mean_margin"]
+        margins.add(m)
+        for k in range(2):
+            bot.reset(seed)
+            assert bot.act(_shuffle_hidden(game, k)) == a
+            assert bot.last_stats["mean_margin"] == m
+    assert len(margins) > 1
+
+
+@pytest.mark.parametrize("bad", ["nmcts", "nmcts:", "nmcts:0", "nmcts:abc", "nmcts:-3"])
+def test_nmcts_bad_names_raise_valueerror(bad):
+    with pytest.raises(ValueError):
+        agents.make(bad)
+
+
+def test_nmcts_rejects_bad_options_and_missing_checkpoints(tmp_path):
+    for kw in (dict(temperature=-1), dict(rollouts=0), dict(candidates=1)):
+        with pytest.raises(ValueError):
+            NetMCTSAgent(**{"rollouts": 4, **kw})
+    with pytest.raises(agents.checkpoint.CheckpointError, match="does not exist"):
+        agents.make(f"nmcts:4:{tmp_path / 'nope.zip'}")
