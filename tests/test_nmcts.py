@@ -133,3 +133,15 @@ def test_nmcts_rejects_bad_options_and_missing_checkpoints(tmp_path):
             NetMCTSAgent(**{"rollouts": 4, **kw})
     with pytest.raises(agents.checkpoint.CheckpointError, match="does not exist"):
         agents.make(f"nmcts:4:{tmp_path / 'nope.zip'}")
+
+
+@pytest.mark.slow
+def test_nmcts_beats_greedy_in_60_percent_of_2p_games():
+    """The search with the shipped 2-player policy against the greedy bot (clans drafted)."""
+    from caledonia_env.tournament import TournamentSpec, run, wilson
+    rows = run(TournamentSpec(players=("nmcts:16", "greedy"), games=40, seed=203), workers=2)
+    mine = [r for r in rows if r["player"] == 0]
+    wins = sum(r["win"] for r in mine)
+    lo, hi = wilson(wins, len(mine))
+    print(f"nmcts:16 vs greedy: {wins / len(mine):.3f} (95% CI {lo:.3f}-{hi:.3f})")
+    assert wins / len(mine) >= 0.60 and lo > 0.50
