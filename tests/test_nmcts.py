@@ -13,8 +13,10 @@ from caledonia_env.env.observation import OBS_SIZE, encode_obs
 torch = pytest.importorskip("torch", reason="nmcts needs the train extra (torch)")
 
 from caledonia_env.agents.nmcts import NetMCTSAgent  # noqa: E402
-from caledonia_env.agents.netroll import (policy_action, policy_logits,  # noqa: E402
-                                          policy_rollout, policy_weights)
+from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, greedy_action  # noqa: E402
+from caledonia_env.agents.netroll import (mixed_rollout, policy_action,  # noqa: E402
+                                          policy_logits, policy_rollout, policy_weights)
+from caledonia_env.engine.step import apply_action  # noqa: E402
 from caledonia_env.agents.policy import load_network  # noqa: E402
 from small_nets import save_small  # noqa: E402
 from test_puct import _position, _shuffle_hidden  # noqa: E402
@@ -65,6 +67,39 @@ def test_policy_rollout_finishes_the_game_and_samples_at_a_temperature(tmp_path)
     assert len(sampled) == 2                 # sampled ones follow it
 
 
+@pytest.mark.parametrize("num_players,me", [(2, 0), (4, 2)])
+def test_mixed_rollout_plays_the_policy_in_one_seat_and_greedy_in_the_others(num_players, me,
+                                                                              tmp_path):
+    """``mixed_rollout`` is the game played move by move with the policy's action in seat
+    ``me`` and the greedy bot's in every other seat (numba's stream seeded alike); with
+    ``me`` = -1 it is ``policy_rollout``."""
+    path = save_small(tmp_path / "net.zip", num_players, seed=num_players)
+    w = policy_weights(*load_network(str(path))).args()
+    game = _position(moves=6, num_players=num_players, seed=9)
+    T = game.tables
+    agents.evaluation.seed_numba(3)
+    s = game.state.copy()
+    steps = mixed_rollout(s, T, *w, 0.0, me, DEFAULT_WEIGHTS, 100000)
+    assert steps > 0 and s[L.S_CTX] == CTX_GAME_OVER
+    agents.evaluation.seed_numba(3)
+    ref = game.state.copy()
+    mask, obs = np.zeros(N_ACTIONS, np.int8), np.zeros(OBS_SIZE, np.float32)
+    logits, buf = np.empty(N_ACTIONS, np.float32), np.empty_like(ref)
+    seats = set()
+    for _ in range(steps):
+        if ref[L.S_PLAYER] == me:
+            a = policy_action(ref, T, *w, 0.0, mask, obs, logits)
+        else:
+            a = greedy_action(ref, T, DEFAULT_WEIGHTS, mask, buf)
+        seats.add(int(ref[L.S_PLAYER]))
+        apply_action(ref, T, a)
+    assert np.array_equal(s, ref) and seats == set(range(num_players))
+    every = [game.state.copy() for _ in range(2)]
+    assert mixed_rollout(every[0], T, *w, 0.0, -1, DEFAULT_WEIGHTS, 100000) == \
+        policy_rollout(every[1], T, *w, 0.0, 100000)
+    assert np.array_equal(*every) and not np.array_equal(every[0], s)
+
+
 def test_nmcts_plays_only_legal_moves_in_2p_3p_and_automa_games(tmp_path):
     path = save_small(tmp_path / "net.zip", 2, seed=2)
     game = Game(GameConfig(num_players=2, seed=7))
@@ -75,6 +110,10 @@ def test_nmcts_plays_only_legal_moves_in_2p_3p_and_automa_games(tmp_path):
         game = Game(GameConfig(seed=4, **config))
         bots = [agents.make(f"nmcts:3:{path}", seed=p) for p in range(game.num_players)]
         play_checked(game, bots, limit=80)
+    game = Game(GameConfig(num_players=4, seed=6))
+    bots = [agents.make(f"nmctsg:3:{path}", seed=p) for p in range(2)]
+    play_checked(game, bots + [agents.make("greedy", seed=p) for p in (2, 3)], limit=60)
+    assert bots[0].opponents == "greedy" and bots[0].name == f"nmctsg:3:{path}"
 
 
 def test_nmcts_with_the_shipped_policies_plays_3p_and_4p(recwarn):
@@ -98,10 +137,11 @@ def test_nmcts_searches_the_policys_candidates_and_is_deterministic(tmp_path):
     assert [agents.make(f"nmcts:16:{path}", seed=4).act(game) for _ in range(3)] == picks
 
 
+@pytest.mark.parametrize("kind", ["nmcts", "nmctsg"])
 @pytest.mark.parametrize("config,moves", [(dict(num_players=2, seed=5), 21),
                                           (dict(num_players=2, automa={1: 4}), 4),
                                           (dict(num_players=3, seed=2), 30)])
-def test_nmcts_never_reads_the_hidden_pile(config, moves, tmp_path):
+def test_nmcts_never_reads_the_hidden_pile(kind, config, moves, tmp_path):
     """Shuffling the true contract pile, the Automa's pile and the state's random stream
     leaves the decision and the mean rollout margin of every agent seed unchanged; the
     margins do depend on the seed (it draws the determinizations), so a search that read
@@ -110,7 +150,7 @@ def test_nmcts_never_reads_the_hidden_pile(config, moves, tmp_path):
     path = save_small(tmp_path / "net.zip", config["num_players"], seed=3)
     margins = set()
     for seed in range(4):
-        bot = agents.make(f"nmcts:24:{path}", seed=seed, temperature=1.0)
+        bot = agents.make(f"{kind}:24:{path}", seed=seed, temperature=1.0)
         a = bot.act(game)
         m = bot.last_stats["mean_margin"]
         margins.add(m)
@@ -121,14 +161,16 @@ def test_nmcts_never_reads_the_hidden_pile(config, moves, tmp_path):
     assert len(margins) > 1
 
 
-@pytest.mark.parametrize("bad", ["nmcts", "nmcts:", "nmcts:0", "nmcts:abc", "nmcts:-3"])
+@pytest.mark.parametrize("bad", ["nmcts", "nmcts:", "nmcts:0", "nmcts:abc", "nmcts:-3",
+                                 "nmctsg", "nmctsg:0", "nmctsg:x"])
 def test_nmcts_bad_names_raise_valueerror(bad):
     with pytest.raises(ValueError):
         agents.make(bad)
 
 
 def test_nmcts_rejects_bad_options_and_missing_checkpoints(tmp_path):
-    for kw in (dict(temperature=-1), dict(rollouts=0), dict(candidates=1)):
+    for kw in (dict(temperature=-1), dict(rollouts=0), dict(candidates=1),
+               dict(opponents="mcts")):
         with pytest.raises(ValueError):
             NetMCTSAgent(**{"rollouts": 4, **kw})
     with pytest.raises(agents.checkpoint.CheckpointError, match="does not exist"):

@@ -20,7 +20,7 @@ from ..engine.layout import S_CTX, S_PLAYER
 from ..engine.mask import count_legal, legal_mask
 from ..engine.step import apply_action
 from ..env.observation import OBS_SIZE, encode_obs
-from .evaluation import determinize, final_margin
+from .evaluation import DEFAULT_WEIGHTS, determinize, final_margin, greedy_action
 from .policy import per_module
 
 
@@ -143,12 +143,26 @@ def policy_action(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, mask, obs, l
 def policy_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, max_steps):
     """Play the policy for every player until the game ends; returns the steps taken
     (negative if a position had no legal action)."""
+    return mixed_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, -1,
+                         DEFAULT_WEIGHTS, max_steps)
+
+
+@njit(cache=True)
+def mixed_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, me, gw, max_steps):
+    """Play until the game ends with the policy in seat ``me`` and the greedy bot (weights
+    ``gw``, :func:`evaluation.greedy_action`) in the other seats; ``me`` < 0: the policy in
+    every seat. Returns the steps taken (negative if a position had no legal action)."""
     mask = np.zeros(N_ACTIONS, np.int8)
     obs = np.zeros(OBS_SIZE, np.float32)
     logits = np.empty(N_ACTIONS, np.float32)
+    buf = np.empty_like(s)
     steps = 0
     while s[S_CTX] != CTX_GAME_OVER and steps < max_steps:
-        a = policy_action(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, mask, obs, logits)
+        if me < 0 or s[S_PLAYER] == me:
+            a = policy_action(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, mask, obs,
+                              logits)
+        else:
+            a = greedy_action(s, T, gw, mask, buf)
         if a < 0:
             return -1 - steps
         apply_action(s, T, a)
@@ -157,16 +171,19 @@ def policy_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, max_steps):
 
 
 @njit(cache=True)
-def policy_rollout_margins(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, p, actions,
-                           seeds, buf, out):
+def policy_rollout_margins(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, greedy_others,
+                           gw, p, actions, seeds, buf, out):
     """For each i: determinize the hidden information with seeds[i], apply actions[i],
-    finish the game with the policy playing every seat, and store p's final margin (own
-    VP minus the best opponent's, :func:`evaluation.final_margin`) in out[i]."""
+    finish the game with the policy playing every seat (or only p's, the greedy bot with
+    weights ``gw`` the others, when ``greedy_others``), and store p's final margin (own VP
+    minus the best opponent's, :func:`evaluation.final_margin`) in out[i]."""
+    me = p if greedy_others else -1
     for i in range(actions.shape[0]):
         buf[:] = s
         determinize(buf, T, seeds[i])
         apply_action(buf, T, actions[i])
-        steps = policy_rollout(buf, T, w1t, b1, pw, pb, wa, ba, relu, temperature, 100000)
+        steps = mixed_rollout(buf, T, w1t, b1, pw, pb, wa, ba, relu, temperature, me, gw,
+                              100000)
         if steps < 0 or buf[S_CTX] != CTX_GAME_OVER:
             out[i] = -1e9
         else:

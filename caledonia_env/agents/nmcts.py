@@ -23,22 +23,32 @@ from .ppo import need_torch
 from .registry import kinds, register
 
 
+OPPONENT_MODELS = ("policy", "greedy")
+
+
 class NetMCTSAgent(MCTSAgent):
     """Flat Monte-Carlo search over the policy's best candidates with policy rollouts.
 
     ``rollouts``: rollouts per searched decision; ``path``: a checkpoint, or ``"pretrained"``;
     ``candidates``: how many of the policy's most likely actions are searched;
     ``temperature``: 0 (default) plays the most likely action in the rollouts, > 0 samples
-    softmax(logits / temperature). ``seconds`` and ``contexts`` as for ``mcts``.
+    softmax(logits / temperature); ``opponents``: who plays the other seats of the rollouts,
+    ``"policy"`` (default) or ``"greedy"`` (the greedy bot: an opponent model for games
+    against the search bots, whose rollouts and candidates are greedy's). ``seconds`` and
+    ``contexts`` as for ``mcts``.
     """
 
     name = "nmcts"
 
     def __init__(self, rollouts: int = 32, path: str = "pretrained", seed: int = 0,
                  name: str | None = None, candidates: int = 6, temperature: float = 0.0,
-                 seconds: float | None = None, contexts=SEARCHED_CONTEXTS):
+                 seconds: float | None = None, contexts=SEARCHED_CONTEXTS,
+                 opponents: str = "policy"):
         if not temperature >= 0:
             raise ValueError(f"temperature must be >= 0, got {temperature}")
+        if opponents not in OPPONENT_MODELS:
+            raise ValueError(f"opponents must be one of {OPPONENT_MODELS}, got {opponents!r}")
+        self.opponents = opponents
         need_torch("nmcts")
         self.path = path
         self.temperature = float(temperature)
@@ -71,7 +81,8 @@ class NetMCTSAgent(MCTSAgent):
         return legal, self._logits[legal]
 
     def _playouts(self, s, T, p, actions, seeds, out) -> None:
-        policy_rollout_margins(s, T, *self._net, self.temperature, p, actions, seeds,
+        policy_rollout_margins(s, T, *self._net, self.temperature,
+                               self.opponents == "greedy", self.weights, p, actions, seeds,
                                self._buf, out)
 
 
@@ -87,3 +98,16 @@ if "nmcts" not in {k.name for k in kinds()}:
              param="ROLLOUTS per decision, optionally :PATH of a checkpoint (default: the "
                    "shipped policy for the game's player count)",
              param_required=True, example="nmcts:32, nmcts:64:runs/x/best.zip")
+
+
+def _factory_greedy(param, seed, **kw):
+    rollouts, path = count_and_path("nmctsg", param, "ROLLOUTS")
+    return NetMCTSAgent(rollouts, path, seed=seed, opponents="greedy", **kw)
+
+
+if "nmctsg" not in {k.name for k in kinds()}:
+    register("nmctsg", _factory_greedy,
+             help="nmcts whose rollouts play the other seats with the greedy bot (an "
+                  "opponent model; needs the train extra).",
+             param="ROLLOUTS per decision, optionally :PATH of a checkpoint",
+             param_required=True, example="nmctsg:64")
