@@ -22,12 +22,12 @@ import time
 import numpy as np
 
 TARGETS = (     # (agents, games, target win share): the strength targets; the search rows
-                # play the best search agent (nmcts, docs/agents.md)
+                # play the best search agent against the search bots (nmctsg, docs/agents.md)
     ("ppo:pretrained greedy", 400, 0.70),
-    ("nmcts:64 mcts:32", 100, 0.60),
+    ("nmctsg:64 mcts:32", 100, 0.60),
     ("ppo:pretrained greedy greedy", 300, 0.55),
     ("ppo:pretrained greedy greedy greedy", 300, 0.45),
-    ("nmcts:64 mcts:32 mcts:32 mcts:32", 20, 0.35),
+    ("nmctsg:64 mcts:32 mcts:32 mcts:32", 20, 0.35),
 )
 COMPONENTS = ("glory", "goods", "money", "hops", "imports", "exports", "settlements")
 

@@ -187,3 +187,17 @@ def test_nmcts_beats_greedy_in_60_percent_of_2p_games():
     lo, hi = wilson(wins, len(mine))
     print(f"nmcts:16 vs greedy: {wins / len(mine):.3f} (95% CI {lo:.3f}-{hi:.3f})")
     assert wins / len(mine) >= 0.60 and lo > 0.50
+
+
+@pytest.mark.slow
+def test_nmctsg_beats_three_greedy_bots_in_most_4p_games():
+    """The opponent-model search with the shipped 4-player policy against 3 x greedy (clans
+    drafted): par is 25%."""
+    from caledonia_env.tournament import TournamentSpec, run, wilson
+    rows = run(TournamentSpec(players=("nmctsg:16", "greedy", "greedy", "greedy"), games=24,
+                              seed=204), workers=2)
+    mine = [r for r in rows if r["player"] == 0]
+    wins = sum(r["win"] for r in mine)
+    lo, hi = wilson(wins, len(mine))
+    print(f"nmctsg:16 vs 3 x greedy: {wins / len(mine):.3f} (95% CI {lo:.3f}-{hi:.3f})")
+    assert wins / len(mine) >= 0.50 and lo > 0.25

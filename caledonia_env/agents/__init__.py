@@ -11,7 +11,8 @@ kinds can be added). Names: ``random``, ``greedy``, ``mcts`` and
 ``ppo:PATH`` or ``ppo:pretrained`` (a trained policy; needs the train extra),
 ``puct:SIMS`` or ``puct:SIMS:PATH`` (tree search with a trained policy/value network),
 ``nmcts:N`` or ``nmcts:N:PATH`` (``mcts`` with a trained policy as candidate ranking and
-rollout policy).
+rollout policy), ``nmctsg:N[:PATH]`` (the same, the greedy bot playing the other seats of
+its rollouts).
 See docs/agents.md.
 """
 from __future__ import annotations
