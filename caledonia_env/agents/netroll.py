@@ -20,7 +20,7 @@ from ..engine.layout import S_CTX, S_PLAYER
 from ..engine.mask import count_legal, legal_mask
 from ..engine.step import apply_action
 from ..env.observation import OBS_SIZE, encode_obs
-from .evaluation import DEFAULT_WEIGHTS, determinize, final_margin, greedy_action
+from .evaluation import determinize, final_margin, greedy_action
 from .policy import per_module
 
 
@@ -143,8 +143,9 @@ def policy_action(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, mask, obs, l
 def policy_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, max_steps):
     """Play the policy for every player until the game ends; returns the steps taken
     (negative if a position had no legal action)."""
-    return mixed_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, -1,
-                         DEFAULT_WEIGHTS, max_steps)
+    no_greedy = np.empty(0)             # never read with me < 0; the agents' weight type
+    return mixed_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, -1, no_greedy,
+                         max_steps)
 
 
 @njit(cache=True)

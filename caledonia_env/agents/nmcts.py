@@ -86,27 +86,23 @@ class NetMCTSAgent(MCTSAgent):
                                self._buf, out)
 
 
-def _factory(param, seed, **kw):
-    rollouts, path = count_and_path("nmcts", param, "ROLLOUTS")
-    return NetMCTSAgent(rollouts, path, seed=seed, **kw)
+def _factory(kind, **fixed):
+    def factory(param, seed, **kw):
+        rollouts, path = count_and_path(kind, param, "ROLLOUTS")
+        return NetMCTSAgent(rollouts, path, seed=seed, **fixed, **kw)
+    return factory
 
 
-if "nmcts" not in {k.name for k in kinds()}:
-    register("nmcts", _factory,
+_registered = {k.name for k in kinds()}
+if "nmcts" not in _registered:
+    register("nmcts", _factory("nmcts"),
              help="mcts with a trained policy network: its most likely actions are the "
                   "candidates and it plays the rollouts (needs the train extra).",
              param="ROLLOUTS per decision, optionally :PATH of a checkpoint (default: the "
                    "shipped policy for the game's player count)",
              param_required=True, example="nmcts:32, nmcts:64:runs/x/best.zip")
-
-
-def _factory_greedy(param, seed, **kw):
-    rollouts, path = count_and_path("nmctsg", param, "ROLLOUTS")
-    return NetMCTSAgent(rollouts, path, seed=seed, opponents="greedy", **kw)
-
-
-if "nmctsg" not in {k.name for k in kinds()}:
-    register("nmctsg", _factory_greedy,
+if "nmctsg" not in _registered:
+    register("nmctsg", _factory("nmctsg", opponents="greedy"),
              help="nmcts whose rollouts play the other seats with the greedy bot (an "
                   "opponent model; needs the train extra).",
              param="ROLLOUTS per decision, optionally :PATH of a checkpoint",
