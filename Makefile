@@ -31,7 +31,7 @@ $(FULL): pyproject.toml | $(PY)
 demo: $(CORE)
 	$(PY) -m caledonia_env demo
 
-# The browser tests (tests/test_web_browser.py) drive Debian's chromium; `browser` installs
+# The browser tests (tests/web/test_web_browser.py) drive Debian's chromium; `browser` installs
 # it with apt-get when missing. Where it cannot be installed, those tests are skipped and
 # pytest prints the reason (never silently).
 browser:

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Install Debian's chromium for the browser tests of `caledonia serve` (tests/test_web_browser.py).
+# Install Debian's chromium for the browser tests of `caledonia serve` (tests/web/test_web_browser.py).
 # Idempotent: does nothing when a chromium binary is already there. Needs root (or sudo) on Debian.
 set -eu
 for bin in /usr/bin/chromium /usr/bin/chromium-browser; do

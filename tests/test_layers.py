@@ -4,11 +4,25 @@ Every import in the package, at module level or inside a function, is read with
 ``ast``; a module may import only from its own layer or a lower one.
 """
 import ast
+import tomllib
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1] / "caledonia_env"
+REPO = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").exists())
+# caledonia_env.agents and caledonia_env.train live in the top-level folders agents/ and
+# train/ (pyproject's package-dir); every other subpackage lives under caledonia_env/.
+PACKAGE_DIR = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+ROOTS = {name.removeprefix("caledonia_env").lstrip("."): REPO / folder
+         for name, folder in PACKAGE_DIR.items()}
+
+
+def source_path(sub: str) -> Path:
+    """Where the dotted name ``sub`` (relative to caledonia_env) lives, without a suffix."""
+    parts = sub.split(".") if sub else []
+    if parts and parts[0] in ROOTS:
+        return ROOTS[parts[0]].joinpath(*parts[1:])
+    return ROOTS[""].joinpath(*parts)
 
 # lowest first; a module belongs to the first prefix that matches its dotted name
 LAYERS = [
@@ -36,10 +50,19 @@ def layer_of(module: str) -> int:
 
 
 def modules():
-    for path in sorted(ROOT.rglob("*.py")):
-        rel = path.relative_to(ROOT).with_suffix("")
-        parts = list(rel.parts)
-        yield ".".join(parts), path
+    for prefix, root in sorted(ROOTS.items()):
+        for path in sorted(root.rglob("*.py")):
+            parts = [prefix] if prefix else []
+            parts += list(path.relative_to(root).with_suffix("").parts)
+            yield ".".join(parts), path
+
+
+def test_package_dir_covers_every_folder():
+    """Each mapped folder exists and holds a package; nothing else maps into caledonia_env."""
+    assert set(ROOTS) == {"", "agents", "train"}
+    for root in ROOTS.values():
+        assert (root / "__init__.py").is_file(), root
+    assert not (ROOTS[""] / "agents").exists() and not (ROOTS[""] / "train").exists()
 
 
 def imported(path: Path, module: str):
@@ -62,7 +85,7 @@ def imported(path: Path, module: str):
                 continue
             for a in node.names:       # a submodule, or a name defined in `target`
                 sub = ".".join(filter(None, [target, a.name]))
-                path_of = ROOT.joinpath(*sub.split("."))
+                path_of = source_path(sub)
                 is_module = path_of.with_suffix(".py").exists() or path_of.is_dir()
                 yield (sub if is_module else target), node.lineno
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RULES_MD = ROOT / "docs" / "rules.md"
 AUTOMA_MD = ROOT / "docs" / "automa.md"
 
@@ -97,7 +97,7 @@ def test_every_rule_is_named_by_a_test():
     """(b) Every rule id of docs/rules.md is named by a test file (docstring, comment or
     test name); the exceptions are listed in NOT_NAMED_BY_TESTS."""
     named = set()
-    for path in (ROOT / "tests").glob("*.py"):
+    for path in (ROOT / "tests").rglob("*.py"):
         if path.name == Path(__file__).name:
             continue
         text = path.read_text(encoding="utf-8")

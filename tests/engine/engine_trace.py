@@ -8,8 +8,8 @@ cells), the legal mask, the action drawn and the Automa events the step logged (
 in order from the event log, so the log's size and place do not matter). Any change to
 a rule, a mask, an apply or the random pick changes the hashes.
 
-``python tests/engine_trace.py`` rewrites ``tests/engine_trace_hashes.json`` (only with an
-engine known to be right); ``tests/test_engine_trace.py`` compares against it.
+``python tests/engine/engine_trace.py`` rewrites ``tests/engine/engine_trace_hashes.json`` (only with an
+engine known to be right); ``tests/engine/test_engine_trace.py`` compares against it.
 """
 from __future__ import annotations
 

@@ -596,7 +596,7 @@ def test_cli_errors_are_one_line_messages(tmp_path, capsys):
 
 
 # ------------------------------------------------------------ shipped checkpoint
-PRETRAINED = os.path.join(os.path.dirname(__file__), "..", "caledonia_env", "agents", "pretrained", "ppo_2p.zip")
+PRETRAINED = os.path.join(os.path.dirname(__file__), "..", "..", "agents", "pretrained", "ppo_2p.zip")
 
 
 def test_pretrained_checkpoint_is_small_loads_and_plays():

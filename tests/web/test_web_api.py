@@ -282,7 +282,7 @@ def test_serve_parser_and_bad_options():
 def test_serve_parser_loads_without_the_web_extra():
     code = ("import sys; import caledonia_env.web.cli; "
             "assert 'fastapi' not in sys.modules and 'uvicorn' not in sys.modules")
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=120)
 
 
@@ -292,7 +292,7 @@ def test_serve_prints_its_url_and_answers():
     code = ("import argparse,sys; from caledonia_env.web.cli import add_serve_parser; "
             "p=argparse.ArgumentParser(); add_serve_parser(p.add_subparsers()); "
             "a=p.parse_args(['serve','--port','0']); sys.exit(a.func(a))")
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=env)
     try:
         line = proc.stdout.readline()

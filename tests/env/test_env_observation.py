@@ -35,7 +35,7 @@ from caledonia_env.env.observation import (
 )
 from caledonia_env.env.vector import CaledoniaVectorEnv
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CH = {c: k for k, c in enumerate(MAP_CHANNELS)}
 
 

@@ -21,7 +21,7 @@ from caledonia_env.env import CaledoniaEnv
 from caledonia_env.env.adapters import rllib_env
 from caledonia_env.env.aec import raw_env
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def nones(value, path="info"):

@@ -564,7 +564,7 @@ def test_board_type():
 def test_docs_example_side_is_valid():
     """The JSON example in docs/map.md parses (docs stay in sync with the format)."""
     import re
-    path = os.path.join(os.path.dirname(__file__), "..", "docs", "map.md")
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "map.md")
     if not os.path.exists(path):                      # pragma: no cover - docs not shipped
         pytest.skip("docs/map.md not present")
     with open(path, encoding="utf-8") as f:

@@ -1,11 +1,11 @@
 """``ppo:PATH``: a policy trained by ``caledonia train`` (MaskablePPO) playing as a bot.
 
 ``agents.make("ppo:runs/x/best.zip")`` or ``ppo:pretrained``: the shipped policy for the
-game's player count (``caledonia_env/agents/pretrained/ppo_2p.zip`` for 2 players, ``ppo_3p.zip``
+game's player count (``agents/pretrained/ppo_2p.zip`` for 2 players, ``ppo_3p.zip``
 for 3, ``ppo_4p.zip`` for 4, ``ppo_solo.zip`` for the solo game; the nearest shipped count when
 a folder has none for a count, see
 :func:`checkpoint.pretrained_path`). The same agent may play games of different sizes. The
-checkpoint is read weights-only (no pickled code, see ``caledonia_env/agents/checkpoint.py``);
+checkpoint is read weights-only (no pickled code, see ``agents/checkpoint.py``);
 torch is imported only when such an agent is made, so ``agents`` works without the train
 extra. By default the agent plays the most likely legal action (``deterministic=True``);
 ``agents.make("ppo:PATH", deterministic=False)`` samples from the policy instead.

@@ -14,7 +14,7 @@ import numpy as np
 
 from caledonia_env import Game, GameConfig
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIGS = [dict(num_players=2, seed=3, automa={1: 5}),
            dict(num_players=3, seed=4),
            dict(num_players=4, seed=5, automa={0: 1, 2: 3})]

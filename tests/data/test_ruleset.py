@@ -16,7 +16,7 @@ from caledonia_env.data import (
     TABLES, TERRAINS, UNITS, Ruleset, RulesetError, load_ruleset,
 )
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "ruleset.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "ruleset.md"
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
 """The engine plays 300 random games from fixed seeds exactly as the reference engine did
-(tests/engine_trace.py: a hash of every state, mask, action and Automa event)."""
+(tests/engine/engine_trace.py: a hash of every state, mask, action and Automa event)."""
 import json
 
 import pytest

@@ -2,7 +2,7 @@
 R-9.1 (two-player rules).
 
 Every test names the rule id it checks. The rulebook's worked examples (import scoring
-15 + 8 + 18, tied export majority 9 + 9) live in tests/test_rulebook_examples.py; the tests
+15 + 8 + 18, tied export majority 9 + 9) live in tests/rules/test_rulebook_examples.py; the tests
 here extend them. Numbers that are ruleset data are read from ``game.ruleset``.
 """
 import json
