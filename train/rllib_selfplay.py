@@ -68,7 +68,7 @@ def train(iterations: int, address: str | None = None, checkpoint: str | None = 
     started = not ray.is_initialized()
     if started:
         if address is None:
-            root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+            root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
             ray.init(address="local", include_dashboard=False, _node_ip_address="127.0.0.1",
                      runtime_env={"env_vars": {"PYTHONPATH": root}})
         else:
