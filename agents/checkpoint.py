@@ -81,7 +81,7 @@ class Arch:
 
 def observation_fingerprint() -> str:
     """Hash of the observation layout (every field's name, shape, offset) and its size."""
-    from caledonia_env.env.observation import LAYOUT, OBS_SIZE
+    from caledonia_env.envs.observation import LAYOUT, OBS_SIZE
     h = hashlib.sha256()
     h.update(str(OBS_SIZE).encode())
     for f in LAYOUT.fields:
@@ -92,7 +92,7 @@ def observation_fingerprint() -> str:
 def spaces() -> tuple[int, int]:
     """(OBS_SIZE, N_ACTIONS) of the installed engine."""
     from caledonia_env.engine.actions import N_ACTIONS
-    from caledonia_env.env.observation import OBS_SIZE
+    from caledonia_env.envs.observation import OBS_SIZE
     return int(OBS_SIZE), int(N_ACTIONS)
 
 

@@ -19,7 +19,7 @@ from ..engine.jit import njit
 from ..engine.layout import S_CTX, S_PLAYER
 from ..engine.mask import count_legal, legal_mask
 from ..engine.step import apply_action
-from ..env.observation import OBS_SIZE, encode_obs
+from ..envs.observation import OBS_SIZE, encode_obs
 from .evaluation import determinize, final_margin, greedy_action
 from .policy import per_module
 

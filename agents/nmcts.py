@@ -15,7 +15,7 @@ import numpy as np
 
 from ..engine.actions import N_ACTIONS
 from ..engine.mask import legal_mask
-from ..env.observation import OBS_SIZE
+from ..envs.observation import OBS_SIZE
 from .mcts import SEARCHED_CONTEXTS, MCTSAgent
 from .netroll import policy_action, policy_logits, policy_rollout_margins, policy_weights
 from .policy import PretrainedActor, count_and_path, is_pretrained, load_network

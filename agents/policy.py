@@ -16,7 +16,7 @@ import numpy as np
 from ..engine.actions import N_ACTIONS
 from ..engine.constants import MAX_PLAYERS
 from ..engine.mask import legal_mask
-from ..env.observation import O_NUM_PLAYERS, OBS_SIZE, encode_obs
+from ..envs.observation import O_NUM_PLAYERS, OBS_SIZE, encode_obs
 from . import checkpoint as ckpt
 
 PRETRAINED = "pretrained"

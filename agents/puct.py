@@ -58,8 +58,8 @@ from ..engine.jit import njit
 from ..engine.layout import S_CTX, S_NP, S_PLAYER
 from ..engine.mask import count_legal, legal_mask
 from ..engine.step import apply_action
-from ..env.observation import OBS_SIZE, encode_obs
-from ..env.rewards import (REWARD_MODES, SCORE_DIFF_SCALE, projected_score_diff, reward_mode,
+from ..envs.observation import OBS_SIZE, encode_obs
+from ..envs.rewards import (REWARD_MODES, SCORE_DIFF_SCALE, projected_score_diff, reward_mode,
                            terminal_rewards)
 from .base import Agent
 from .evaluation import DEFAULT_WEIGHTS, determinize, greedy_rollout

@@ -79,7 +79,7 @@ def ours_engine():
 def prebuild():
     """Build the tables of all 16 maps once (Game() draws a map per seed and caches them)."""
     from caledonia_env import GameConfig
-    from caledonia_env.env.vector import _map_options
+    from caledonia_env.envs.vector import _map_options
     from caledonia_env.game import _variants, get_static
     cfg = GameConfig(num_players=PLAYERS)
     for sides in _map_options(None):

@@ -62,7 +62,7 @@ def engine_speed(players: int, seconds: float, seed: int) -> dict:
 def aec_speed(players: int, seconds: float, seed: int) -> dict:
     import caledonia_env
     from caledonia_env import GameConfig
-    from caledonia_env.env.vector import _map_options
+    from caledonia_env.envs.vector import _map_options
     from caledonia_env.game import _variants, get_static
     cfg = GameConfig(num_players=players)
     for sides in _map_options(None):                   # build the 16 maps' tables up front
@@ -96,7 +96,7 @@ def aec_speed(players: int, seconds: float, seed: int) -> dict:
 
 def vector_speed(players: int, n_envs: int, seconds: float, seed: int,
                  parallel: bool | None = None) -> dict:
-    from caledonia_env.env.vector import CaledoniaVectorEnv
+    from caledonia_env.envs.vector import CaledoniaVectorEnv
     env = CaledoniaVectorEnv(n_envs, num_players=players, seed=seed, parallel=parallel)
     env.reset()
     for _ in range(max(3, 2000 // n_envs)):             # warm-up (compile or cache load)
@@ -119,7 +119,7 @@ def vector_speed(players: int, n_envs: int, seconds: float, seed: int,
 def _proc_worker(players, n_envs, seconds, seed, barrier, results):
     import numba
     numba.set_num_threads(1)
-    from caledonia_env.env.vector import CaledoniaVectorEnv
+    from caledonia_env.envs.vector import CaledoniaVectorEnv
     env = CaledoniaVectorEnv(n_envs, num_players=players, seed=seed, parallel=False)
     env.reset()
     for _ in range(max(3, 2000 // n_envs)):

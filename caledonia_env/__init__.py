@@ -23,9 +23,9 @@ def _register_gym():
     """``gymnasium.make("Caledonia-v0", ...)`` (the env module loads on first make)."""
     import gymnasium
     if "Caledonia-v0" not in gymnasium.registry:
-        gymnasium.register(id="Caledonia-v0", entry_point="caledonia_env.env.gym_env:CaledoniaEnv")
+        gymnasium.register(id="Caledonia-v0", entry_point="caledonia_env.envs.gym_env:CaledoniaEnv")
     if "CaledoniaSolo-v0" not in gymnasium.registry:   # R-9.2 solo benchmark
-        gymnasium.register(id="CaledoniaSolo-v0", entry_point="caledonia_env.env.solo:CaledoniaSoloEnv")
+        gymnasium.register(id="CaledoniaSolo-v0", entry_point="caledonia_env.envs.solo:CaledoniaSoloEnv")
 
 
 _register_gym()
@@ -41,10 +41,16 @@ if plugins.opponent_factory is None:
     plugins.opponent_factory = _agent_factory
 
 
+def env(**options):
+    """The wrapped PettingZoo AEC env (PettingZoo's ``env()`` convention; the envs load on
+    first use so ``import caledonia_env`` stays light): :func:`caledonia_env.envs.aec.env`."""
+    from .envs import aec
+    return aec.env(**options)
+
+
 def __getattr__(name):
-    """Lazy ``env`` (the callable caledonia_env.env package: PettingZoo AEC) and ``raw_env``."""
-    if name in ("env", "raw_env"):
-        import importlib
-        module = importlib.import_module(".env", __name__)
-        return module if name == "env" else module.raw_env
+    """Lazy ``raw_env``: the bare PettingZoo AEC class :class:`caledonia_env.envs.aec.raw_env`."""
+    if name == "raw_env":
+        from .envs import aec
+        return aec.raw_env
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,7 +10,7 @@ from agilerl.algorithms import DQN
 from agilerl.components.replay_buffer import ReplayBuffer
 from agilerl.training.train_off_policy import train_off_policy
 
-from caledonia_env.env import CaledoniaEnv
+from caledonia_env.envs import CaledoniaEnv
 
 
 def main(steps: int, num_envs: int = 2):

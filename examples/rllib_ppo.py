@@ -1,5 +1,5 @@
 """Ray RLlib: self-play PPO with action masking on the PettingZoo env (all seats share one
-policy). The env goes through ``caledonia_env.env.adapters.rllib_env`` (RLlib's
+policy). The env goes through ``caledonia_env.envs.adapters.rllib_env`` (RLlib's
 ``observations`` key) and RLlib's ``PettingZooEnv``; the trainer is
 ``caledonia_env.train.rllib_selfplay``. ``pip install -e ".[rllib]"``; run
 ``python examples/rllib_ppo.py --iterations 5`` (add ``--address auto`` on a cluster).

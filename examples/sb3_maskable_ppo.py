@@ -6,7 +6,7 @@ import argparse
 
 from sb3_contrib import MaskablePPO
 
-from caledonia_env.env import CaledoniaEnv, make_sb3_vec_env
+from caledonia_env.envs import CaledoniaEnv, make_sb3_vec_env
 
 
 def main(steps: int):

@@ -31,7 +31,7 @@ LAYERS = [
     ("engine",),
     ("config",),
     ("game", "scenario", "records", "render_text", "fuzz"),
-    ("env",),
+    ("envs",),
     ("agents",),
     ("tournament", "scale"),
     ("train",),
@@ -101,5 +101,5 @@ def test_imports_point_down(module, path):
 def test_layer_check_catches_an_upward_import(tmp_path):
     f = tmp_path / "x.py"
     f.write_text("def f():\n    from ..agents import make\n")
-    assert [t for t, _ in imported(f, "env.x")] == ["agents"]
-    assert layer_of("agents") > layer_of("env.x")
+    assert [t for t, _ in imported(f, "envs.x")] == ["agents"]
+    assert layer_of("agents") > layer_of("envs.x")

@@ -11,9 +11,9 @@ from caledonia_env import Game, GameConfig, IllegalActionError, ScenarioError
 from caledonia_env.config import ConfigError, ConfigTypeError
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.constants import T_FOREST, T_LOCH, T_MOUNTAIN, T_PASTURE, T_PORT
-from caledonia_env.env.aec import raw_env
-from caledonia_env.env.gym_env import CaledoniaEnv
-from caledonia_env.env.vector import CaledoniaVectorEnv
+from caledonia_env.envs.aec import raw_env
+from caledonia_env.envs.gym_env import CaledoniaEnv
+from caledonia_env.envs.vector import CaledoniaVectorEnv
 from caledonia_env.game import action_id, action_ids
 
 BAD_TYPES = [3.7, "12", True, np.bool_(True), None, [3], (3,), np.array([3]), np.array(3.0),

@@ -28,7 +28,7 @@ from ..agents import checkpoint as ckpt
 from ..agents.puct import PUCTAgent
 from ..config import GameConfig
 from ..engine.actions import N_ACTIONS
-from ..env.observation import OBS_SIZE, encode_obs
+from ..envs.observation import OBS_SIZE, encode_obs
 from ..game import Game
 from ..tournament import pool_context, progress_bar
 

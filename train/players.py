@@ -20,7 +20,7 @@ import numpy as np
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.mask import legal_mask
-from caledonia_env.env.observation import OBS_SIZE, encode_obs
+from caledonia_env.envs.observation import OBS_SIZE, encode_obs
 
 from ..agents.policy import PolicyPlayer, checkpoint_path, is_pretrained
 from ..tournament import game_seeds, result_rows

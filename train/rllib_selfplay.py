@@ -1,7 +1,7 @@
 """Self-play PPO with action masking on Ray RLlib: every seat of the PettingZoo env plays the
 one shared policy (new API stack, ``ActionMaskingTorchRLModule``).
 
-The env is :func:`caledonia_env.env.adapters.rllib_env` (RLlib's ``observations`` key,
+The env is :func:`caledonia_env.envs.adapters.rllib_env` (RLlib's ``observations`` key,
 illegal actions penalized so RLlib's env checker can step unmasked samples) in RLlib's
 ``PettingZooEnv``. Run on a cluster with::
 
@@ -23,7 +23,7 @@ POLICY = "shared"
 def _make_env(env_config):
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    from ..env.adapters import rllib_env
+    from ..envs.adapters import rllib_env
     return PettingZooEnv(rllib_env(**dict(env_config)))
 
 

@@ -22,7 +22,7 @@ are evaluated in one batched forward pass per decision step across all games.
 
 Games run through the Python :class:`caledonia_env.Game` API (the numba vector
 env's fast path only has random opponents). Rewards are the envs' terminal
-rewards (:func:`caledonia_env.env.rewards.terminal_rewards`).
+rewards (:func:`caledonia_env.envs.rewards.terminal_rewards`).
 """
 from __future__ import annotations
 
@@ -34,9 +34,9 @@ from caledonia_env.config import GameConfig
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.constants import MAX_PLAYERS
 from caledonia_env.engine.mask import legal_mask
-from caledonia_env.env.common import VecEnvMethods
-from caledonia_env.env.observation import OBS_HIGH, OBS_SIZE, encode_obs
-from caledonia_env.env.rewards import projected_score_diff, reward_mode, terminal_rewards
+from caledonia_env.envs.common import VecEnvMethods
+from caledonia_env.envs.observation import OBS_HIGH, OBS_SIZE, encode_obs
+from caledonia_env.envs.rewards import projected_score_diff, reward_mode, terminal_rewards
 from caledonia_env.game import Game, IllegalActionError
 
 from ..agents.policy import PolicyPlayer
@@ -147,7 +147,7 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
 
     ``shaping`` > 0 adds potential-based reward shaping (Ng, Harada & Russell, 1999) to
     every learner step: ``shaping * (gamma * phi(s') - phi(s))``, where ``phi`` is the
-    learner's :func:`~caledonia_env.env.rewards.projected_score_diff` (its VP lead if the
+    learner's :func:`~caledonia_env.envs.rewards.projected_score_diff` (its VP lead if the
     game were scored now, R-7) and ``phi`` = 0 once the game is over. The shaping terms of an
     episode sum to ``-shaping * phi(s0)`` (with ``gamma`` = 1): a dense signal that leaves
     the optimal policy unchanged.

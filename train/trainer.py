@@ -3,7 +3,7 @@
 Two phases over one model (same number of envs):
 
 1. **fast** (the first ``fast_fraction`` of the timesteps): the numba vector env
-   (:func:`caledonia_env.env.make_sb3_vec_env`), uniformly random opponents,
+   (:func:`caledonia_env.envs.make_sb3_vec_env`), uniformly random opponents,
    hundreds of thousands of env steps per second — the cheap way to learn the
    basics of the game;
 2. **self-play** (the rest): :class:`train.selfplay.SelfPlayVecEnv`, each
@@ -94,7 +94,7 @@ class TrainConfig:
     init: str | None = None        # a checkpoint to start from ("pretrained": the shipped one)
 
     def validate(self) -> None:
-        from caledonia_env.env.rewards import REWARD_MODES
+        from caledonia_env.envs.rewards import REWARD_MODES
         from .selfplay import OpponentMix
         if self.solo:
             if self.players != 1:
@@ -275,7 +275,7 @@ class Trainer:
 
     # ---------------------------------------------------------- setup
     def _make_fast_env(self):
-        from caledonia_env.env import make_sb3_vec_env
+        from caledonia_env.envs import make_sb3_vec_env
         cfg = self.cfg
         return make_sb3_vec_env(cfg.n_envs, num_players=cfg.players, reward=cfg.reward,
                                 reward_scale=cfg.reward_scale, seed=cfg.seed, map=cfg.map,

@@ -8,7 +8,7 @@ from caledonia_env import Game, GameConfig, agents
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.constants import CTX_GAME_OVER
-from caledonia_env.env.observation import OBS_SIZE, encode_obs
+from caledonia_env.envs.observation import OBS_SIZE, encode_obs
 
 torch = pytest.importorskip("torch", reason="nmcts needs the train extra (torch)")
 

@@ -18,7 +18,7 @@ from caledonia_env.agents import checkpoint as ck  # noqa: E402
 from caledonia_env.agents.evaluation import determinize  # noqa: E402
 from caledonia_env.agents.policy import PolicyPlayer, PretrainedActor  # noqa: E402
 from caledonia_env.agents.puct import PUCTAgent, search_net  # noqa: E402
-from caledonia_env.env.observation import OBS_SIZE, encode_obs  # noqa: E402
+from caledonia_env.envs.observation import OBS_SIZE, encode_obs  # noqa: E402
 from small_nets import save_small as _save_small  # noqa: E402
 
 def _position(num_players=2, seed=3, moves=30, **kw):
@@ -153,7 +153,7 @@ def test_puct_root_noise_and_temperature():
 
 def test_terminal_values_use_the_checkpoints_reward_units():
     from caledonia_env.agents.puct import terminal_mode
-    from caledonia_env.env.rewards import R_SCORE_DIFF, R_VP, R_WIN
+    from caledonia_env.envs.rewards import R_SCORE_DIFF, R_VP, R_WIN
     assert terminal_mode({}, 2) == (R_SCORE_DIFF, 1.0)
     assert terminal_mode({"train": {"reward": "win"}}, 3) == (R_WIN, 1.0)
     assert terminal_mode({"train": {"reward": "vp", "reward_scale": 0.02}}, 1) == (R_VP, 0.02)
@@ -166,7 +166,7 @@ def test_leaf_values_add_back_the_shaping_potential(tmp_path):
     """A network trained with --shaping W estimates return - W * phi: the leaf adds
     W * scale * phi (each player's projected VP lead) to the same network's values."""
     from caledonia_env.agents.puct import _Node, shaping_weight
-    from caledonia_env.env.rewards import projected_score_diff
+    from caledonia_env.envs.rewards import projected_score_diff
     game = _position(num_players=3, seed=4, moves=60)
     plain = _save_small(tmp_path / "plain.zip", 3, train={"reward": "score_diff"})
     shaped = _save_small(tmp_path / "shaped.zip", 3, train={"reward": "score_diff", "shaping": 0.5,
@@ -191,7 +191,7 @@ def test_puctr_leaf_mixes_the_value_head_and_a_greedy_rollout(tmp_path):
     greedy rollout from the (determinized) leaf, in the same units."""
     from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, greedy_rollout, seed_numba
     from caledonia_env.agents.puct import ROLLOUT_MIX, _Node
-    from caledonia_env.env.rewards import R_SCORE_DIFF, terminal_rewards
+    from caledonia_env.envs.rewards import R_SCORE_DIFF, terminal_rewards
     game = _position(num_players=3, seed=4, moves=60)
     net = _save_small(tmp_path / "net.zip", 3, train={"reward": "score_diff", "reward_scale": 2.0})
     p = int(game.state[L.S_PLAYER])
@@ -248,7 +248,7 @@ def test_actor_critic_matches_the_sb3_policy_and_the_search_net(tmp_path):
     model from the trainer's build_model, weights perturbed so values are not ~0), and
     the NumPy search network equals the ActorCritic."""
     pytest.importorskip("sb3_contrib")
-    from caledonia_env.env import make_sb3_vec_env
+    from caledonia_env.envs import make_sb3_vec_env
     from caledonia_env.train.trainer import TrainConfig, build_model
     cfg = TrainConfig(n_envs=4, n_steps=16, batch_size=32, net="32:16,8")
     env = make_sb3_vec_env(4, num_players=2, seed=1)

@@ -46,8 +46,8 @@ def test_a0_random_games_with_automa_end_and_replay(config, seed):
     assert [e["text"] for e in r.automa_events] == [e["text"] for e in g.automa_events]
     for p in config.automa:
         assert g.score_breakdown()[p]["glory"] == 10 * config.automa[p]
-    from caledonia_env.env.common import rewards_of
-    from caledonia_env.env.rewards import reward_mode
+    from caledonia_env.envs.common import rewards_of
+    from caledonia_env.envs.rewards import reward_mode
     assert np.array_equal(rewards_of(g, reward_mode("win")), g.returns())   # ties
 
 
@@ -104,7 +104,7 @@ def test_a0_gym_env_automa_opponents():
 
 
 def test_a0_vector_env_automa_opponents_fast_path():
-    from caledonia_env.env.vector import CaledoniaVectorEnv
+    from caledonia_env.envs.vector import CaledoniaVectorEnv
     v = CaledoniaVectorEnv(num_envs=3, num_players=2, opponents="automa:5", seed=1)
     assert v.fast and v.fixed_seat == 0
     assert v.configs[0].automa == {1: 5}
@@ -127,7 +127,7 @@ def test_a0_aec_api_test_with_automa_seats():
 
 def test_a0_gym_check_env_with_automa_and_seat_rules():
     from gymnasium.utils.env_checker import check_env
-    from caledonia_env.env.gym_env import CaledoniaEnv
+    from caledonia_env.envs.gym_env import CaledoniaEnv
     check_env(CaledoniaEnv(num_players=2, opponents="automa:1", illegal_action="penalize"),
               skip_render_check=True)
     env = CaledoniaEnv(num_players=3, automa={0: 3})

@@ -371,7 +371,7 @@ def test_no_engine_function_is_compiled_for_a_literal_argument():
     while not game.is_terminal:
         game.step(bot.act(game))
     dispatchers = 0
-    for pkg in ("engine", "env", "agents"):
+    for pkg in ("engine", "envs", "agents"):
         base = importlib.import_module(f"caledonia_env.{pkg}")
         for info in pkgutil.iter_modules(base.__path__):
             try:

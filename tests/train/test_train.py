@@ -354,7 +354,7 @@ def test_selfplay_env_draws_opponents_and_finishes_games(small_ckpt):
 def test_projected_score_diff_is_the_final_score_diff_and_leaves_the_state_alone():
     """R-7: the shaping potential scores a copy; at the end it equals the score_diff reward."""
     from caledonia_env import agents
-    from caledonia_env.env.rewards import R_SCORE_DIFF, projected_score_diff, terminal_rewards
+    from caledonia_env.envs.rewards import R_SCORE_DIFF, projected_score_diff, terminal_rewards
     game = Game(GameConfig(num_players=3, seed=5))
     bot = agents.make("random", seed=2)
     out, ref = np.zeros(4), np.zeros(4)
@@ -374,7 +374,7 @@ def test_projected_score_diff_is_the_final_score_diff_and_leaves_the_state_alone
 def test_selfplay_shaping_telescopes_to_the_terminal_reward(players):
     """Potential-based shaping (gamma 1): an episode's rewards sum to the terminal reward
     minus W * phi(first observation); without shaping the same games give the bare reward."""
-    from caledonia_env.env.rewards import projected_score_diff
+    from caledonia_env.envs.rewards import projected_score_diff
     from caledonia_env.train.selfplay import OpponentMix, SelfPlayVecEnv, SnapshotPool
     w = 0.7
     runs = {}
@@ -529,7 +529,7 @@ def test_actor_matches_the_sb3_policy(tmp_path):
     deterministic (masked argmax) actions."""
     _needs_train()
     import torch
-    from caledonia_env.env import make_sb3_vec_env
+    from caledonia_env.envs import make_sb3_vec_env
     from caledonia_env.agents import checkpoint as ck
     from caledonia_env.train.trainer import TrainConfig, build_model
     cfg = TrainConfig(n_envs=4, n_steps=16, batch_size=32, net="32:16")

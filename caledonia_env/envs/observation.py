@@ -7,7 +7,7 @@ Players are relative to the observer (its own block first, then the others in
 seat order after it); absent seats (2-3 player games) are all zeros. Nodes are
 padded to ``MAX_NODES`` like the action ids. The face-down contract pile is
 hidden (only its size is shown). The offset table of ``docs/observation.md`` is
-generated from :data:`LAYOUT` (``python -m caledonia_env.env --write-docs``), and
+generated from :data:`LAYOUT` (``python -m caledonia_env.envs --write-docs``), and
 :func:`decode_observation` turns a vector back into named fields.
 """
 from __future__ import annotations

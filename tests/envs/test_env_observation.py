@@ -18,8 +18,8 @@ from caledonia_env.engine.constants import (
     T_MOUNTAIN,
     UNIT_NAMES,
 )
-from caledonia_env.env.aec import raw_env
-from caledonia_env.env.observation import (
+from caledonia_env.envs.aec import raw_env
+from caledonia_env.envs.observation import (
     CONTRACT_SCALE,
     LAYOUT,
     MAP_CHANNELS,
@@ -33,7 +33,7 @@ from caledonia_env.env.observation import (
     encode_obs,
     layout_markdown,
 )
-from caledonia_env.env.vector import CaledoniaVectorEnv
+from caledonia_env.envs.vector import CaledoniaVectorEnv
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CH = {c: k for k, c in enumerate(MAP_CHANNELS)}
@@ -71,7 +71,7 @@ def test_docs_observation_md_matches_layout():
     """docs/observation.md embeds the generated offset table verbatim."""
     with open(os.path.join(ROOT, "docs", "observation.md"), encoding="utf-8") as fh:
         text = fh.read()
-    assert layout_markdown() in text, "regenerate with: python -m caledonia_env.env.observation"
+    assert layout_markdown() in text, "regenerate with: python -m caledonia_env.envs.observation"
 
 
 def test_R_3_1_decode_reads_back_prices_money_goods():
@@ -281,7 +281,7 @@ OBS_TRACE_SHA256 = "705648933171163532088676437744201b73c59e6d6507cedbc796c5b6b3
 def test_observation_trace_is_unchanged():
     import hashlib
     from caledonia_env import agents
-    from caledonia_env.env.observation import OBS_SIZE, encode_obs
+    from caledonia_env.envs.observation import OBS_SIZE, encode_obs
     configs = [dict(num_players=4, seed=1), dict(num_players=3, seed=2),
                dict(num_players=2, seed=3, clans=None), dict(num_players=2, seed=4, smaller_map=True),
                dict(num_players=1, seed=5, solo=True, clans=None),

@@ -6,9 +6,9 @@ from caledonia_env import Game, IllegalActionError
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.mask import legal_mask
-from caledonia_env.env.observation import OBS_SIZE, encode_obs
-from caledonia_env.env.rewards import R_WIN, SCORE_TOTAL, terminal_rewards
-from caledonia_env.env.vector import (CaledoniaVectorEnv, _step_parallel, _step_serial,
+from caledonia_env.envs.observation import OBS_SIZE, encode_obs
+from caledonia_env.envs.rewards import R_WIN, SCORE_TOTAL, terminal_rewards
+from caledonia_env.envs.vector import (CaledoniaVectorEnv, _step_parallel, _step_serial,
                                       make_sb3_vec_env)
 
 
@@ -194,7 +194,7 @@ def test_R_8_clan_games_in_the_vector_env():
 
 def test_random_legal_pick_is_uniform_over_the_mask():
     """The opponents' word-wise random pick returns only legal ids, each about equally often."""
-    from caledonia_env.env.vector import MASK_WIDTH, sample_legal_actions
+    from caledonia_env.envs.vector import MASK_WIDTH, sample_legal_actions
     legal = np.array([0, 7, 8, 63, 64, 1000, N_ACTIONS - 1])
     masks = np.zeros((4000, MASK_WIDTH), np.int8)
     masks[:, legal] = 1

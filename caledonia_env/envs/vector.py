@@ -278,7 +278,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
 
     Options: ``num_players`` (2-4, or a sequence to draw from at every reset),
     ``opponents`` (``"random"`` = numba fast path; names / agents / callables =
-    Python path, see :mod:`caledonia_env.env.opponents`), ``seat`` (None: drawn
+    Python path, see :mod:`caledonia_env.envs.opponents`), ``seat`` (None: drawn
     per episode), ``reward`` (``"win"``, ``"rank"``, ``"score_diff"``),
     ``illegal_action`` (``"raise"`` or ``"penalize"``: that game ends with
     ``illegal_reward`` and restarts), ``reward_scale`` (multiplies every reward, the

@@ -1,7 +1,7 @@
-"""``python -m caledonia_env.env``: print the observation layout, or refresh docs/observation.md.
+"""``python -m caledonia_env.envs``: print the observation layout, or refresh docs/observation.md.
 
-    python -m caledonia_env.env                 # print the offset table (markdown)
-    python -m caledonia_env.env --write-docs    # rewrite the table in docs/observation.md
+    python -m caledonia_env.envs                 # print the offset table (markdown)
+    python -m caledonia_env.envs --write-docs    # rewrite the table in docs/observation.md
 """
 import argparse
 import os

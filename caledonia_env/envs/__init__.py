@@ -1,17 +1,15 @@
 """RL environments over the engine: PettingZoo AEC, Gymnasium single-agent, numba vector env.
 
 All three encode observations with the one numba function
-:func:`caledonia_env.env.observation.encode_obs` (layout in ``docs/observation.md``)
+:func:`caledonia_env.envs.observation.encode_obs` (layout in ``docs/observation.md``)
 and use the engine's exact legal mask. Usage in ``docs/envs.md``.
 
 This package is itself callable: ``caledonia_env.env(**options)`` is the wrapped
 PettingZoo AEC env (PettingZoo's ``env()`` convention) while
-``caledonia_env.env.vector`` etc. stay importable submodules.
+``caledonia_env.envs.vector`` etc. stay importable submodules.
 """
 import hashlib
 import os
-import sys
-import types
 from pathlib import Path
 
 import numba
@@ -50,15 +48,6 @@ finally:
 
 
 GYM_ID = "Caledonia-v0"     # registered by ``import caledonia_env``
-
-
-class _CallablePackage(types.ModuleType):
-    def __call__(self, **options):
-        """The wrapped PettingZoo AEC env (see :func:`caledonia_env.env.aec.env`)."""
-        return env(**options)
-
-
-sys.modules[__name__].__class__ = _CallablePackage
 
 
 __all__ = ["env", "raw_env", "CaledoniaEnv", "CaledoniaSoloEnv", "CaledoniaVectorEnv", "make_sb3_vec_env",

@@ -6,8 +6,8 @@ from pettingzoo.test import api_test, seed_test
 import caledonia_env
 from caledonia_env import Game, IllegalActionError
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.env.aec import raw_env
-from caledonia_env.env.observation import OBS_SIZE
+from caledonia_env.envs.aec import raw_env
+from caledonia_env.envs.observation import OBS_SIZE
 
 
 def play_random(env, seed, rng_seed=0):

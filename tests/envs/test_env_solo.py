@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import caledonia_env  # noqa: F401  (registers the envs)
-from caledonia_env.env.solo import CaledoniaSoloEnv
+from caledonia_env.envs.solo import CaledoniaSoloEnv
 
 
 def _play(env, seed, rng):
@@ -71,7 +71,7 @@ def _finish_games(v, n, seed):
 
 def test_vector_env_runs_n_solo_games_with_vp_reward_r92():
     """R-9.2: N solo games in the numba vector env; the terminal reward is the final VP."""
-    from caledonia_env.env.vector import CaledoniaVectorEnv
+    from caledonia_env.envs.vector import CaledoniaVectorEnv
     v = CaledoniaVectorEnv(num_envs=3, num_players=1, solo=True, reward="vp", seed=2)
     v.reset()
     finished = _finish_games(v, 3, seed=0)
@@ -82,7 +82,7 @@ def test_vector_env_runs_n_solo_games_with_vp_reward_r92():
 
 def test_vector_env_reward_scale_multiplies_the_vp_reward_r92():
     """reward_scale=0.01 gives the same games with every reward scaled (a PPO-friendly VP)."""
-    from caledonia_env.env.vector import CaledoniaVectorEnv
+    from caledonia_env.envs.vector import CaledoniaVectorEnv
     runs = []
     for scale in (1.0, 0.01):
         v = CaledoniaVectorEnv(num_envs=2, num_players=1, solo=True, reward="vp", seed=5,

@@ -17,9 +17,9 @@ from pettingzoo.test import api_test, render_test
 
 import caledonia_env
 from caledonia_env import IllegalActionError
-from caledonia_env.env import CaledoniaEnv
-from caledonia_env.env.adapters import rllib_env
-from caledonia_env.env.aec import raw_env
+from caledonia_env.envs import CaledoniaEnv
+from caledonia_env.envs.adapters import rllib_env
+from caledonia_env.envs.aec import raw_env
 
 ROOT = Path(__file__).resolve().parents[2]
 

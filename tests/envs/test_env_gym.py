@@ -7,8 +7,8 @@ from gymnasium.utils.env_checker import check_env
 import caledonia_env  # noqa: F401  (registers Caledonia-v0)
 from caledonia_env import IllegalActionError
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.env.gym_env import CaledoniaEnv
-from caledonia_env.env.observation import OBS_SIZE
+from caledonia_env.envs.gym_env import CaledoniaEnv
+from caledonia_env.envs.observation import OBS_SIZE
 
 
 def run_episode(env, seed, pick=None):

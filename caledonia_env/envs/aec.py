@@ -40,7 +40,7 @@ class raw_env(AECEnv):
     Options: ``num_players`` (2-4), ``render_mode`` (``"human"`` prints the text
     view, ``"ansi"`` / ``"rgb_array"`` return it or the map picture),
     ``reward`` (``"win"`` default, ``"rank"``, ``"score_diff"``, see
-    :mod:`caledonia_env.env.rewards`), ``illegal_action`` (``"raise"`` default here:
+    :mod:`caledonia_env.envs.rewards`), ``illegal_action`` (``"raise"`` default here:
     :class:`IllegalActionError`; ``"penalize"``, the default of :func:`env`: the game
     ends, the offender gets ``illegal_reward`` and the others 0), and every :class:`GameConfig` field
     (``seed`` seeds the first game and the seeds of later unseeded resets,
