@@ -12,7 +12,8 @@ import pytest
 REPO = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").exists())
 # caledonia_env.agents and caledonia_env.train live in the top-level folders agents/ and
 # train/ (pyproject's package-dir); every other subpackage lives under caledonia_env/.
-PACKAGE_DIR = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+SETUPTOOLS = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+PACKAGE_DIR = SETUPTOOLS["package-dir"]
 ROOTS = {name.removeprefix("caledonia_env").lstrip("."): REPO / folder
          for name, folder in PACKAGE_DIR.items()}
 
@@ -63,6 +64,15 @@ def test_package_dir_covers_every_folder():
     for root in ROOTS.values():
         assert (root / "__init__.py").is_file(), root
     assert not (ROOTS[""] / "agents").exists() and not (ROOTS[""] / "train").exists()
+
+
+def test_every_package_is_installed():
+    """pyproject's ``packages`` lists exactly the folders that hold an ``__init__.py``, so a
+    non-editable install carries every subpackage."""
+    found = {".".join(["caledonia_env", *filter(None, [prefix]),
+                       *init.parent.relative_to(root).parts])
+             for prefix, root in ROOTS.items() for init in root.rglob("__init__.py")}
+    assert found == set(SETUPTOOLS["packages"])
 
 
 def imported(path: Path, module: str):
