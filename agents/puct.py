@@ -63,7 +63,8 @@ from ..envs.rewards import (REWARD_MODES, SCORE_DIFF_SCALE, projected_score_diff
                            terminal_rewards)
 from .base import Agent
 from .evaluation import DEFAULT_WEIGHTS, determinize, greedy_rollout
-from .policy import PretrainedActor, count_and_path, is_pretrained, load_network, per_module
+from .policy import PretrainedActor, count_and_path, is_pretrained, load_network
+from .policy import network_arrays as search_net  # the one NumPy copy of a loaded network
 from .ppo import need_torch
 from .registry import kinds, register
 
@@ -94,54 +95,6 @@ def rollout_rewards(s, T, w, mode, out):
         return False
     terminal_rewards(s, T, mode, out)
     return True
-
-
-class SearchNet:
-    """The network of an ``ActorCritic`` in NumPy for one position at a time, cheaper than a
-    torch call at batch size 1: the first layer reads only the weight rows of the
-    observation's non-zero entries (about 730 of 5,019), and logits are computed only for
-    the actions asked for. :meth:`evaluate` gives the policy head's last hidden layer and
-    the value; :meth:`logits` the logits of some actions from that hidden layer."""
-
-    def __init__(self, module, activation: str):
-        def np32(x):
-            return x.detach().cpu().numpy().astype(np.float32)
-
-        def dense(seq):
-            return [(np32(m.weight), np32(m.bias)) for m in seq if hasattr(m, "weight")]
-
-        lin = module.features[0]
-        self.w1t = np.ascontiguousarray(np32(lin.weight).T)      # obs_size x features
-        self.b1 = np32(lin.bias)
-        self.pi = dense(module.policy_net)
-        self.vf = dense(module.value_layers)
-        self.wa, self.ba = np32(module.action_net.weight), np32(module.action_net.bias)
-        self.wv = np32(module.value_net.weight)[0]
-        self.bv = float(np32(module.value_net.bias)[0])
-        self.act = (lambda x: np.maximum(x, 0.0)) if activation == "relu" else np.tanh
-
-    def evaluate(self, obs: np.ndarray) -> tuple[np.ndarray, float]:
-        """(policy hidden layer, value) of one observation."""
-        nz = np.flatnonzero(obs)
-        f = self.act(obs[nz] @ self.w1t[nz] + self.b1)
-        h = f
-        for w, b in self.pi:
-            h = self.act(w @ h + b)
-        v = f
-        for w, b in self.vf:
-            v = self.act(w @ v + b)
-        return h, float(self.wv @ v) + self.bv
-
-    def logits(self, hidden: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        return self.wa[actions] @ hidden + self.ba[actions]
-
-
-_SEARCH_NETS: dict = {}
-
-
-def search_net(module, meta: dict) -> SearchNet:
-    """The :class:`SearchNet` of a loaded ``ActorCritic`` (made once per module)."""
-    return per_module(_SEARCH_NETS, module, lambda m: SearchNet(m, meta["arch"]["activation"]))
 
 
 class _Node:
