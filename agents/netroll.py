@@ -3,9 +3,9 @@
 :func:`policy_weights` gives the loaded network's one NumPy copy (:class:`network.NetArrays`,
 shared with the search agents), whose ``args()`` are the policy path (the shared first layer,
 the policy layers and the action head); :func:`policy_action` plays the most likely legal
-action of one position (or samples the softmax at a temperature) without leaving numba, and :func:`policy_rollout_margins` finishes many determinized copies of a
-position with every player played by the policy, as :func:`evaluation.rollout_margins` does
-with the greedy bot. The first layer reads only the rows of the observation's non-zero
+action of one position (or samples the softmax at a temperature) without leaving numba, and
+:func:`policy_rollout_margins` finishes many determinized copies of a position with every
+player played by the policy, as :func:`evaluation.rollout_margins` does with the greedy bot. The first layer reads only the rows of the observation's non-zero
 entries (about 15% of them), and logits are computed for the legal actions alone.
 """
 from __future__ import annotations

@@ -41,6 +41,14 @@ def _layers(d: int, sizes, act):
     return nn.Sequential(*layers), d
 
 
+def _add_policy_path(module, arch, obs_size: int, n_actions: int, act) -> None:
+    """The shared feature layer, the policy layers and the action head, as attributes."""
+    import torch.nn as nn           # optional extra (train)
+    module.features = nn.Sequential(nn.Linear(obs_size, arch.features_dim), act())
+    module.policy_net, d = _layers(arch.features_dim, arch.pi, act)
+    module.action_net = nn.Linear(d, n_actions)
+
+
 def build_actor(arch, obs_size: int, n_actions: int):
     """The acting network: feature layer -> policy layers -> action logits (torch module)."""
     import torch.nn as nn           # optional extra (train)
@@ -49,9 +57,7 @@ def build_actor(arch, obs_size: int, n_actions: int):
     class Actor(nn.Module):
         def __init__(self):
             super().__init__()
-            self.features = nn.Sequential(nn.Linear(obs_size, arch.features_dim), act())
-            self.policy_net, d = _layers(arch.features_dim, arch.pi, act)
-            self.action_net = nn.Linear(d, n_actions)
+            _add_policy_path(self, arch, obs_size, n_actions, act)
 
         def forward(self, obs):
             return self.action_net(self.policy_net(self.features(obs)))
@@ -70,9 +76,7 @@ def build_actor_critic(arch, obs_size: int, n_actions: int):
     class ActorCritic(nn.Module):
         def __init__(self):
             super().__init__()
-            self.features = nn.Sequential(nn.Linear(obs_size, arch.features_dim), act())
-            self.policy_net, d = _layers(arch.features_dim, arch.pi, act)
-            self.action_net = nn.Linear(d, n_actions)
+            _add_policy_path(self, arch, obs_size, n_actions, act)
             self.value_layers, d = _layers(arch.features_dim, arch.vf, act)
             self.value_net = nn.Linear(d, 1)
 

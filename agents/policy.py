@@ -5,7 +5,9 @@ not the trainer (Stable-Baselines3): checkpoints are read weights-only by
 :mod:`caledonia_env.agents.checkpoint`. ``ppo:pretrained`` is the shipped
 policy for the game's player count (:func:`checkpoint.pretrained_path`): a
 :class:`PretrainedActor` reads the player count from each observation row, so
-one player serves games of every size, batched.
+one player serves games of every size, batched. :func:`load_network` keeps the one cache of
+loaded checkpoints, and with each its NumPy copy (:func:`network_arrays`) for the search
+agents and the numba rollouts.
 """
 from __future__ import annotations
 
