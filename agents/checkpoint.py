@@ -244,9 +244,12 @@ def _read_meta(zf: zipfile.ZipFile, path: str) -> dict:
 def _read_weights(zf: zipfile.ZipFile, path: str) -> dict:
     import torch                        # optional extra (train): only to read weights
     raw = _read_member(zf, WEIGHTS_NAME, MAX_MEMBER_BYTES, path)
-    if zipfile.is_zipfile(io.BytesIO(raw)):     # torch's format is itself a zip: its records
-        with zipfile.ZipFile(io.BytesIO(raw)) as inner:
-            _check_sizes(inner, path, WEIGHTS_NAME)
+    if not zipfile.is_zipfile(io.BytesIO(raw)):
+        # torch's legacy format declares storage sizes before their data: not read
+        raise CheckpointError(f"{path}: {WEIGHTS_NAME} is not in torch's zip format "
+                              f"(torch.save since torch 1.6)")
+    with zipfile.ZipFile(io.BytesIO(raw)) as inner:     # torch's format is a zip: its records
+        _check_sizes(inner, path, WEIGHTS_NAME)
     try:
         sd = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     except Exception as e:          # weights_only refuses pickled code: say so

@@ -128,6 +128,14 @@ def test_a_huge_architecture_is_refused_before_allocating(tmp_path, small):
         ck.load(_write(tmp_path / "wide.zip", meta, w))
 
 
+def test_weights_in_torch_legacy_format_are_refused(tmp_path, small):
+    meta, _ = _members(small)
+    buf = io.BytesIO()
+    torch.save(dict(ck.load(small).state_dict), buf, _use_new_zipfile_serialization=False)
+    with pytest.raises(ck.CheckpointError, match="not in torch's zip format"):
+        ck.load(_write(tmp_path / "legacy.zip", meta, buf.getvalue()))
+
+
 def test_a_missing_policy_tensor_is_refused(tmp_path, small):
     meta, _ = _members(small)
     sd = {k: v for k, v in ck.load(small).state_dict.items() if k != "action_net.weight"}
@@ -142,6 +150,18 @@ def test_a_checkpoint_for_another_player_count_warns_or_fails(small):
     with pytest.raises(ck.CheckpointError, match="trained for 2-player games, not for 1 player;"):
         ck.load(small, num_players=1, strict_players=True)
     assert ck.load(small, num_players=2, strict_players=True).meta["num_players"] == 2
+
+
+# ------------------------------------------------------------ ruleset fingerprint
+def test_new_checkpoints_record_the_ruleset_they_were_trained_on(tmp_path):
+    from caledonia_env.data import load_ruleset
+    from caledonia_env.train.trainer import TrainConfig, Trainer
+    assert ck.make_meta(ARCH, 2, 0)["ruleset_fingerprint"] == load_ruleset().fingerprint()
+    over = tmp_path / "o.json"
+    over.write_text(json.dumps({"units": {"sheep": {"cost": 5}}}))
+    run = Trainer(TrainConfig(out=str(tmp_path / "r"), game={"ruleset": str(over)}))
+    want = load_ruleset(str(over)).fingerprint()
+    assert run.ruleset_fingerprint() == want != load_ruleset().fingerprint()
 
 
 # ------------------------------------------------------------ the CLI
