@@ -11,17 +11,16 @@ with its tables ``T`` (never changed):
   evaluator's score of each, higher is better (a network's are its policy's probabilities);
 - ``evaluate(s, T) -> values``: the value of ``s`` for every player, float64[num_players].
 
-========================  ===========================  ==================================  =============
-evaluator                 prior                        evaluate                            search agents
-========================  ===========================  ==================================  =============
-:class:`GreedyRollouts`   greedy one-step evaluation   final margins of a greedy (or       mcts
-                                                       random) rollout
-:class:`PolicyRollouts`   policy logits                final margins of a policy rollout   nmcts, nmctsg
-                                                       (greedy bot in the other seats:
-                                                       ``opponents="greedy"``)
-:class:`NetworkValues`    softmax of policy logits     value head (+ shaping potential,    puct, puctr
-                                                       + a greedy rollout: ``rollout_mix``)
-========================  ===========================  ==================================  =============
+The implementations:
+
+- :class:`GreedyRollouts` (``mcts``): prior = the greedy one-step evaluation; values = the
+  final margins of a greedy (or random) rollout;
+- :class:`PolicyRollouts` (``nmcts``, ``nmctsg``): prior = the policy's logits; values = the
+  final margins of a policy rollout (the greedy bot in the other seats with
+  ``opponents="greedy"``);
+- :class:`NetworkValues` (``puct``, ``puctr``): prior = the softmax of the policy head's
+  legal logits; values = the value head (plus the shaping potential, plus a greedy rollout
+  with ``rollout_mix``).
 
 Rollout evaluators (:class:`RolloutEvaluator`) also play: ``action(s, T)`` is their own move
 (the decisions a search leaves to them), ``finish(s, T)`` plays a game to its end, and

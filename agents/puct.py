@@ -21,21 +21,21 @@ tree, searched with the same network from their own seat.
 A decision with a single legal action is never searched: the root returns it at once,
 and inside the tree forced moves are applied on the way (numba, :func:`advance`).
 
-Values: the value head estimates the return of the player whose observation it sees,
-in the training reward's units (``score_diff``: (own VP - mean VP of the others) / 100,
-which sums to zero over the players). A leaf evaluated for player ``p`` backs up ``v``
-for ``p`` and ``-v/(n-1)`` for each of the ``n-1`` others (a zero-sum approximation:
-exact for two players; for more, each other player gets the others' mean, exact on
-average for ``score_diff``); a finished game backs up every player's true terminal
-reward in the same units (:func:`agents.evaluators.terminal_mode`). A network trained with reward shaping
+Values: the value head estimates the return of the player whose observation it sees, in
+the training reward's units (``score_diff``: (own VP - mean VP of the others) / 100, which
+sums to zero over the players). A leaf evaluated for player ``p`` backs up ``v`` for ``p``
+and ``-v/(n-1)`` for each of the ``n-1`` others (a zero-sum approximation: exact for two
+players; for more, each other player gets the others' mean, exact on average for
+``score_diff``); a finished game backs up every player's true terminal reward in the same
+units (:func:`agents.evaluators.terminal_mode`). A network trained with reward shaping
 (``caledonia train --shaping W``) learned the return *minus* ``W`` times the potential,
 the player's projected VP lead (``env.rewards.projected_score_diff``): the leaf adds it
 back, ``v + W * phi[p]`` for the player to move and ``W * phi[q] - v/(n-1)`` for the
 others. Each node keeps the value sums of all players, and a node chooses with the values
-of the player to move there (max-n). Q
-values are normalized to [0, 1] by the smallest and largest value backed up in this
-search (MuZero's min-max normalization), so ``c_puct`` does not depend on the reward's
-scale; an unvisited action gets its parent's mean value (first-play urgency).
+of the player to move there (max-n). Q values are normalized to [0, 1] by the smallest and
+largest value backed up in this search (MuZero's min-max normalization), so ``c_puct``
+does not depend on the reward's scale; an unvisited action gets its parent's mean value
+(first-play urgency).
 
 ``puctr:SIMS[:PATH]`` (``rollout_mix`` > 0) mixes each leaf's values with the terminal
 rewards of a greedy rollout from the determinized leaf, AlphaGo's
