@@ -7,11 +7,26 @@ from typing import Optional
 
 import numpy as np
 
-MODULES = "ABCD"
-PLAYER_COUNTS = (1, 2, 3, 4)
-CLAN_NAMES = ("buchanan", "campbell", "cunningham", "fergusson", "macdonald", "mackenzie",
-              "robertson", "stewart", "brewer")
+from .data.names import CLANS as CLAN_NAMES
+from .data.names import MODULES, PLAYER_COUNTS
+
 CLAN_MODES = ("none", "draft", "auction", "fixed")
+
+
+def clan_options(clans) -> dict:
+    """The GameConfig keywords of a clans choice as the CLI, web app and tournaments name it.
+
+    ``"auction"`` (any case) is ``{"clans": "draft", "clan_auction": True}``: the drawn clans
+    are auctioned (R-9.4); ``"none"``/``""``/None is ``{"clans": None}`` (R-1.9); any other
+    value (``"draft"``, a clan list) is passed on as ``{"clans": clans}`` for GameConfig to
+    check.
+    """
+    key = clans.strip().lower() if isinstance(clans, str) else None
+    if key == "auction":
+        return {"clans": "draft", "clan_auction": True}
+    if clans is None or key in ("none", ""):
+        return {"clans": None}
+    return {"clans": clans}
 
 
 class ConfigError(ValueError):

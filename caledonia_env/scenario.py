@@ -14,7 +14,7 @@ import json
 import numpy as np
 
 from .config import GameConfig
-from .data.ruleset import CLAN_START_FIELDS
+from .data.names import CLAN_START_FIELDS
 from .engine import layout as L
 from .engine.flow import resolve
 from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, EMPTY, FISHERMAN, GOOD_NAMES,

@@ -14,12 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
+from .names import MODULES
+
 AUTOMA_DIR = Path(__file__).resolve().parent / "automa"
 ACTIONS = ("skip_turn", "technology_upgrade", "upgrade", "trade", "expand",
            "export_contract_fulfill", "export_contract_take")
 CRITERIA = ("port", "costs", "settlements", "neighborhood")
 UPGRADE_TYPES = ("merchant", "shipping")
-MODULES = "ABCD"
 #: A-1.6 preferred unit cycle (index 0-6); "worker" = lumberjack or miner.
 UNIT_CYCLE = ("sheep", "cow", "cheese_dairy", "bakery", "field", "distillery", "worker")
 MAX_ACTIONS = 7

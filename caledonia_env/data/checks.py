@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .names import (BUILDINGS, CLANS, CONTRACT_COLUMNS, GOODS, META, PLAYER_COUNTS, RulesetError,
+from .names import (BUILDINGS, CLANS, CONTRACT_COLUMNS, GOODS, META, PLAYER_COUNT_KEYS, RulesetError,
                     show)
 from .schema import ContractRow, raise_first, where
 
@@ -55,7 +55,7 @@ def cross_checks(t: dict[str, dict], ctxs: dict[str, Ctx]) -> None:
     if len(ex["contract_cost_by_round"]) != rounds:
         c.fail((F("contract_cost_by_round"),), f"expected {rounds} values (one per round, "
                f"setup.rounds = {rounds}), got {len(ex['contract_cost_by_round'])}")
-    for n in PLAYER_COUNTS[1:]:
+    for n in PLAYER_COUNT_KEYS[1:]:
         lst = ex["pass_bonus_by_players"][n]
         if len(lst) != int(n):
             c.fail((F("pass_bonus_by_players"), f"players '{n}'"),
@@ -71,7 +71,7 @@ def cross_checks(t: dict[str, dict], ctxs: dict[str, Ctx]) -> None:
 
     fs, c = t["final_scoring"], ctxs["final_scoring"]
     for f in ("export_majority_vp", "settlement_vp"):
-        for n in PLAYER_COUNTS[1:]:
+        for n in PLAYER_COUNT_KEYS[1:]:
             if len(fs[f][n]) > int(n):
                 c.fail((F(f), f"players '{n}'"), f"{len(fs[f][n])} places for {n} players")
 

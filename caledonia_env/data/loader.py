@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .checks import Ctx, check_contracts, cross_checks, parse_contracts_csv
-from .names import JSON_TABLES, PLAYER_COUNTS, TABLES, RulesetError, show
+from .names import JSON_TABLES, PLAYER_COUNT_KEYS, TABLES, RulesetError, show
 from .schema import validate_table
 from .tables import Ruleset, build
 
@@ -61,7 +61,7 @@ def _validate_and_build(tables: dict, labels: dict) -> Ruleset:
     for k in JSON_TABLES:
         validate_table(k, tables[k], labels[k])
     check_contracts(tables["contracts"], ctxs["contracts"],
-                     max(tables["export_board"]["slots_by_players"][n] for n in PLAYER_COUNTS))
+                     max(tables["export_board"]["slots_by_players"][n] for n in PLAYER_COUNT_KEYS))
     cross_checks(tables, ctxs)
     return build(tables, labels)
 

@@ -17,7 +17,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, PlainValidat
 from pydantic_core import PydanticCustomError
 
 from .names import (CLAN_START_FIELDS, CLANS, CONTRACT_COLUMNS, GOODS, MAX_PLAYERS, META,
-                    PLAYER_COUNTS, PORT_KIND_PARAMS, PORT_KINDS, PORTS, SCORING_KINDS,
+                    PLAYER_COUNT_KEYS, PORT_KIND_PARAMS, PORT_KINDS, PORTS, SCORING_KINDS,
                     SCORING_TILES, SOURCES, STARTING_TILES, TERRAINS, TRACKED_IMPORTS, UNITS,
                     RulesetError, show)
 
@@ -164,7 +164,7 @@ def rows(name: str, names: tuple[str, ...], row, label: str, exact: bool = True,
     return obj(name, fields, base, optional=() if exact else names, ROW=label)
 
 
-def players(name: str, item, counts: tuple[str, ...] = PLAYER_COUNTS) -> type[Node]:
+def players(name: str, item, counts: tuple[str, ...] = PLAYER_COUNT_KEYS) -> type[Node]:
     return rows(name, counts, item, "players")
 
 
@@ -205,7 +205,7 @@ SCHEMAS["export_board"] = obj("ExportBoard", {
     "contracts_source": Source,
     "slots_by_players": players("Slots", Pos),
     "contract_cost_by_round": List(Int(None), min_len=1),
-    "pass_bonus_by_players": players("PassBonus", List(Nat, min_len=1), PLAYER_COUNTS[1:]),
+    "pass_bonus_by_players": players("PassBonus", List(Nat, min_len=1), PLAYER_COUNT_KEYS[1:]),
     "import_track": obj("ImportTrack", {"length": Pos, "marked_spaces": List(Pos, distinct=True),
                                         "money_per_mark": Nat}),
     "structure_bonus": obj("StructureBonus", {"buildings": Pos, "draw": Nat, "keep": Nat}),
@@ -246,8 +246,8 @@ SCHEMAS["final_scoring"] = obj("FinalScoring", {
     "import_rarity_order": List(Choice(TRACKED_IMPORTS, "import good"),
                                 length=len(TRACKED_IMPORTS), distinct=True),
     "static_import_vp": Nat,
-    "export_majority_vp": players("ExportMajority", List(Nat, min_len=1), PLAYER_COUNTS[1:]),
-    "settlement_vp": players("Settlement", List(Nat, min_len=1), PLAYER_COUNTS[1:]),
+    "export_majority_vp": players("ExportMajority", List(Nat, min_len=1), PLAYER_COUNT_KEYS[1:]),
+    "settlement_vp": players("Settlement", List(Nat, min_len=1), PLAYER_COUNT_KEYS[1:]),
     "export_majority_min_contracts": Nat,
     "tie_rule": Choice(("split_floor",), "tie rule"),
     "winner_tiebreak": Choice(("money",), "winner tie-break"),
