@@ -2,7 +2,8 @@
 
 Modules: ``names`` (fixed name orders), ``schema`` (pydantic models), ``checks``
 (cross-table checks, contracts), ``tables`` (the immutable ``Ruleset``), ``estimates``
-(provenance), ``loader`` (files and overrides). See docs/ruleset.md. ``load_ruleset()`` returns the bundled default ``Ruleset``.
+(provenance), ``loader`` (files and overrides). See docs/ruleset.md. ``load_ruleset()``
+returns the bundled default ``Ruleset``.
 """
 
 from .loader import DEFAULT_RULESET_DIR, load_ruleset  # noqa: F401  (re-exports)
