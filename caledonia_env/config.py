@@ -8,7 +8,7 @@ from typing import Optional
 import numpy as np
 
 from .data.names import CLANS as CLAN_NAMES
-from .data.names import MODULES, PLAYER_COUNTS
+from .data.names import MAX_VALUE, MODULES, PLAYER_COUNTS
 
 CLAN_MODES = ("none", "draft", "auction", "fixed")
 
@@ -161,9 +161,9 @@ class GameConfig:
             object.__setattr__(self, "first_player", first)
         if self.interp_export_min_contracts is not None:
             k = _as_int("interp_export_min_contracts", self.interp_export_min_contracts)
-            if k < 0:
+            if not 0 <= k <= MAX_VALUE:
                 raise ConfigError(f"interp_export_min_contracts must be None (ruleset data) or "
-                                  f"an int >= 0, got {k}")
+                                  f"an int in 0..{MAX_VALUE}, got {k}")
             object.__setattr__(self, "interp_export_min_contracts", k)
 
     def _check_ruleset(self):
