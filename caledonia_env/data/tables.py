@@ -76,8 +76,8 @@ class MarketTable:
     solo_avg_min: np.ndarray  # int32[6] solo 'average' bracket, inclusive
     solo_avg_max: np.ndarray  # int32[6]
 
-    def start_prices(self, n_players: int) -> np.ndarray:
-        return self.start[n_players]
+    def start_prices(self, num_players: int) -> np.ndarray:
+        return self.start[num_players]
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,8 +139,8 @@ class ClanTable:
     start: np.ndarray     # int32[9, len(CLAN_START_FIELDS)] (no-clan values where not overridden)
     params: Mapping[str, Mapping[str, Any]]  # clan -> own parameters (lists as tuples)
 
-    def start_shipping(self, clan: int, n_players: int) -> int:
-        col = "shipping_level_1_2" if n_players <= 2 else "shipping_level_3_4"
+    def start_shipping(self, clan: int, num_players: int) -> int:
+        col = "shipping_level_1_2" if num_players <= 2 else "shipping_level_3_4"
         return int(self.start[clan, CLAN_START_FIELDS.index(col)])
 
 

@@ -15,22 +15,23 @@ def to_scenario(game) -> dict:
                          "game with to_json() instead")
     rs, board, s = game.ruleset, game.board, game.state
     ids = [int(x) for x in rs.contracts.ids]
-    n = game.num_players
+    num_players = game.num_players
     phase = {v: k for k, v in PHASES.items()}[int(s[L.S_PHASE])]
 
     def cid(c):
         return None if c < 0 else ids[c]
 
     d = {
-        "num_players": n, "map": ",".join(game.map), "seed": game.config.seed,
+        "num_players": num_players, "map": ",".join(game.map), "seed": game.config.seed,
         "ruleset": game.config.ruleset, "ports_enabled": game.config.ports,
         "scoring_tiles_enabled": game.config.scoring_tiles,
         "variant_static_imports": game.config.variant_static_imports,
         "kickstarter_tiles": game.config.kickstarter_tiles,
         "round": int(s[L.S_ROUND]), "phase": phase,
         "context": CONTEXT_NAMES[int(s[L.S_CTX])], "current_player": int(s[L.S_PLAYER]),
-        "turn_order": [int(x) for x in s[L.S_ORDER:L.S_ORDER + n]],
-        "next_turn_order": [int(x) for x in s[L.S_NEXT_ORDER:L.S_NEXT_ORDER + n] if x >= 0],
+        "turn_order": [int(x) for x in s[L.S_ORDER:L.S_ORDER + num_players]],
+        "next_turn_order": [int(x) for x in s[L.S_NEXT_ORDER:L.S_NEXT_ORDER + num_players]
+                            if x >= 0],
         "market": {g: int(s[L.S_PRICE + i]) for i, g in enumerate(GOOD_NAMES)},
         "slots": [cid(int(c)) for c in s[L.S_SLOTS:L.S_SLOTS + 6]],
         "pile": [ids[int(s[L.S_DECK + (int(s[L.S_DECK_HEAD]) + i) % 64])]
@@ -41,7 +42,7 @@ def to_scenario(game) -> dict:
                   for c in range(4)},
         "import_track": {g: int(s[L.S_IMPORT + i]) for i, g in enumerate(IMPORT_NAMES[:3])},
         "neutral": [board.labels[m] for m in range(board.n_nodes) if s[L.S_OCC + m] == NEUTRAL],
-        "players": [_get_player(game, p) for p in range(n)],
+        "players": [_get_player(game, p) for p in range(num_players)],
         "pending": {k: (int(s[o]) if k_ == 1 else [int(x) for x in s[o:o + k_]])
                     for k, (o, k_) in PENDING.items()},
         "rng": int(s[L.S_RNG]), "done": bool(s[L.S_DONE]),

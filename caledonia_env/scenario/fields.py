@@ -41,7 +41,8 @@ PENDING = {
     "p4_good": (L.S_P4_GOOD, 1), "main_done": (L.S_MAIN_DONE, 1),
     "production_seat": (L.S_PROC_SEAT, 1), "production_kind": (L.S_PROC_KIND, 1),
     "setup_step": (L.S_SETUP_PTR, 1), "turn_position": (L.S_TURN_POS, 1),
-    "deck_head": (L.S_DECK_HEAD, 1), "turn_contracts": (L.S_TURN_CONTRACTS, 1), "second_contract": (L.S_SECOND_OBTAIN, 1),
+    "deck_head": (L.S_DECK_HEAD, 1), "turn_contracts": (L.S_TURN_CONTRACTS, 1),
+    "second_contract": (L.S_SECOND_OBTAIN, 1),
     "rowed": (L.S_ROWED, 1), "row_from": (L.S_ROW_FROM, 1), "brew_left": (L.S_BREW_LEFT, 1),
     "auction_stage": (L.S_AUC_STAGE, 1), "auction_high": (L.S_AUC_HIGH, 1),
     "auction_leader": (L.S_AUC_LEADER, 1), "auction_out": (L.S_AUC_OUT, 1),
@@ -62,7 +63,8 @@ PLAYER_KEYS = ("money", "goods", "merchants", "merchants_on_track", "market", "u
 
 
 # pending fields that are work inside one player's turn (phase "actions" only)
-TURN_WORK = ("neighborhood_goods", "neighborhood_bought", "structure_pending", "meat_left", "meat_ports", "free_hexes",
+TURN_WORK = ("neighborhood_goods", "neighborhood_bought", "structure_pending", "meat_left",
+             "meat_ports", "free_hexes",
              "upgrades", "port_kind", "port_left", "row_from", "brew_left", "second_contract",
              "drawn")
 

@@ -8,24 +8,24 @@ from ..engine.flow import resolve
 from .fields import PENDING, PENDING_DEFAULTS, TURN_WORK, ScenarioError, read_int, read_list
 
 
-# pending fields whose value is an index: (lowest, highest) given n players / nodes
-def _pending_range(name, n, n_nodes):
+# pending fields whose value is an index: (lowest, highest) given num_players players / nodes
+def _pending_range(name, num_players, n_nodes):
     if name in ("row_from", "swap_node"):
         return -1, n_nodes - 1
     if name in ("auction_leader", "auction_bidder"):
-        return -1, n - 1
+        return -1, num_players - 1
     if name == "turn_position":
-        return 0, n - 1
+        return 0, num_players - 1
     if name == "production_kind":
         return 0, 4
     if name == "neighborhood_bought":
         return 0, MAX_NB_BUY
-    if name in ("production_seat", "auction_seat"):     # n: every seat is done
-        return 0, n
+    if name in ("production_seat", "auction_seat"):     # num_players: every seat is done
+        return 0, num_players
     return (-1 if name in PENDING_DEFAULTS else 0), 2 ** 20
 
 
-def write_pending(s, n, board, pending):
+def write_pending(s, num_players, board, pending):
     for name, (off, k) in PENDING.items():
         if name in PENDING_DEFAULTS and name not in pending:
             s[off] = PENDING_DEFAULTS[name]
@@ -33,7 +33,7 @@ def write_pending(s, n, board, pending):
         if name not in PENDING:
             raise ScenarioError(f"unknown pending field {name!r}; allowed: {sorted(PENDING)}")
         off, k = PENDING[name]
-        lo, hi = _pending_range(name, n, board.n_nodes)
+        lo, hi = _pending_range(name, num_players, board.n_nodes)
         if name == "deck_head":
             hi = MAX_CONTRACTS - 1
         values = read_list(f"pending.{name}", value, k) if k > 1 else [value]

@@ -20,7 +20,7 @@ from .players import set_player
 def write_scenario(game, d: dict) -> None:
     """Write scenario ``d`` into ``game`` (fresh, built from :func:`scenario_config`)."""
     rs, board, s, T = game.ruleset, game.board, game.state, game.tables
-    n, cfg = game.num_players, game.config
+    num_players, cfg = game.num_players, game.config
     places = Places()
     s[L.S_ROUND] = read_int("round", d.get("round", 1), 1, int(T[L.T_ROUNDS]))
     phase = d.get("phase", "actions")
@@ -32,21 +32,23 @@ def write_scenario(game, d: dict) -> None:
         raise ScenarioError(f"context {ctx!r} does not occur in phase {phase!r}; allowed: "
                             f"{', '.join(PHASE_CONTEXTS[phase])}")
     s[L.S_CTX] = CONTEXT_NAMES.index(ctx)
-    order = [read_int("turn_order[]", x, 0, n - 1)
-             for x in read_list("turn_order", d.get("turn_order", list(range(n))), n)]
-    if sorted(order) != list(range(n)):
-        raise ScenarioError(f"turn_order must be a permutation of 0..{n - 1}, got {order}")
+    order = [read_int("turn_order[]", x, 0, num_players - 1) for x in read_list(
+        "turn_order", d.get("turn_order", list(range(num_players))), num_players)]
+    if sorted(order) != list(range(num_players)):
+        raise ScenarioError(f"turn_order must be a permutation of 0..{num_players - 1}, "
+                            f"got {order}")
     s[L.S_ORDER:L.S_ORDER + 4] = -1
-    s[L.S_ORDER:L.S_ORDER + n] = order
-    nxt = [read_int("next_turn_order[]", x, 0, n - 1)
-           for x in read_list("next_turn_order", d.get("next_turn_order", []), n)]
+    s[L.S_ORDER:L.S_ORDER + num_players] = order
+    nxt = [read_int("next_turn_order[]", x, 0, num_players - 1)
+           for x in read_list("next_turn_order", d.get("next_turn_order", []), num_players)]
     if len(set(nxt)) != len(nxt):
         raise ScenarioError(f"next_turn_order lists a player twice: {nxt}")
     s[L.S_NEXT_ORDER:L.S_NEXT_ORDER + 4] = -1
     s[L.S_NEXT_ORDER:L.S_NEXT_ORDER + len(nxt)] = nxt
     s[L.S_N_PASSED] = len(nxt)
     lo = -1 if ctx == "game over" else 0
-    cur = read_int("current_player", d.get("current_player", order[0] if lo == 0 else -1), lo, n - 1)
+    cur = read_int("current_player", d.get("current_player", order[0] if lo == 0 else -1), lo,
+                   num_players - 1)
     s[L.S_PLAYER] = cur
     s[L.S_TURN_POS] = order.index(cur) if cur in order else 0
     for g, price in read_dict("market", d.get("market", {}), GOOD_NAMES).items():
@@ -65,8 +67,8 @@ def write_scenario(game, d: dict) -> None:
                 places.put("contract", cid, "slots")
     if "pile" in d:
         pile = read_list("pile", d["pile"], MAX_CONTRACTS)
-        head = read_int("pending.deck_head", read_dict("pending", d.get("pending", {})).get("deck_head", 0),
-                    0, MAX_CONTRACTS - 1)
+        pending = read_dict("pending", d.get("pending", {}))
+        head = read_int("pending.deck_head", pending.get("deck_head", 0), 0, MAX_CONTRACTS - 1)
         s[L.S_DECK:L.S_DECK + MAX_CONTRACTS] = -1
         for i, cid in enumerate(pile):
             s[L.S_DECK + (head + i) % MAX_CONTRACTS] = contract_index(rs, cid, f"pile[{i}]")
@@ -132,7 +134,7 @@ def write_scenario(game, d: dict) -> None:
             clan = clan_name(where + ".clan", pick.get("clan"))
             s[L.S_PICK_CLANS + i] = -1 if clan is None else CLAN_NAMES.index(clan)
             places.put("clan", clan, where)
-    write_pending(s, n, board, read_dict("pending", d.get("pending", {})))
+    write_pending(s, num_players, board, read_dict("pending", d.get("pending", {})))
     check_pending(game, ctx, cur)
     if "rng" in d:
         s[L.S_RNG] = read_int("rng", d["rng"], 1, 2 ** 31 - 2)

@@ -18,9 +18,10 @@ def scenario_config(d: dict) -> GameConfig:
     players = read_list("players", d["players"], 4)
     for p, pd in enumerate(players):
         read_dict(f"players[{p}]", pd, PLAYER_KEYS)
-    n = read_int("num_players", d.get("num_players", len(players) or 2), 1, 4)
-    if len(players) != n:
-        raise ScenarioError(f"'players' must list {n} players (num_players), got {len(players)}")
+    num_players = read_int("num_players", d.get("num_players", len(players) or 2), 1, 4)
+    if len(players) != num_players:
+        raise ScenarioError(f"'players' must list {num_players} players (num_players), "
+                            f"got {len(players)}")
     clans = d.get("clans")
     if clans is None:
         named = [pd.get("clan") for pd in players]
@@ -28,12 +29,13 @@ def scenario_config(d: dict) -> GameConfig:
         if any(c is not None for c in named):
             clans = tuple(clan_name(f"players[{p}].clan", c) for p, c in enumerate(named))
     try:
-        return GameConfig(num_players=n, seed=d.get("seed", 0), map=d.get("map", "A1,B1,C1,D1"),
+        return GameConfig(num_players=num_players, seed=d.get("seed", 0),
+                          map=d.get("map", "A1,B1,C1,D1"),
                           ruleset=d.get("ruleset"), ports=d.get("ports_enabled", True),
                           scoring_tiles=d.get("scoring_tiles_enabled", True),
                           variant_static_imports=d.get("variant_static_imports", False),
                           kickstarter_tiles=d.get("kickstarter_tiles", False),
-                          solo=d.get("solo", n == 1), clans=clans,
+                          solo=d.get("solo", num_players == 1), clans=clans,
                           clan_auction=d.get("clan_auction", False),
                           kickstarter_clan=d.get("kickstarter_clan", False))
     except ValueError as e:
