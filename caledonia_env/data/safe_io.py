@@ -10,32 +10,42 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 from typing import Any
 
 #: deepest nesting of JSON objects/lists accepted (rulesets and records need < 10)
 MAX_JSON_DEPTH = 32
+#: largest file read (the bundled ruleset files are < 10 KiB, a game record < 1 MiB)
+MAX_FILE_BYTES = 64 * 2 ** 20
 
 
 class InputError(ValueError):
     """A file that cannot be read as UTF-8 text or JSON (the message says why)."""
 
 
-def read_bytes(path: str | os.PathLike) -> bytes:
-    """The bytes of a regular file; a missing file, a directory, a symbolic link loop or
-    an unreadable file is an :class:`InputError`."""
+def read_bytes(path: str | os.PathLike, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes``; a missing file, a directory, a
+    symbolic link loop, a device or pipe, a larger file or an unreadable file is an
+    :class:`InputError`."""
     try:
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError("a directory, not a file")
+        if not stat.S_ISREG(info.st_mode):       # a FIFO would block, /dev/zero never end
+            raise InputError("not a regular file (a device, pipe or socket)")
         with open(path, "rb") as f:
-            return f.read()
+            data = f.read(max_bytes + 1)
     except FileNotFoundError:
         if os.path.islink(path):
             raise InputError(f"broken symbolic link (to {os.readlink(path)!r})") from None
         raise InputError("missing file") from None
-    except IsADirectoryError:
-        raise InputError("a directory, not a file") from None
     except OSError as ex:
         if ex.errno == errno.ELOOP:
-            raise InputError("symbolic link loop (the link points back to itself)") from None
+            raise InputError("symbolic link loop (a link that leads back to itself)") from None
         raise InputError(f"cannot read file: {ex.strerror or ex}") from None
+    if len(data) > max_bytes:
+        raise InputError(f"larger than {max_bytes} bytes")
+    return data
 
 
 def decode_utf8(data: bytes) -> str:

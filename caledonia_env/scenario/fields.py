@@ -9,6 +9,7 @@ import numpy as np
 from ..config import CLAN_NAMES, MODULES
 from ..data.names import PORTS as PORT_TILES  # noqa: F401  (the scenario's names)
 from ..data.names import SCORING_TILES  # noqa: F401
+from ..data.names import WORKERS
 from ..engine import layout as L
 from ..engine.constants import (N_GOODS, PH_ACTIONS, PH_OVER, PH_PRODUCTION, PH_SETUP_PICK,
                                 PH_SETUP_WORKERS, T_LOCH, T_PORT)
@@ -26,7 +27,7 @@ PHASE_CONTEXTS = {
     "over": ("game over",),
 }
 CORNERS = MODULES            # a port corner is named by its module
-TECH = ("lumberjack", "miner")
+TECH = WORKERS               # one technology upgrade per worker type
 SIDES = ("buy", "sell")
 MAX_COUNT = 10 ** 6         # money, goods, glory, VP: far below int32 overflow
 # raw pending-work fields written under "pending" (name -> (offset, length))

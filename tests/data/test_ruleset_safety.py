@@ -12,7 +12,7 @@ from caledonia_env.data import DEFAULT_RULESET_DIR, RulesetError, load_ruleset
 from caledonia_env.data.automa import AutomaDataError, load_automa
 from caledonia_env.data.names import MAX_VALUE
 from caledonia_env.data.safe_io import (MAX_JSON_DEPTH, InputError, check_depth, decode_utf8,
-                                        parse_json, read_text)
+                                        parse_json, read_bytes, read_text)
 
 
 def _override(tmp_path, data: dict | str, name="o.json"):
@@ -171,3 +171,15 @@ def test_decode_and_read_errors(tmp_path):
         decode_utf8(b"a\x80")
     with pytest.raises(InputError, match="missing file"):
         read_text(tmp_path / "none")
+    (tmp_path / "big.json").write_bytes(b" " * 101)
+    assert read_bytes(tmp_path / "big.json", max_bytes=101) == b" " * 101
+    with pytest.raises(InputError, match="larger than 100 bytes"):
+        read_bytes(tmp_path / "big.json", max_bytes=100)
+    with pytest.raises(InputError, match="not a regular file"):
+        read_bytes("/dev/zero")
+
+
+def test_fifo_is_refused_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "units.json")
+    with pytest.raises(RulesetError, match=r"units.json: table 'units': not a regular file"):
+        load_ruleset(tmp_path)
