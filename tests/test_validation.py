@@ -8,7 +8,10 @@ import pytest
 from conftest import base_scenario
 
 from caledonia_env import Game, GameConfig, IllegalActionError, ScenarioError
-from caledonia_env.config import ConfigError, ConfigTypeError
+from caledonia_env import config as config_module
+from caledonia_env.config import ConfigError, ConfigTypeError, clan_options
+from caledonia_env.data import automa as automa_data
+from caledonia_env.data import names
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.constants import T_FOREST, T_LOCH, T_MOUNTAIN, T_PASTURE, T_PORT
 from caledonia_env.envs.aec import raw_env
@@ -43,10 +46,34 @@ def test_config_rejects_wrong_types_naming_the_field(kw, field):
     (dict(num_players=2, clans=["stewart", "Stewart"]), "'stewart' twice"),
     (dict(num_players=3, clans=["buchanan", "campbell", "buchanan"]), "twice"),
     (dict(extra={"colour": "red"}), r"unknown GameConfig options: \['colour'\]"),
+    (dict(interp_export_min_contracts=2 ** 31), r"interp_export_min_contracts .* an int in "
+                                                r"0..1000000, got 2147483648"),
+    (dict(clans="auction"), "clans must be None/'none'"),
 ])
 def test_config_rejects_wrong_values(kw, match):
     with pytest.raises(ConfigError, match=match):
         GameConfig(**kw)
+
+
+@pytest.mark.parametrize("clans, kw, mode", [
+    ("auction", {"clans": "draft", "clan_auction": True}, "auction"),
+    (" Auction ", {"clans": "draft", "clan_auction": True}, "auction"),
+    ("draft", {"clans": "draft"}, "draft"), ("none", {"clans": None}, "none"),
+    ("", {"clans": None}, "none"), (None, {"clans": None}, "none"),
+    (["stewart", None], {"clans": ["stewart", None]}, "fixed"),
+])
+def test_R_9_4_clan_options_translate_auction(clans, kw, mode):
+    assert clan_options(clans) == kw
+    assert GameConfig(num_players=2, **clan_options(clans)).clan_mode == mode
+
+
+def test_names_are_defined_once():
+    """Clan names, map modules and player counts come from caledonia_env.data.names."""
+    assert config_module.CLAN_NAMES is names.CLANS
+    assert config_module.MODULES is names.MODULES is automa_data.MODULES
+    assert config_module.PLAYER_COUNTS is names.PLAYER_COUNTS == (1, 2, 3, 4)
+    assert names.PLAYER_COUNT_KEYS == ("1", "2", "3", "4")
+    assert names.MAX_PLAYERS == len(names.PLAYER_COUNTS)
 
 
 def test_R_8_config_duplicate_clans_rejected_but_several_players_without_clan_allowed():

@@ -186,11 +186,9 @@ def _game_options(args, players: int) -> dict:
     """GameConfig options (clans, variants, ruleset…) of the rules options; ValueError if
     invalid (checked by building a GameConfig)."""
     from caledonia_env import tournament as tn
-    from caledonia_env.config import GameConfig
+    from caledonia_env.config import GameConfig, clan_options
     clans, kw = tn.rules_from_args(args, players)
-    if clans == "auction":
-        clans, kw["clan_auction"] = "draft", True
-    kw["clans"] = None if clans == "none" else clans
+    kw.update(clan_options(clans))
     GameConfig(num_players=players, map=args.map, **kw)
     return kw
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..data import ruleset as R
+from ..data import names as R
 from . import layout as L
 from .actions import PRICE_DELTAS
 from .constants import (BUCHANAN, CAMPBELL, CLAN_NAMES, CUNNINGHAM, FERGUSSON, MACDONALD,

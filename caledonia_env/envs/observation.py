@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.ruleset import CLANS, SCORING_TILES
+from ..data.names import CLANS, SCORING_TILES
 from ..engine import layout as L
 from ..engine.board import pofs
 from ..engine.constants import (

@@ -16,6 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ..agents import make as make_agent
+from ..config import clan_options
 from ..game import Game, GameConfig
 
 HUMAN = "human"
@@ -173,10 +174,8 @@ def new_session(sid: str, players, clans="draft", map=None, seed: int = 0) -> Se
         clans = None
     elif isinstance(clans, str) and clans not in ("draft", "auction"):
         clans = [c.strip() for c in clans.split(",")]
-    auction = clans == "auction"
     cfg = GameConfig(num_players=len(seats), seed=int(seed), map=map or None,
-                     clans="draft" if auction else clans, clan_auction=auction,
-                     solo=len(seats) == 1)
+                     **clan_options(clans), solo=len(seats) == 1)
     mode = "play" if HUMAN in seats else "watch"
     s = Session(sid, Game(cfg), seats, mode, seed=int(seed))
     if mode == "play":

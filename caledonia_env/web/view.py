@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from ..data.ruleset import PORT_KINDS, PORT_PARAMS, SCORING_KINDS
+from ..data.names import PORT_KINDS, PORT_PARAMS, SCORING_KINDS
 from ..engine import layout as L
 from ..engine.actions import A_PLACE, A_PORT, A_ROW, A_SELECT
 from ..engine.constants import GOOD_NAMES, IMPORT_NAMES, MAX_NODES, N_CORNERS, N_UNITS, UNIT_NAMES

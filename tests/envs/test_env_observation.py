@@ -7,7 +7,7 @@ import pytest
 from conftest import base_scenario
 
 from caledonia_env import Game, GameConfig
-from caledonia_env.data.ruleset import CLANS
+from caledonia_env.data.names import CLANS
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.board import reach_mask

@@ -12,7 +12,7 @@ import pytest
 from conftest import base_scenario, mask_names
 
 from caledonia_env import Game
-from caledonia_env.data.ruleset import CONTRACT_COLUMNS
+from caledonia_env.data.names import CONTRACT_COLUMNS
 from caledonia_env.engine.constants import (
     T_FOREST,
     T_LOCH,

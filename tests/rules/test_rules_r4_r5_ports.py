@@ -14,7 +14,7 @@ import pytest
 from conftest import base_scenario, mask_names
 
 from caledonia_env import Game
-from caledonia_env.data.ruleset import PORT_PARAMS, PORTS, UNITS
+from caledonia_env.data.names import PORT_PARAMS, PORTS, UNITS
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.constants import T_LOCH, T_PASTURE, T_PORT
 
