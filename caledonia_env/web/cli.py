@@ -63,8 +63,8 @@ def cmd_serve(args) -> int:
     if args.games < 1:
         return _fail(f"--games must be >= 1, got {args.games}")
     try:
-        import uvicorn                                    # the optional web extra
-
+        import uvicorn          # the optional web extra (the app needs fastapi; the agents
+                                # it loads stay out of 'caledonia --help' this way)
         from .app import create_app
         from .seats import AgentMenu, Limits, scan_agent_dir
     except ImportError as e:

@@ -212,7 +212,7 @@ def test_malformed_or_tampered_record_gives_a_clear_400(client, case):
 
 
 @pytest.mark.parametrize("body, words", [
-    ({"players": ["nobody", "random"]}, "unknown agent"),
+    ({"players": ["nobody", "random"]}, "not offered"),
     ({"players": []}, "players"),
     ({"players": ["random"] * 5}, "players"),
     ({"players": "random"}, "players"),

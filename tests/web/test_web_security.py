@@ -1,11 +1,18 @@
 """``caledonia serve`` against a hostile client (docs/web.md, Security): no request reads the
 server's files, reaches it through another Host name, or takes it down; bad input is a 4xx.
 """
+import argparse
 import importlib.util
 import json
 import os
 import re
 import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
 
 import pytest
 
@@ -21,6 +28,7 @@ from caledonia_env.agents import make  # noqa: E402
 from caledonia_env.agents.checkpoint import PRETRAINED_DIR  # noqa: E402
 from caledonia_env.web import create_app  # noqa: E402
 from caledonia_env.web.app import MAX_BODY_BYTES  # noqa: E402
+from caledonia_env.web.cli import add_serve_parser, cmd_serve  # noqa: E402
 from caledonia_env.web.guards import allowed_hosts, json_depth  # noqa: E402
 from caledonia_env.web.seats import AgentMenu, Limits, scan_agent_dir  # noqa: E402
 
@@ -282,3 +290,53 @@ def test_automa_seat_play_and_undo(client):
 ])
 def test_automa_seats_the_rules_refuse_give_a_400(client, body, words):
     assert words in detail(client.post("/api/games", json=body))
+
+
+# ------------------------------------------------------------------ caledonia serve
+@pytest.mark.parametrize("argv, words", [
+    (["--agent-dir", "/nonexistent/models"], "--agent-dir"),
+    (["--max-rollouts", "0"], "max_rollouts"),
+    (["--max-seconds", "inf"], "max_seconds"),
+    (["--step-seconds", "-1"], "step_seconds"),
+    (["--allowed-host", "http://evil/"], "allowed host"),
+])
+def test_serve_refuses_bad_security_options(argv, words, capsys):
+    parser = argparse.ArgumentParser()
+    add_serve_parser(parser.add_subparsers(dest="cmd"))
+    assert cmd_serve(parser.parse_args(["serve", *argv])) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_sigterm_stops_the_server_while_bots_play():
+    """A request whose bots would play a whole mcts:512 game returns at its time budget, so
+    SIGTERM stops the server promptly."""
+    pytest.importorskip("uvicorn", reason="the web extra (uvicorn) is not installed")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    code = ("import argparse,sys; from caledonia_env.web.cli import add_serve_parser; "
+            "p=argparse.ArgumentParser(); add_serve_parser(p.add_subparsers()); "
+            "a=p.parse_args(['serve','--port','0','--step-seconds','1']); sys.exit(a.func(a))")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONPATH=root))
+    try:
+        url = proc.stdout.readline().split()[3]
+
+        def post(path, body):
+            req = urllib.request.Request(url + path, json.dumps(body).encode(),
+                                         {"Content-Type": "application/json"})
+            with urllib.request.urlopen(req, timeout=120) as r:
+                return json.load(r)
+
+        gid = post("api/games", {"players": ["mcts:512", "mcts:512"]})["id"]
+        t0 = time.monotonic()
+        view = post(f"api/games/{gid}/step", {"delta": 10_000})
+        assert not view["terminal"] and "budget" in view["notice"]
+        worker = threading.Thread(target=lambda: post(f"api/games/{gid}/step", {"delta": 10_000}),
+                                  daemon=True)
+        worker.start()
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=max(60.0, 3 * (time.monotonic() - t0)))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
