@@ -193,6 +193,9 @@ def test_body_size_is_limited(client):
     r = client.post("/api/replays", content=b" " * (MAX_BODY_BYTES + 1),
                     headers={"content-type": "application/json"})
     assert "larger than" in detail(r, 413)
+    chunked = client.post("/api/replays", content=iter([b" " * 1_000_000] * 5),
+                          headers={"content-type": "application/json"})     # no Content-Length
+    assert "larger than" in detail(chunked, 413)
 
 
 def test_deeply_nested_json_is_a_400(client):
