@@ -56,7 +56,8 @@ class Limits:
 
 
 def scan_agent_dir(folder) -> dict[str, str]:
-    """``{file name: absolute path}`` of the ``.zip`` files directly inside ``folder``."""
+    """``{file name: absolute path}`` of the ``.zip`` files directly inside ``folder``
+    (names with ``:`` are skipped: a seat name could not refer to them)."""
     folder = os.path.abspath(os.fspath(folder))
     if not os.path.isdir(folder):
         raise ValueError(f"--agent-dir must be a folder, got {folder!r}")

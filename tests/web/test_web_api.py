@@ -3,11 +3,13 @@
 Every position the API shows is checked against the engine: the game rebuilt from its
 config and the logged actions must give the same ``to_scenario()`` and legal actions.
 """
+import argparse
 import importlib.util
 import json
 import os
 import subprocess
 import sys
+import urllib.request
 
 import pytest
 
@@ -275,7 +277,6 @@ def test_ppo_pretrained_seat_plays():
 
 
 def test_serve_parser_and_bad_options():
-    import argparse
     parser = argparse.ArgumentParser()
     add_serve_parser(parser.add_subparsers(dest="cmd"))
     args = parser.parse_args(["serve"])
@@ -297,7 +298,6 @@ def test_serve_parser_loads_without_the_web_extra():
 
 def test_serve_prints_its_url_and_answers():
     pytest.importorskip("uvicorn", reason="the web extra (uvicorn) is not installed")
-    import urllib.request
     code = ("import argparse,sys; from caledonia_env.web.cli import add_serve_parser; "
             "p=argparse.ArgumentParser(); add_serve_parser(p.add_subparsers()); "
             "a=p.parse_args(['serve','--port','0']); sys.exit(a.func(a))")
