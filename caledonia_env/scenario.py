@@ -22,7 +22,7 @@ from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, EMPTY, FISHERMAN, GOOD
                                MAX_SLOTS, N_GOODS,
                                MAX_START_PICKS, N_CORNERS, N_ROUNDS_MAX, NEUTRAL, NO_CLAN, OCC_STRIDE,
                                PH_ACTIONS, PH_OVER, PH_PRODUCTION, PH_SETUP_PICK,
-                               PH_SETUP_WORKERS, T_LOCH, T_PORT, UNIT_NAMES)
+                               PH_SETUP_WORKERS, TERRAIN_LOCH, TERRAIN_PORT, UNIT_NAMES)
 
 PHASES = {"setup_pick": PH_SETUP_PICK, "setup_workers": PH_SETUP_WORKERS,
           "actions": PH_ACTIONS, "production": PH_PRODUCTION, "over": PH_OVER}
@@ -51,7 +51,7 @@ PENDING = {
     "upgrades": (L.S_BONUS_UPG, 1), "port_kind": (L.S_PORT_KIND, 1),
     "port_left": (L.S_PORT_LEFT, 1), "port_stage": (L.S_PORT_STAGE, 1),
     "swap_out": (L.S_SWAP_OUT, 1), "swap_in": (L.S_SWAP_IN, 1), "swap_node": (L.S_SWAP_NODE, 1),
-    "p4_good": (L.S_P4_GOOD, 1), "main_done": (L.S_MAIN_DONE, 1),
+    "p4_good": (L.S_PRICE_SHIFT_GOOD, 1), "main_done": (L.S_MAIN_DONE, 1),
     "production_seat": (L.S_PROC_SEAT, 1), "production_kind": (L.S_PROC_KIND, 1),
     "setup_step": (L.S_SETUP_PTR, 1), "turn_position": (L.S_TURN_POS, 1),
     "deck_head": (L.S_DECK_HEAD, 1), "turn_contracts": (L.S_TURN_CONTRACTS, 1), "second_contract": (L.S_SECOND_OBTAIN, 1),
@@ -412,7 +412,7 @@ def _check_pending(game, ctx, cur):
 
 def _land(T, node):
     """An active land hex (not a loch or a port) of the board."""
-    return not T[L.T_TERRAIN + node] & (T_LOCH | T_PORT) and T[L.T_ACTIVE + node] != 0
+    return not T[L.T_TERRAIN + node] & (TERRAIN_LOCH | TERRAIN_PORT) and T[L.T_ACTIVE + node] != 0
 
 
 def _start_tile(T, tile, where):
@@ -572,11 +572,11 @@ def _check_fisherman(game, p, node, label, where, pooled):
         raise ScenarioError(f"{where}.units: only a clan with fishermen (MacDonald, R-8.5) "
                             f"has fishermen")
     terr = T[L.T_TERRAIN + node]
-    if terr & T_PORT:
+    if terr & TERRAIN_PORT:
         if s[L.S_PORTS + node - T[L.T_PORT_NODE]] < 0:
             raise ScenarioError(f"{where}.units: a fisherman on port {label} needs a port tile "
                                 f"there (R-8.5)")
-    elif not terr & T_LOCH:
+    elif not terr & TERRAIN_LOCH:
         raise ScenarioError(f"{where}.units: a fisherman stands on a loch or a port, not on "
                             f"{label} (R-8.5)")
     mine = p * OCC_STRIDE + FISHERMAN
