@@ -13,7 +13,7 @@ from caledonia_env.config import ConfigError, ConfigTypeError, clan_options
 from caledonia_env.data import automa as automa_data
 from caledonia_env.data import names
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.engine.constants import T_FOREST, T_LOCH, T_MOUNTAIN, T_PASTURE, T_PORT
+from caledonia_env.engine.constants import TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_MOUNTAIN, TERRAIN_PASTURE, TERRAIN_PORT
 from caledonia_env.envs.aec import raw_env
 from caledonia_env.envs.gym_env import CaledoniaEnv
 from caledonia_env.envs.vector import CaledoniaVectorEnv
@@ -196,7 +196,7 @@ def _labels(hexes, terrain, k=1, only=False):
 
 def _loch(board):
     return next(board.labels[v] for v in range(board.n_nodes)
-                if board.terrain[v] & T_LOCH and not board.terrain[v] & T_PORT)
+                if board.terrain[v] & TERRAIN_LOCH and not board.terrain[v] & TERRAIN_PORT)
 
 
 def test_R_1_current_player_out_of_range_is_an_error_not_a_crash():
@@ -261,9 +261,9 @@ def test_R_8_scenario_player_values_are_checked(player, match):
 
 
 def test_R_3_3_units_stand_only_on_their_terrain(hexes):
-    pasture = _labels(hexes, T_PASTURE, only=True)[0]
-    forest = _labels(hexes, T_FOREST, only=True)[0]
-    mountain = _labels(hexes, T_MOUNTAIN, only=True)[0]
+    pasture = _labels(hexes, TERRAIN_PASTURE, only=True)[0]
+    forest = _labels(hexes, TERRAIN_FOREST, only=True)[0]
+    mountain = _labels(hexes, TERRAIN_MOUNTAIN, only=True)[0]
     loch = _loch(hexes.b)
     for units in ({forest: "sheep"}, {pasture: "miner"}, {mountain: "lumberjack"},
                   {loch: "distillery"}, {loch: "cow"}):
@@ -277,7 +277,7 @@ def test_R_3_3_units_stand_only_on_their_terrain(hexes):
 
 
 def test_R_3_3_one_unit_per_hex(hexes):
-    a = _labels(hexes, T_PASTURE)[0]
+    a = _labels(hexes, TERRAIN_PASTURE)[0]
     d = base_scenario()
     d["players"][0]["units"] = {a: "sheep"}
     d["players"][1]["units"] = {a: "cow"}
@@ -289,13 +289,13 @@ def test_R_3_3_one_unit_per_hex(hexes):
 
 def test_R_3_3_units_within_the_player_board_stock(hexes):
     d = base_scenario()
-    d["players"][0]["units"] = {label: "sheep" for label in _labels(hexes, T_PASTURE, k=12)}
+    d["players"][0]["units"] = {label: "sheep" for label in _labels(hexes, TERRAIN_PASTURE, k=12)}
     with pytest.raises(ScenarioError, match="more sheep on the map than on a player board"):
         Game.from_scenario(d)
 
 
 def test_R_8_5_fishermen_only_for_macdonald_on_lochs(hexes):
-    loch, pasture = _loch(hexes.b), _labels(hexes, T_PASTURE)[0]
+    loch, pasture = _loch(hexes.b), _labels(hexes, TERRAIN_PASTURE)[0]
     d = base_scenario()
     d["players"][0]["units"] = {loch: "fisherman"}
     with pytest.raises(ScenarioError, match="only a clan with fishermen"):

@@ -62,32 +62,32 @@ def to_scenario(game) -> dict:
 def _get_player(game, p):
     rs, board, s = game.ruleset, game.board, game.state
     ids = [int(x) for x in rs.contracts.ids]
-    po = L.S_PLAYERS + p * L.P_SIZE
+    poff = L.S_PLAYERS + p * L.P_SIZE
     units = {}
     for m in range(board.n_nodes):
         o = int(s[L.S_OCC + m])
         if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
             units[board.labels[m]] = UNIT_NAMES[o % OCC_STRIDE]
-    fulfilled = [ids[c] for c in range(len(ids)) if s[po + L.P_FULFILLED + c // 31] >> (c % 31) & 1]
+    fulfilled = [ids[c] for c in range(len(ids)) if s[poff + L.P_FULFILLED + c // 31] >> (c % 31) & 1]
     out = {
-        "money": int(s[po + L.P_MONEY]),
-        "goods": {g: int(s[po + L.P_GOODS + i]) for i, g in enumerate(GOOD_NAMES)},
-        "merchants": int(s[po + L.P_MERCH]), "merchants_on_track": int(s[po + L.P_TRACK]),
-        "market": {side: {g: int(s[po + L.P_MARKET + si * 6 + i]) for i, g in enumerate(GOOD_NAMES)
-                          if s[po + L.P_MARKET + si * 6 + i]} for si, side in enumerate(SIDES)},
-        "units": units, "shipping": int(s[po + L.P_SHIP]),
-        "technology": {t: bool(s[po + L.P_TECH + i]) for i, t in enumerate(TECH)},
-        "glory": int(s[po + L.P_GLORY]),
-        "contracts": [None if c < 0 else ids[c] for c in s[po + L.P_BOX:po + L.P_BOX + 2]],
+        "money": int(s[poff + L.P_MONEY]),
+        "goods": {g: int(s[poff + L.P_GOODS + i]) for i, g in enumerate(GOOD_NAMES)},
+        "merchants": int(s[poff + L.P_MERCH]), "merchants_on_track": int(s[poff + L.P_TRACK]),
+        "market": {side: {g: int(s[poff + L.P_MARKET + si * 6 + i]) for i, g in enumerate(GOOD_NAMES)
+                          if s[poff + L.P_MARKET + si * 6 + i]} for si, side in enumerate(SIDES)},
+        "units": units, "shipping": int(s[poff + L.P_SHIP]),
+        "technology": {t: bool(s[poff + L.P_TECH + i]) for i, t in enumerate(TECH)},
+        "glory": int(s[poff + L.P_GLORY]),
+        "contracts": [None if c < 0 else ids[c] for c in s[poff + L.P_BOX:poff + L.P_BOX + 2]],
         "fulfilled": fulfilled,
-        "ports_used": [CORNERS[c] for c in range(4) if s[po + L.P_PORTS_USED] >> c & 1],
-        "passed": bool(s[po + L.P_PASSED]),
-        "start_tile": None if s[po + L.P_START_TILE] < 0 else f"S{int(s[po + L.P_START_TILE]) + 1}",
-        "clan": None if s[po + L.P_CLAN] < 0 else CLAN_NAMES[int(s[po + L.P_CLAN])],
-        "cellar": [int(s[po + L.P_CELLAR]), int(s[po + L.P_CELLAR + 1])],
-        "whisky_made": int(s[po + L.P_WHISKY_MADE]), "bid": int(s[po + L.P_BID]),
-        "beer": int(s[po + L.P_BEER]),
-        "score": {k: int(s[po + L.P_SCORE + i]) for i, k in enumerate(L.SCORE_FIELDS)},
+        "ports_used": [CORNERS[c] for c in range(4) if s[poff + L.P_PORTS_USED] >> c & 1],
+        "passed": bool(s[poff + L.P_PASSED]),
+        "start_tile": None if s[poff + L.P_START_TILE] < 0 else f"S{int(s[poff + L.P_START_TILE]) + 1}",
+        "clan": None if s[poff + L.P_CLAN] < 0 else CLAN_NAMES[int(s[poff + L.P_CLAN])],
+        "cellar": [int(s[poff + L.P_CELLAR]), int(s[poff + L.P_CELLAR + 1])],
+        "whisky_made": int(s[poff + L.P_WHISKY_MADE]), "bid": int(s[poff + L.P_BID]),
+        "beer": int(s[poff + L.P_BEER]),
+        "score": {k: int(s[poff + L.P_SCORE + i]) for i, k in enumerate(L.SCORE_FIELDS)},
     }
     return out
 

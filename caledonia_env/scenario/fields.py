@@ -12,7 +12,7 @@ from ..data.names import SCORING_TILES  # noqa: F401
 from ..data.names import WORKERS
 from ..engine import layout as L
 from ..engine.constants import (N_GOODS, PH_ACTIONS, PH_OVER, PH_PRODUCTION, PH_SETUP_PICK,
-                                PH_SETUP_WORKERS, T_LOCH, T_PORT)
+                                PH_SETUP_WORKERS, TERRAIN_LOCH, TERRAIN_PORT)
 
 PHASES = {"setup_pick": PH_SETUP_PICK, "setup_workers": PH_SETUP_WORKERS,
           "actions": PH_ACTIONS, "production": PH_PRODUCTION, "over": PH_OVER}
@@ -39,7 +39,7 @@ PENDING = {
     "upgrades": (L.S_BONUS_UPG, 1), "port_kind": (L.S_PORT_KIND, 1),
     "port_left": (L.S_PORT_LEFT, 1), "port_stage": (L.S_PORT_STAGE, 1),
     "swap_out": (L.S_SWAP_OUT, 1), "swap_in": (L.S_SWAP_IN, 1), "swap_node": (L.S_SWAP_NODE, 1),
-    "p4_good": (L.S_P4_GOOD, 1), "main_done": (L.S_MAIN_DONE, 1),
+    "p4_good": (L.S_PRICE_SHIFT_GOOD, 1), "main_done": (L.S_MAIN_DONE, 1),
     "production_seat": (L.S_PROC_SEAT, 1), "production_kind": (L.S_PROC_KIND, 1),
     "setup_step": (L.S_SETUP_PTR, 1), "turn_position": (L.S_TURN_POS, 1),
     "deck_head": (L.S_DECK_HEAD, 1), "turn_contracts": (L.S_TURN_CONTRACTS, 1),
@@ -154,7 +154,7 @@ def clan_name(where, c):
 
 def is_land(T, node):
     """An active land hex (not a loch or a port) of the board."""
-    return not T[L.T_TERRAIN + node] & (T_LOCH | T_PORT) and T[L.T_ACTIVE + node] != 0
+    return not T[L.T_TERRAIN + node] & (TERRAIN_LOCH | TERRAIN_PORT) and T[L.T_ACTIVE + node] != 0
 
 
 def start_tile(T, tile, where):
