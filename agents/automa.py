@@ -6,6 +6,7 @@ holding markers into ``GameConfig(automa={seat: level})`` with :func:`automa_sea
 from __future__ import annotations
 
 from .base import Agent
+from .registry import parse_name
 
 LEVELS = (1, 2, 3, 4, 5)
 
@@ -35,7 +36,6 @@ def make_automa(param, seed, **kw):
 
 def automa_seats(players) -> dict:
     """``{seat: level}`` for the players that are Automa markers or ``automa:LEVEL`` names."""
-    from .registry import parse_name
     out = {}
     for seat, p in enumerate(players):
         if isinstance(p, AutomaMarker):

@@ -17,10 +17,10 @@ from the file — only do that with files you made yourself.
 
 :func:`load` is the one loader every agent, command and trainer uses. Before it
 reads a byte it requires a regular file (no device, FIFO or socket) of at most
-:data:`MAX_ARCHIVE_BYTES`; it checks each member's declared size against
-:data:`MAX_MEMBER_BYTES` (zip bombs) before inflating it, the architecture's widths
-against :data:`MAX_LAYER_WIDTH`, every tensor's shape against the metadata before a
-network is built, and that every weight is finite. A checkpoint trained for another
+:data:`MAX_ARCHIVE_BYTES` (:mod:`caledonia_env.data.safe_io`); it checks each member's
+declared size against :data:`MAX_MEMBER_BYTES` (zip bombs) before inflating it, the
+architecture's widths against :data:`MAX_LAYER_WIDTH`, every tensor's shape against the
+metadata before a network is built, and that every weight is finite. A checkpoint trained for another
 player count loads with a :class:`PlayerCountWarning` (an error with
 ``strict_players=True``). Every refusal is one :class:`CheckpointError` line.
 
@@ -33,7 +33,6 @@ import hashlib
 import io
 import json
 import os
-import stat
 import warnings
 import zipfile
 from dataclasses import asdict, dataclass, field
@@ -42,6 +41,7 @@ import numpy as np
 
 from ..atomic import atomic_path
 from ..data import load_ruleset
+from ..data.safe_io import InputError, read_bytes
 from ..engine.actions import N_ACTIONS
 from ..envs.observation import LAYOUT, OBS_SIZE
 from .network import (actor_critic_state, actor_state, build_actor,  # noqa: F401  (re-exports)
@@ -147,39 +147,20 @@ def _missing(path: str) -> CheckpointError:
 
 
 def read_file(path, limit: int | None = None) -> bytes:
-    """The bytes of a checkpoint file: a regular file (checked on the open descriptor, so a
-    FIFO is never waited on) of at most ``limit`` bytes (default :data:`MAX_ARCHIVE_BYTES`);
-    CheckpointError otherwise."""
+    """The bytes of a checkpoint file: a regular file (no device, FIFO or socket: checked
+    before opening) of at most ``limit`` bytes (default :data:`MAX_ARCHIVE_BYTES`), read by
+    :func:`caledonia_env.data.safe_io.read_bytes`; CheckpointError otherwise."""
     path = os.fspath(path)
-    limit = MAX_ARCHIVE_BYTES if limit is None else limit
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise _missing(path) from None
-    except OSError as e:
-        raise CheckpointError(f"checkpoint {path!r} cannot be read ({e.strerror})") from None
-    if stat.S_ISDIR(st.st_mode):
+    if os.path.isdir(path):
         raise CheckpointError(f"checkpoint {path!r} is a folder; give the .zip file "
                               f"(e.g. {os.path.join(path, 'best.zip')})")
-    if not stat.S_ISREG(st.st_mode):
-        raise CheckpointError(f"checkpoint {path!r} is not a regular file (a device, FIFO or "
-                              f"socket); give a .zip file")
+    if not os.path.lexists(path):
+        raise _missing(path)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as e:
-        raise CheckpointError(f"checkpoint {path!r} cannot be read ({e.strerror})") from None
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())           # the file opened, not the one stat()ed
-        if not stat.S_ISREG(st.st_mode):
-            raise CheckpointError(f"checkpoint {path!r} is not a regular file")
-        if st.st_size > limit:
-            raise CheckpointError(f"checkpoint {path!r} is {st.st_size:,} bytes, more than "
-                                  f"the limit of {limit:,} (checkpoint.MAX_ARCHIVE_BYTES)")
-        raw = f.read(limit + 1)
-    if len(raw) > limit:
-        raise CheckpointError(f"checkpoint {path!r} grew past the limit of {limit:,} bytes "
-                              f"while being read")
-    return raw
+        return read_bytes(path, MAX_ARCHIVE_BYTES if limit is None else limit)
+    except InputError as e:
+        raise CheckpointError(f"checkpoint {path!r}: {e} (checkpoint.MAX_ARCHIVE_BYTES "
+                              f"bounds the size)") from None
 
 
 def file_sha256(path) -> str:

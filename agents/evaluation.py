@@ -43,8 +43,8 @@ from caledonia_env.engine.constants import (
     PH_OVER,
     PH_PRODUCTION,
     SHEEP,
-    T_LOCH,
-    T_PORT,
+    TERRAIN_LOCH,
+    TERRAIN_PORT,
     WHISKY,
     WOOL,
 )
@@ -335,7 +335,7 @@ def evaluate(s, T, p, w):
         room = 0
         for m in range(T[T_N_NODES]):
             if reach[m] and s[S_OCC + m] == EMPTY and T[T_ACTIVE + m] \
-                    and not (T[T_TERRAIN + m] & (T_LOCH | T_PORT)):
+                    and not (T[T_TERRAIN + m] & (TERRAIN_LOCH | TERRAIN_PORT)):
                 room += 1
         v += w[W_MOBILITY] * pl * room
 

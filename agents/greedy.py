@@ -9,6 +9,14 @@ from .base import Agent
 from .evaluation import DEFAULT_WEIGHTS, N_WEIGHTS, greedy_action, seed_numba
 
 
+def greedy_weights(weights=None) -> np.ndarray:
+    """A float64 copy of ``weights`` (``DEFAULT_WEIGHTS`` for None), checked for its length."""
+    w = DEFAULT_WEIGHTS if weights is None else np.asarray(weights, np.float64)
+    if w.shape != (N_WEIGHTS,):
+        raise ValueError(f"weights must have {N_WEIGHTS} entries, got shape {w.shape}")
+    return w.copy()
+
+
 class GreedyAgent(Agent):
     """Tries every legal action on a copy of the state and keeps the one whose
     resulting position evaluates best for the deciding player.
@@ -23,10 +31,7 @@ class GreedyAgent(Agent):
     name = "greedy"
 
     def __init__(self, seed: int = 0, name: str | None = None, weights=None):
-        w = DEFAULT_WEIGHTS if weights is None else np.asarray(weights, np.float64)
-        if w.shape != (N_WEIGHTS,):
-            raise ValueError(f"weights must have {N_WEIGHTS} entries, got shape {w.shape}")
-        self.weights = w.copy()
+        self.weights = greedy_weights(weights)
         self._mask = np.zeros(N_ACTIONS, np.int8)
         self._buf = None
         super().__init__(seed, name)

@@ -1,7 +1,8 @@
 """``puct:SIMS[:PATH]``: AlphaZero-style tree search (PUCT) guided by a trained network.
 
 The policy head gives the prior of each legal action (a softmax over the legal logits),
-the value head evaluates the leaves; ``PATH`` is a checkpoint with a value head
+the value head evaluates the leaves, both through the evaluator
+:class:`agents.evaluators.NetworkValues`; ``PATH`` is a checkpoint with a value head
 (``caledonia train`` saves the whole policy), by default the shipped policy for the
 game's player count (:func:`checkpoint.pretrained_path`).
 
@@ -20,25 +21,25 @@ tree, searched with the same network from their own seat.
 A decision with a single legal action is never searched: the root returns it at once,
 and inside the tree forced moves are applied on the way (numba, :func:`advance`).
 
-Values: the value head estimates the return of the player whose observation it sees,
-in the training reward's units (``score_diff``: (own VP - mean VP of the others) / 100,
-which sums to zero over the players). A leaf evaluated for player ``p`` backs up ``v``
-for ``p`` and ``-v/(n-1)`` for each of the ``n-1`` others (a zero-sum approximation:
-exact for two players; for more, each other player gets the others' mean, exact on
-average for ``score_diff``); a finished game backs up every player's true terminal
-reward in the same units (:func:`terminal_mode`). A network trained with reward shaping
+Values: the value head estimates the return of the player whose observation it sees, in
+the training reward's units (``score_diff``: (own VP - mean VP of the others) / 100, which
+sums to zero over the players). A leaf evaluated for player ``p`` backs up ``v`` for ``p``
+and ``-v/(n-1)`` for each of the ``n-1`` others (a zero-sum approximation: exact for two
+players; for more, each other player gets the others' mean, exact on average for
+``score_diff``); a finished game backs up every player's true terminal reward in the same
+units (:func:`agents.evaluators.terminal_mode`). A network trained with reward shaping
 (``caledonia train --shaping W``) learned the return *minus* ``W`` times the potential,
 the player's projected VP lead (``env.rewards.projected_score_diff``): the leaf adds it
 back, ``v + W * phi[p]`` for the player to move and ``W * phi[q] - v/(n-1)`` for the
 others. Each node keeps the value sums of all players, and a node chooses with the values
-of the player to move there (max-n). Q
-values are normalized to [0, 1] by the smallest and largest value backed up in this
-search (MuZero's min-max normalization), so ``c_puct`` does not depend on the reward's
-scale; an unvisited action gets its parent's mean value (first-play urgency).
+of the player to move there (max-n). Q values are normalized to [0, 1] by the smallest and
+largest value backed up in this search (MuZero's min-max normalization), so ``c_puct``
+does not depend on the reward's scale; an unvisited action gets its parent's mean value
+(first-play urgency).
 
 ``puctr:SIMS[:PATH]`` (``rollout_mix`` > 0) mixes each leaf's values with the terminal
 rewards of a greedy rollout from the determinized leaf, AlphaGo's
-``(1 - mix) * value + mix * rollout`` (:func:`rollout_rewards`).
+``(1 - mix) * value + mix * rollout`` (:class:`agents.evaluators.GreedyRollouts`).
 
 Selection: ``argmax Q(a) + c_puct * P(a) * sqrt(N) / (1 + N(a))``. Play: the most
 visited root action (``temperature=0``, ties to the higher prior) or a sample
@@ -53,20 +54,15 @@ import time
 import numpy as np
 
 from ..engine.actions import N_ACTIONS
-from ..engine.constants import CTX_GAME_OVER, MAX_PLAYERS
+from ..engine.constants import CTX_GAME_OVER
 from ..engine.jit import njit
-from ..engine.layout import S_CTX, S_NP, S_PLAYER
+from ..engine.layout import S_CTX, S_PLAYER
 from ..engine.mask import count_legal, legal_mask
 from ..engine.step import apply_action
-from ..envs.observation import OBS_SIZE, encode_obs
-from ..envs.rewards import (REWARD_MODES, SCORE_DIFF_SCALE, projected_score_diff, reward_mode,
-                           terminal_rewards)
 from .base import Agent
-from .evaluation import DEFAULT_WEIGHTS, determinize, greedy_rollout
-from .policy import PretrainedActor, count_and_path, is_pretrained, load_network
-from .policy import network_arrays as search_net  # the one NumPy copy of a loaded network
+from .evaluation import determinize
+from .evaluators import NetworkValues, softmax
 from .ppo import need_torch
-from .registry import kinds, register
 
 
 @njit(cache=True)
@@ -86,53 +82,19 @@ def advance(s, T, a, mask):
         apply_action(s, T, only)
 
 
-@njit(cache=True)
-def rollout_rewards(s, T, w, mode, out):
-    """Finish the game in ``s`` (changed) with greedy play for every player and write their
-    terminal rewards in ``mode`` into ``out`` (R-7); False if the rollout did not end."""
-    steps = greedy_rollout(s, T, w, 100000)
-    if steps < 0 or s[S_CTX] != CTX_GAME_OVER:
-        return False
-    terminal_rewards(s, T, mode, out)
-    return True
-
-
 class _Node:
     """Statistics of one decision (reached by an action sequence from the root)."""
 
     __slots__ = ("hidden", "logits", "visits", "wsum", "children", "n", "vsum")
 
-    def __init__(self, n_players: int):
+    def __init__(self, num_players: int):
         self.hidden = None                  # the policy head's hidden layer once evaluated
         self.logits = None                  # float64[N_ACTIONS], NaN where not computed
         self.visits = None                  # float64[N_ACTIONS]: N(a)
-        self.wsum = None                    # float64[N_ACTIONS, n_players]: value sums
+        self.wsum = None                    # float64[N_ACTIONS, num_players]: value sums
         self.children: dict = {}
         self.n = 0                          # simulations through this node
-        self.vsum = np.zeros(n_players)     # their value sums (first-play urgency)
-
-
-def terminal_mode(meta: dict, num_players: int) -> tuple[int, float]:
-    """(reward mode, scale) in which finished games are valued, so that terminal values and
-    the value head share their units: the checkpoint's training reward
-    (``meta['train']['reward']``, default ``score_diff``, times ``reward_scale``, default 1).
-    In the solo game a checkpoint trained with ``vp`` keeps it; any other (a multi-player
-    policy playing solo) values the final VP / 100, the ``score_diff`` scale."""
-    train = meta.get("train") or {}
-    mode = train.get("reward", "score_diff")
-    if mode not in REWARD_MODES:
-        raise ValueError(f"puct needs a checkpoint trained with a terminal reward "
-                         f"({', '.join(REWARD_MODES)}); this one was trained with {mode!r}")
-    scale = float(train.get("reward_scale", 1.0))
-    if num_players == 1 and mode != "vp":
-        mode, scale = "vp", 1.0 / SCORE_DIFF_SCALE
-    return reward_mode(mode), scale
-
-
-def shaping_weight(meta: dict) -> float:
-    """The checkpoint's ``--shaping`` weight W (0 without shaping): its value head then
-    estimates the return minus W times the projected VP lead."""
-    return float((meta.get("train") or {}).get("shaping", 0.0) or 0.0)
+        self.vsum = np.zeros(num_players)     # their value sums (first-play urgency)
 
 
 ROLLOUT_MIX = 0.5          # puctr's leaf weight of the rollout (AlphaGo's lambda)
@@ -164,31 +126,29 @@ class PUCTAgent(Agent):
         if not 0 <= noise_frac <= 1 or not dirichlet_alpha > 0:
             raise ValueError(f"noise_frac must be in [0, 1] and dirichlet_alpha > 0, got "
                              f"{noise_frac}, {dirichlet_alpha}")
-        if not 0 <= rollout_mix <= 1:
-            raise ValueError(f"rollout_mix must be in [0, 1], got {rollout_mix}")
         need_torch("puct")
         self.sims = int(sims)
-        self.path = path
         self.c_puct = float(c_puct)
         self.temperature = float(temperature)
         self.noise_frac = float(noise_frac)
         self.dirichlet_alpha = float(dirichlet_alpha)
-        self.rollout_mix = float(rollout_mix)
-        self._pretrained = PretrainedActor() if is_pretrained(path) else None
-        if self._pretrained is None:
-            load_network(path, critic=True)          # clear error now, not at the first move
-        self._obs = np.zeros(OBS_SIZE, np.float32)
+        self.evaluator = NetworkValues(path, rollout_mix)
         self._mask = np.zeros(N_ACTIONS, np.int8)
-        self._rewards = np.zeros(MAX_PLAYERS)
         self._buf = None
         self.last_stats: dict = {}
         super().__init__(seed, name)
 
+    @property
+    def path(self) -> str:
+        return self.evaluator.path
+
+    @property
+    def rollout_mix(self) -> float:
+        return self.evaluator.rollout_mix
+
     def network(self, num_players: int):
         """``(ActorCritic, meta)`` this agent plays games of ``num_players`` with."""
-        if self._pretrained is not None:
-            return self._pretrained.network(num_players, critic=True)
-        return load_network(self.path, critic=True)
+        return self.evaluator.network(num_players)
 
     # ------------------------------------------------------------------ search
     def act(self, game) -> int:
@@ -200,24 +160,19 @@ class PUCTAgent(Agent):
             return int(legal[0])
         t0 = time.perf_counter()
         s, T = game.state, game.tables
-        n = int(s[S_NP])
-        module, meta = self.network(game.num_players)
-        self._net = search_net(module, meta)
-        self._mode, self._scale = terminal_mode(meta, n)
-        self._shaping = shaping_weight(meta) * self._scale if n > 1 else 0.0
+        self.evaluator.prepare(game)
+        num_players = self.evaluator.num_players
         if self._buf is None or self._buf.shape != s.shape:
             self._buf = np.empty_like(s)
-            self._phi_buf = np.empty_like(s)
-            self._ro_buf = np.empty_like(s)
         base = self._numba_seed()
         self._lo, self._hi = math.inf, -math.inf
-        root = _Node(n)
+        root = _Node(num_players)
         root_noise = None
         if self.noise_frac > 0:
             root_noise = np.zeros(N_ACTIONS)
             root_noise[legal] = self.rng.dirichlet(np.full(len(legal), self.dirichlet_alpha))
         for i in range(self.sims + 1):          # the first one evaluates the root
-            self._simulate(root, s, T, (base + i) % (2**31 - 1), n, root_noise)
+            self._simulate(root, s, T, (base + i) % (2**31 - 1), num_players, root_noise)
         visits = root.visits[legal]
         prior = self._prior(root, legal)
         if self.temperature == 0:
@@ -231,7 +186,7 @@ class PUCTAgent(Agent):
                            "value": float(q), "seconds": time.perf_counter() - t0}
         return a
 
-    def _simulate(self, root, s, T, seed, n, root_noise):
+    def _simulate(self, root, s, T, seed, num_players, root_noise):
         buf, mask = self._buf, self._mask
         buf[:] = s
         determinize(buf, T, seed)       # (called from Python: numba's cache would not see
@@ -240,12 +195,11 @@ class PUCTAgent(Agent):
         path = []
         while True:
             if buf[S_CTX] == CTX_GAME_OVER:
-                terminal_rewards(buf, T, self._mode, self._rewards)
-                values = self._rewards[:n] * self._scale
+                values = self.evaluator.terminal(buf, T)
                 break
             p = int(buf[S_PLAYER])
             if node.hidden is None:
-                values = self._expand(node, buf, T, p, n)
+                values = self._expand(node, buf, T, num_players)
                 if node is root:
                     self._nodes = 1
                 break
@@ -253,7 +207,7 @@ class PUCTAgent(Agent):
             path.append((node, a))
             child = node.children.get(a)
             if child is None:
-                child = node.children[a] = _Node(n)
+                child = node.children[a] = _Node(num_players)
                 self._nodes += 1
             advance(buf, T, a, mask)
             node = child
@@ -267,36 +221,21 @@ class PUCTAgent(Agent):
         node.n += 1
         node.vsum += values
 
-    def _expand(self, node, buf, T, p, n):
-        """Evaluate the position with the network: the node's logits and the leaf values."""
-        encode_obs(buf, T, p, self._obs)
-        node.hidden, v = self._net.evaluate(self._obs)
+    def _expand(self, node, buf, T, num_players):
+        """Evaluate the position (:meth:`NetworkValues.expand`): the node keeps the policy
+        head's hidden layer for its prior; returns the leaf values."""
+        values, node.hidden = self.evaluator.expand(buf, T)
         node.logits = np.full(N_ACTIONS, np.nan)
         node.visits = np.zeros(N_ACTIONS)
-        node.wsum = np.zeros((N_ACTIONS, n))
-        if n == 1:
-            values = np.array([v])
-        else:
-            values = np.full(n, -v / (n - 1))
-            values[p] = v
-            if self._shaping:           # the head learned return - W * phi: add it back
-                projected_score_diff(buf, T, self._phi_buf, self._rewards)
-                values += self._shaping * self._rewards[:n]
-        if self.rollout_mix > 0:        # AlphaGo's leaf: (1 - mix) * value + mix * rollout
-            self._ro_buf[:] = buf
-            if rollout_rewards(self._ro_buf, T, DEFAULT_WEIGHTS, self._mode, self._rewards):
-                values = ((1.0 - self.rollout_mix) * values
-                          + self.rollout_mix * self._scale * self._rewards[:n])
+        node.wsum = np.zeros((N_ACTIONS, num_players))
         return values
 
     def _prior(self, node, legal):
         """The policy head's distribution over ``legal`` (softmax of the legal logits)."""
         lg = node.logits[legal]
         if np.isnan(lg).any():              # actions not asked for at this node before
-            node.logits[legal] = lg = self._net.logits(node.hidden, legal)
-        pr = np.exp(lg - lg.max())
-        pr /= pr.sum()
-        return pr
+            node.logits[legal] = lg = self.evaluator.logits(node.hidden, legal)
+        return softmax(lg)
 
     def _select(self, node, mask, p, noise):
         legal = np.flatnonzero(mask)
@@ -311,28 +250,3 @@ class PUCTAgent(Agent):
         u = self.c_puct * pr * math.sqrt(node.n) / (1.0 + visits)
         return int(legal[np.argmax(q + u)])
 
-
-def _factory(param, seed, **kw):
-    n, path = count_and_path("puct", param, "SIMS")
-    return PUCTAgent(n, path, seed=seed, **kw)
-
-
-def _factory_rollout(param, seed, **kw):
-    n, path = count_and_path("puctr", param, "SIMS")
-    kw.setdefault("rollout_mix", ROLLOUT_MIX)
-    return PUCTAgent(n, path, seed=seed, **kw)
-
-
-if "puct" not in {k.name for k in kinds()}:
-    register("puct", _factory,
-             help="PUCT tree search (AlphaZero-style) with a trained policy/value network over "
-                  "a determinized contract pile and dice (needs the train extra).",
-             param="SIMS simulations per decision, optionally :PATH of a checkpoint (default: "
-                   "the shipped policy for the game's player count)",
-             param_required=True, example="puct:64, puct:32:runs/x/best.zip")
-if "puctr" not in {k.name for k in kinds()}:
-    register("puctr", _factory_rollout,
-             help="puct whose leaves average the value head and a greedy rollout to the end "
-                  "of the game (AlphaGo's mixed leaf evaluation; needs the train extra).",
-             param="SIMS simulations per decision (one rollout each), optionally :PATH of a "
-                   "checkpoint", param_required=True, example="puctr:32")

@@ -1,16 +1,18 @@
-"""``random``: a uniformly random legal action."""
+"""``random``: a uniformly random legal action.
+
+The policy is the env layer's :class:`caledonia_env.envs.opponents.RandomAgent` (the envs'
+built-in opponent ``"random"``, below the agents layer); this class adds only the agents'
+interface (:class:`Agent`: a registry name, ``_numba_seed``)."""
 from __future__ import annotations
 
+from ..envs import opponents
 from .base import Agent
 
 
-class RandomAgent(Agent):
+class RandomAgent(opponents.RandomAgent, Agent):
     """Uniform over the legal actions of the pending decision."""
 
-    name = "random"
-
-    def act(self, game) -> int:
-        legal = game.legal_actions()
-        if len(legal) == 0:
-            raise ValueError(f"no legal action: the game is over ({game!r})")
-        return int(legal[self.rng.integers(len(legal))])
+    def __init__(self, seed: int = 0, name: str | None = None):
+        if name is not None:
+            self.name = name
+        super().__init__(seed)

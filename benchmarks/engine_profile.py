@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from caledonia_env.engine.actions import N_ACTIONS  # noqa: E402
 from caledonia_env.engine.board import reach_bits  # noqa: E402
 from caledonia_env.engine.constants import CONTEXT_NAMES, CTX_GAME_OVER, CTX_MAIN  # noqa: E402
-from caledonia_env.engine.layout import RB_LEN, S_CTX, S_PLAYER, S_P4_GOOD, STATE_SIZE  # noqa: E402
+from caledonia_env.engine.layout import RB_LEN, S_CTX, S_PLAYER, S_PRICE_SHIFT_GOOD, STATE_SIZE  # noqa: E402
 from caledonia_env.engine.board import pofs  # noqa: E402
 from caledonia_env.engine.economy import upgrade_mask  # noqa: E402
 from caledonia_env.engine.mask import _fulfill_both_ok, _fulfill_ok, _trades, legal_mask  # noqa: E402
@@ -246,7 +246,7 @@ def main() -> int:
     rows.append(("apply_action (all contexts)", apply_total, ""))
     rows.append(("new_game, per step", setup * args.games / steps, f"{setup * 1e6:.1f} µs/game"))
     reach = reaches(states, T)
-    main_idx = np.flatnonzero((ctx == CTX_MAIN) & (states[:, S_P4_GOOD] < 0))
+    main_idx = np.flatnonzero((ctx == CTX_MAIN) & (states[:, S_PRICE_SHIFT_GOOD] < 0))
     share = len(main_idx) / n
     rows.append(("  expansion scan (place_scan, reach given) in main decisions",
                  clock(t_places, states, reach, main_idx, T) / len(main_idx) * share,

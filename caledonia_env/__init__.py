@@ -33,7 +33,7 @@ _register_gym()
 
 def _agent_factory(name: str, seed: int = 0):
     """Opponents by name for the envs: ``caledonia_env.agents.make`` (loaded on first use)."""
-    from . import agents
+    from . import agents        # here, not at the top: ``import caledonia_env`` stays light
     return agents.make(name, seed=seed)
 
 

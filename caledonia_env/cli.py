@@ -181,11 +181,11 @@ def _rules(args, n_players: int, clans: bool = True) -> tuple[object, dict]:
 def _config(args, players: int):
     """GameConfig of demo / render from --seed, --map and the rules options."""
     from . import GameConfig
+    from .config import clan_options
     clans, kw = _rules(args, players)
-    if clans == "auction":
-        kw["clan_auction"], clans = True, "draft"
+    kw.update(clan_options(clans))
     try:
-        return GameConfig(num_players=players, seed=args.seed, map=args.map, clans=clans, **kw)
+        return GameConfig(num_players=players, seed=args.seed, map=args.map, **kw)
     except ValueError as e:
         raise UsageError(str(e)) from None
 

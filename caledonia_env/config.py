@@ -7,11 +7,26 @@ from typing import Optional
 
 import numpy as np
 
-MODULES = "ABCD"
-PLAYER_COUNTS = (1, 2, 3, 4)
-CLAN_NAMES = ("buchanan", "campbell", "cunningham", "fergusson", "macdonald", "mackenzie",
-              "robertson", "stewart", "brewer")
+from .data.names import CLANS as CLAN_NAMES
+from .data.names import MAX_VALUE, MODULES, PLAYER_COUNTS
+
 CLAN_MODES = ("none", "draft", "auction", "fixed")
+
+
+def clan_options(clans) -> dict:
+    """The GameConfig keywords of a clans choice as the CLI, web app and tournaments name it.
+
+    ``"auction"`` (any case) is ``{"clans": "draft", "clan_auction": True}``: the drawn clans
+    are auctioned (R-9.4); ``"none"``/``""``/None is ``{"clans": None}`` (R-1.9); any other
+    value (``"draft"``, a clan list) is passed on as ``{"clans": clans}`` for GameConfig to
+    check.
+    """
+    key = clans.strip().lower() if isinstance(clans, str) else None
+    if key == "auction":
+        return {"clans": "draft", "clan_auction": True}
+    if clans is None or key in ("none", ""):
+        return {"clans": None}
+    return {"clans": clans}
 
 
 class ConfigError(ValueError):
@@ -146,9 +161,9 @@ class GameConfig:
             object.__setattr__(self, "first_player", first)
         if self.interp_export_min_contracts is not None:
             k = _as_int("interp_export_min_contracts", self.interp_export_min_contracts)
-            if k < 0:
+            if not 0 <= k <= MAX_VALUE:
                 raise ConfigError(f"interp_export_min_contracts must be None (ruleset data) or "
-                                  f"an int >= 0, got {k}")
+                                  f"an int in 0..{MAX_VALUE}, got {k}")
             object.__setattr__(self, "interp_export_min_contracts", k)
 
     def _check_ruleset(self):

@@ -17,9 +17,10 @@ from .engine import layout as L
 from .engine.actions import N_ACTIONS
 from .engine.board import pofs
 from .engine.clans import crow
-from .engine.constants import (CTX_GAME_OVER, FISHERMAN, LUMBERJACK, MINER, N_GOODS, N_UNITS,
-                               NEUTRAL, OCC_STRIDE, T_LOCH, T_PORT)
+from .engine.constants import (FISHERMAN, LUMBERJACK, MINER, N_GOODS, N_UNITS, NEUTRAL, OCC_STRIDE,
+                               PH_OVER, TERRAIN_LOCH, TERRAIN_PORT)
 from .engine.jit import njit
+from .engine.layout import game_over
 from .engine.playout import random_legal_action
 from .engine.step import apply_action
 from .game import Game
@@ -30,25 +31,26 @@ FAILURES = ("ok", "money < 0", "goods < 0", "merchants < 0", "merchants not cons
             "buy and sell space of one good", "units not conserved", "bad occupant",
             "unit on a wrong hex", "price off its track", "round out of range",
             "shipping out of range", "cellar < 0", "empty mask before the end",
-            "game did not end", "game ended before the last round")
+            "game did not end", "game ended before the last round",
+            "phase or done flag disagrees with game_over")
 (OK, E_MONEY, E_GOODS, E_MERCH, E_MERCH_TOTAL, E_BUY_SELL, E_UNITS, E_OCC, E_HEX, E_PRICE,
- E_ROUND, E_SHIP, E_CELLAR, E_MASK, E_STEPS, E_END) = range(len(FAILURES))
+ E_ROUND, E_SHIP, E_CELLAR, E_MASK, E_STEPS, E_END, E_OVER) = range(len(FAILURES))
 
 
 # ---------------------------------------------------------------- numba part
 @njit(cache=True)
 def _player_ok(s, T, p, units):
-    po = pofs(p)
-    if s[po + L.P_MONEY] < 0:
+    poff = pofs(p)
+    if s[poff + L.P_MONEY] < 0:
         return E_MONEY
-    merch = s[po + L.P_MERCH] + s[po + L.P_TRACK]
-    if s[po + L.P_MERCH] < 0 or s[po + L.P_TRACK] < 0:
+    merch = s[poff + L.P_MERCH] + s[poff + L.P_TRACK]
+    if s[poff + L.P_MERCH] < 0 or s[poff + L.P_TRACK] < 0:
         return E_MERCH
     for g in range(N_GOODS):
-        if s[po + L.P_GOODS + g] < 0:
+        if s[poff + L.P_GOODS + g] < 0:
             return E_GOODS
-        buy = s[po + L.P_MARKET + g]
-        sell = s[po + L.P_MARKET + N_GOODS + g]
+        buy = s[poff + L.P_MARKET + g]
+        sell = s[poff + L.P_MARKET + N_GOODS + g]
         if buy < 0 or sell < 0:
             return E_MERCH
         if buy > 0 and sell > 0:
@@ -57,10 +59,10 @@ def _player_ok(s, T, p, units):
     if merch != T[L.T_MERCH_SUPPLY] + T[L.T_MERCH_TRACK]:
         return E_MERCH_TOTAL
     for u in range(N_UNITS):                       # units: board + map (R-1.5)
-        if s[po + L.P_BOARD + u] < 0:
+        if s[poff + L.P_BOARD + u] < 0:
             return E_UNITS
-        units[u] += s[po + L.P_BOARD + u]
-    if T[L.T_CLAN_ANY_WORKER + crow(s, po)]:       # R-8.5: one pool of workers
+        units[u] += s[poff + L.P_BOARD + u]
+    if T[L.T_CLAN_ANY_WORKER + crow(s, poff)]:       # R-8.5: one pool of workers
         pool = units[LUMBERJACK] + units[MINER] + units[FISHERMAN]
         if pool != T[L.T_UNIT_COUNT + LUMBERJACK] + T[L.T_UNIT_COUNT + MINER]:
             return E_UNITS
@@ -70,9 +72,9 @@ def _player_ok(s, T, p, units):
     for u in range(N_UNITS):
         if units[u] != T[L.T_UNIT_COUNT + u]:
             return E_UNITS
-    if s[po + L.P_SHIP] < 0 or s[po + L.P_SHIP] > T[L.T_SHIP_MAX]:
+    if s[poff + L.P_SHIP] < 0 or s[poff + L.P_SHIP] > T[L.T_SHIP_MAX]:
         return E_SHIP
-    if s[po + L.P_CELLAR] < 0 or s[po + L.P_CELLAR + 1] < 0:
+    if s[poff + L.P_CELLAR] < 0 or s[poff + L.P_CELLAR + 1] < 0:
         return E_CELLAR
     return OK
 
@@ -95,7 +97,7 @@ def check_state(s, T):
         if o < 0 or p >= n or u >= N_UNITS:
             return E_OCC
         counts[p, u] += 1
-        water = T[L.T_TERRAIN + m] & (T_LOCH | T_PORT)
+        water = T[L.T_TERRAIN + m] & (TERRAIN_LOCH | TERRAIN_PORT)
         if u == FISHERMAN:
             if water == 0:
                 return E_HEX
@@ -111,6 +113,9 @@ def check_state(s, T):
             return E_PRICE
     if s[L.S_ROUND] < 1 or s[L.S_ROUND] > T[L.T_ROUNDS]:
         return E_ROUND
+    over = game_over(s)
+    if (s[L.S_PHASE] == PH_OVER) != over or (s[L.S_DONE] == 1) != over:
+        return E_OVER                              # only flow.end_game may end the game
     return OK
 
 
@@ -125,7 +130,7 @@ def fuzz_game(s, T, action_seed, max_steps, actions):
     mask = np.zeros(N_ACTIONS, np.int8)
     code = check_state(s, T)
     steps = 0
-    while code == OK and s[L.S_CTX] != CTX_GAME_OVER:
+    while code == OK and not game_over(s):
         if steps >= max_steps:
             return E_STEPS, steps
         a = random_legal_action(s, T, mask)
@@ -135,7 +140,7 @@ def fuzz_game(s, T, action_seed, max_steps, actions):
         apply_action(s, T, a)
         steps += 1
         code = check_state(s, T)
-    if code == OK and (s[L.S_DONE] != 1 or s[L.S_ROUND] != T[L.T_ROUNDS]):
+    if code == OK and s[L.S_ROUND] != T[L.T_ROUNDS]:
         code = E_END
     return code, steps
 

@@ -10,15 +10,16 @@ from .config import GameConfig, MODULES
 from .data import load_ruleset
 from .engine import layout as L
 from .engine.automa_log import read_events
-from .engine.actions import A_PORT, A_START_PICK, N_ACTIONS, action_names, parse_name
-from .engine.api import APPLIED, GAME_OVER, LEGAL_IDS, MASK_SIZE, game_call
-from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, CTX_GAME_OVER, GOOD_NAMES,
-                               IMPORT_NAMES, MAX_START_PICKS, N_CORNERS, UNIT_NAMES)
+from .engine.actions import A_PORT, A_START_PICK, MASK_WIDTH, N_ACTIONS, action_names, parse_name
+from .engine.api import APPLIED, GAME_OVER, LEGAL_IDS, game_call
+from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, GOOD_NAMES, IMPORT_NAMES, MAX_START_PICKS,
+                               N_CORNERS, UNIT_NAMES)
 from .engine.setup import new_game_log as _new_game
 from .engine.step import apply_action as _apply_action
 from .engine.tables import Variants, build_tables
 from .map import build_board
 from .records import RecordError, Verifier, make_record, read_record, step_digest
+from .render_text import render_text as _render_text
 from .scenario import ScenarioError, scenario_config, to_scenario, write_scenario
 
 _new = object.__new__
@@ -203,7 +204,7 @@ class Game:
 
     @property
     def is_terminal(self) -> bool:
-        return self.state.item(L.S_CTX) == CTX_GAME_OVER
+        return bool(L.game_over(self.state))
 
     @property
     def static(self) -> Static:
@@ -219,7 +220,7 @@ class Game:
     def _scratch(self):
         """The mask, the state it belongs to, an id buffer (see engine/api.py) and, in a
         clone, the Automa event log (a new game keeps the one its setup wrote)."""
-        self._mask = np.zeros(MASK_SIZE, np.int8)
+        self._mask = np.zeros(MASK_WIDTH, np.int8)
         self._seen = np.zeros(L.STATE_SIZE + 1, np.int32)
         self._ids = np.empty(N_ACTIONS, np.int64)
         if self._log is None:
@@ -449,8 +450,7 @@ class Game:
 
     # ------------------------------------------------------------ text
     def render_text(self) -> str:
-        from .render_text import render_text
-        return render_text(self)
+        return _render_text(self)
 
     def __repr__(self):
         return (f"Game(players={self.num_players}, map={','.join(self.map)}, round={self.round}, "

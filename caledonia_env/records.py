@@ -8,10 +8,12 @@ This module is the format only; ``Game.to_json``/``Game.from_json`` drive it.
 from __future__ import annotations
 
 import hashlib
-import json
+import os
 import warnings
 
 import numpy as np
+
+from .data.safe_io import InputError, check_depth, parse_json, read_bytes
 
 RECORD_VERSION = 3
 #: version 1: no checksums, no agents, no scores; version 2: the checksums also cover the
@@ -61,19 +63,36 @@ def make_record(*, config: dict, map: list, fingerprint: str, actions: list, ste
     return record
 
 
-def read_record(text) -> dict:
-    """Parse a record (JSON text or an already-loaded dict) and check its structure.
+def load(path: str | os.PathLike, *, allow_ruleset_paths: bool = True) -> dict:
+    """Read the record file ``path`` (UTF-8 JSON) and check it as :func:`read_record` does.
+
+    A missing or unreadable file, a symbolic link loop, bytes that are not UTF-8 and JSON
+    nested too deep are a :class:`RecordError` naming ``path``.
+    """
+    try:
+        data = read_bytes(path)
+    except InputError as e:
+        raise RecordError(f"{os.fspath(path)}: cannot read the game record: {e}") from None
+    try:
+        return read_record(data, allow_ruleset_paths=allow_ruleset_paths)
+    except RecordError as e:
+        raise RecordError(f"{os.fspath(path)}: {e}") from None
+
+
+def read_record(text, *, allow_ruleset_paths: bool = True) -> dict:
+    """Parse a record (JSON text, UTF-8 bytes or an already-loaded dict) and check its
+    structure.
 
     Raises :class:`RecordError` naming the field. Version-1 records (or records
     without ``checksum``) are accepted; :class:`Verifier` warns about them.
+    ``allow_ruleset_paths=False`` refuses a record whose ``config.ruleset`` (or
+    ``scenario.ruleset``) names a ruleset path: a server reading uploaded records
+    must not open files named by them.
     """
-    if isinstance(text, (str, bytes)):
-        try:
-            d = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise RecordError(f"a game record is JSON (Game.to_json): {e}") from None
-    else:
-        d = text
+    try:
+        d = parse_json(text) if isinstance(text, (str, bytes, bytearray)) else check_depth(text)
+    except InputError as e:
+        raise RecordError(f"a game record is JSON (Game.to_json): {e}") from None
     if not isinstance(d, dict):
         raise RecordError(f"a game record is a JSON object, got {type(d).__name__}")
     if d.get("version") not in READABLE_VERSIONS:
@@ -100,7 +119,18 @@ def read_record(text) -> dict:
                 or len(steps) != len(actions):
             raise RecordError("'checksum' must be {'algorithm': 'sha256', 'final_state': hex, "
                               "'steps': one digest per action}")
+    if not allow_ruleset_paths:
+        _refuse_ruleset_path(d)
     return d
+
+
+def _refuse_ruleset_path(d: dict) -> None:
+    for part in ("config", "scenario"):
+        path = d.get(part, {}).get("ruleset")
+        if path is not None:
+            raise RecordError(f"records uploaded here may not name a ruleset path ({part}.ruleset "
+                              f"= {str(path)[:80]!r}); bundled rulesets: only the default, "
+                              f"written \"ruleset\": null")
 
 
 class Verifier:

@@ -22,22 +22,22 @@ def render_text(game) -> str:
     order = [int(x) for x in s[L.S_ORDER:L.S_ORDER + n]]
     out.append(f"turn order {order}")
     for p in range(n):
-        po = L.S_PLAYERS + p * L.P_SIZE
-        goods = ", ".join(f"{s[po + L.P_GOODS + i]} {g}" for i, g in enumerate(GOOD_NAMES)
-                          if s[po + L.P_GOODS + i])
+        poff = L.S_PLAYERS + p * L.P_SIZE
+        goods = ", ".join(f"{s[poff + L.P_GOODS + i]} {g}" for i, g in enumerate(GOOD_NAMES)
+                          if s[poff + L.P_GOODS + i])
         units = {}
         for m in range(board.n_nodes):
             o = int(s[L.S_OCC + m])
             if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
                 units.setdefault(UNIT_NAMES[o % OCC_STRIDE], []).append(board.labels[m])
-        box = [f"#{ids[c]}" for c in s[po + L.P_BOX:po + L.P_BOX + 2] if c >= 0]
-        flags = " (passed)" if s[po + L.P_PASSED] else ""
+        box = [f"#{ids[c]}" for c in s[poff + L.P_BOX:poff + L.P_BOX + 2] if c >= 0]
+        flags = " (passed)" if s[poff + L.P_PASSED] else ""
         clan = game.clan(p)
         flags = (f" [{clan}]" if clan else "") + flags
-        out.append(f"player {p}{flags}: £{s[po + L.P_MONEY]}, glory {s[po + L.P_GLORY]}, "
-                   f"merchants {s[po + L.P_MERCH]} (+{s[po + L.P_TRACK]} on track), "
-                   f"shipping {s[po + L.P_SHIP]}, tech {_tech(s, po)}, "
-                   f"box {box or '-'}, fulfilled {s[po + L.P_N_FULFILLED]}")
+        out.append(f"player {p}{flags}: £{s[poff + L.P_MONEY]}, glory {s[poff + L.P_GLORY]}, "
+                   f"merchants {s[poff + L.P_MERCH]} (+{s[poff + L.P_TRACK]} on track), "
+                   f"shipping {s[poff + L.P_SHIP]}, tech {_tech(s, poff)}, "
+                   f"box {box or '-'}, fulfilled {s[poff + L.P_N_FULFILLED]}")
         out.append(f"  goods: {goods or 'none'}")
         for u, where in units.items():
             out.append(f"  {u}: {' '.join(where)}")
@@ -48,7 +48,7 @@ def render_text(game) -> str:
     return "\n".join(out)
 
 
-def _tech(s, po):
+def _tech(s, poff):
     """Upgraded technology tiles (R-3.5) as names, or 'none'."""
-    names = [n for i, n in enumerate(("lumberjack", "miner")) if s[po + L.P_TECH + i]]
+    names = [n for i, n in enumerate(("lumberjack", "miner")) if s[poff + L.P_TECH + i]]
     return "+".join(names) or "none"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .atomic import atomic_path
-from .config import CLAN_NAMES, GameConfig
+from .config import CLAN_NAMES, GameConfig, clan_options
 from .engine import layout as L
 
 SCORE_FIELDS = tuple(L.SCORE_FIELDS)
@@ -177,11 +177,7 @@ class TournamentSpec:
         clans = self.clans
         if self.clan_schedule:
             clans = tuple(self.clan_schedule[g % len(self.clan_schedule)])
-        if isinstance(clans, str) and clans.strip().lower() == "auction":
-            kw["clan_auction"] = True
-        else:
-            kw["clans"] = clans
-        return GameConfig(**kw)
+        return GameConfig(**{**kw, **clan_options(clans)})
 
 
 def validate(spec: TournamentSpec) -> None:

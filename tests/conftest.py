@@ -8,7 +8,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 
 from caledonia_env import Game  # noqa: E402
-from caledonia_env.engine.constants import T_LOCH, T_PASTURE, T_PORT  # noqa: E402
+from caledonia_env.engine.constants import TERRAIN_LOCH, TERRAIN_PASTURE, TERRAIN_PORT  # noqa: E402
 
 MAP = "A1,B1,C1,D1"
 
@@ -22,11 +22,11 @@ class Hexes:
     def label(self, node):
         return self.b.labels[node]
 
-    def land(self, terrain=T_PASTURE, only=False, cost=None):
+    def land(self, terrain=TERRAIN_PASTURE, only=False, cost=None):
         out = []
         for v in range(self.b.n_hex):
             t = int(self.b.terrain[v])
-            if t & (T_LOCH | T_PORT) or not self.b.active[v]:
+            if t & (TERRAIN_LOCH | TERRAIN_PORT) or not self.b.active[v]:
                 continue
             if (t == terrain) if only else (t & terrain):
                 if cost is None or self.b.land_cost[v] == cost:
@@ -41,16 +41,16 @@ class Hexes:
 
     def pasture_pair(self):
         """Two neighboring pasture hexes (no river between)."""
-        for v in self.land(T_PASTURE):
+        for v in self.land(TERRAIN_PASTURE):
             for w in self.neighbors(v):
-                if w < self.b.n_hex and self.b.terrain[w] & T_PASTURE and self.b.active[w] \
-                        and not self.b.terrain[w] & T_LOCH:
+                if w < self.b.n_hex and self.b.terrain[w] & TERRAIN_PASTURE and self.b.active[w] \
+                        and not self.b.terrain[w] & TERRAIN_LOCH:
                     return v, w
         raise AssertionError("map has no two neighboring pastures")
 
     def pasture_triangle(self):
         """Three mutually neighboring pasture hexes (v, w, x): no rivers between."""
-        pastures = set(self.land(T_PASTURE))
+        pastures = set(self.land(TERRAIN_PASTURE))
         for v in sorted(pastures):
             for w in self.neighbors(v):
                 if w not in pastures:
@@ -60,7 +60,7 @@ class Hexes:
                         return v, w, x
         raise AssertionError("map has no three mutually neighboring pastures")
 
-    def far_from(self, nodes, terrain=T_PASTURE):
+    def far_from(self, nodes, terrain=TERRAIN_PASTURE):
         """A hex of ``terrain`` out of reach (ship level 6) of all ``nodes``."""
         for v in self.land(terrain):
             if all(self.b.ship_req[u, v] > 6 for u in nodes) and v not in nodes:

@@ -1,6 +1,7 @@
 """Game records (docs/records.md): checksums, agent names, scores, verification that names
 the diverging step, old records without checksum, scenario starts."""
 import json
+import os
 import warnings
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 from conftest import base_scenario
 
 from caledonia_env import Game, RecordError, RecordWarning
-from caledonia_env.records import (RECORD_VERSION, STEP_DIGEST_CHARS, read_record,
+from caledonia_env.records import (RECORD_VERSION, STEP_DIGEST_CHARS, load, read_record,
                                    state_digest)
 
 
@@ -151,3 +152,71 @@ def test_version_2_records_still_verify(k):
     d["checksum"]["steps"][-1] = "0" * STEP_DIGEST_CHARS
     with pytest.raises(RecordError, match=f"at step {len(d['actions']) - 1} "):
         Game.from_json(d)
+
+
+# ------------------------------------------------------------ hostile record files
+def test_load_reads_a_record_file(tmp_path, finished):
+    path = tmp_path / "g.json"
+    path.write_text(finished.to_json())
+    d = load(path)
+    assert d["actions"] == finished.history
+    assert np.array_equal(Game.from_json(d).state, finished.state)
+
+
+@pytest.mark.parametrize("content, message", [
+    (b'{"version": 3, "note": "caf\xe9"}', "not UTF-8 text: byte 0xe9 at offset 27"),
+    (b"[" * 100_000 + b"]" * 100_000, "JSON nested deeper than 32 levels"),
+    (b'{"version": 3, "config": {"extra": ' + b"[" * 40 + b"]" * 40 + b"}}",
+     "JSON nested deeper than 32 levels"),
+    (b'{"version": 3, "config": {}, "actions": [' + b"9" * 5000 + b"]}", "invalid JSON number"),
+    (b"{", "malformed JSON at line 1, column 2"),
+])
+def test_bad_record_file_is_one_record_error(tmp_path, content, message):
+    path = tmp_path / "g.json"
+    path.write_bytes(content)
+    with pytest.raises(RecordError) as ex:
+        load(path)
+    assert str(ex.value).startswith(f"{path}: ") and message in str(ex.value)
+    with pytest.raises(RecordError, match=message):
+        read_record(content)
+
+
+def test_record_file_that_is_a_link_loop_or_missing(tmp_path):
+    os.symlink("g.json", tmp_path / "g.json")
+    with pytest.raises(RecordError, match=r"g.json: cannot read the game record: symbolic link "
+                                          r"loop"):
+        load(tmp_path / "g.json")
+    with pytest.raises(RecordError, match=r"none.json: cannot read the game record: missing"):
+        load(tmp_path / "none.json")
+
+
+def test_deep_record_dict_is_refused():
+    deep: list = []
+    for _ in range(40):
+        deep = [deep]
+    with pytest.raises(RecordError, match="nested deeper"):
+        read_record({"version": 3, "config": {}, "actions": [], "agents": deep})
+
+
+@pytest.mark.parametrize("part", ["config", "scenario"])
+def test_records_may_be_refused_a_ruleset_path(tmp_path, finished, part):
+    d = json.loads(finished.to_json())
+    if part == "scenario":
+        d["scenario"] = dict(base_scenario(), ruleset="/etc/rules")
+        del d["config"]
+    else:
+        d["config"]["ruleset"] = "/etc/rules"
+    assert read_record(json.dumps(d))[part]["ruleset"] == "/etc/rules"     # allowed by default
+    with pytest.raises(RecordError, match=rf"records uploaded here may not name a ruleset path "
+                                          rf"\({part}.ruleset = '/etc/rules'\); bundled "
+                                          rf"rulesets: only the default"):
+        read_record(json.dumps(d), allow_ruleset_paths=False)
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(d))
+    with pytest.raises(RecordError, match="may not name a ruleset path"):
+        load(path, allow_ruleset_paths=False)
+
+
+def test_bundled_ruleset_records_pass_when_paths_are_refused(finished):
+    d = read_record(finished.to_json(), allow_ruleset_paths=False)
+    assert d["config"]["ruleset"] is None

@@ -8,9 +8,12 @@ import pytest
 from conftest import base_scenario
 
 from caledonia_env import Game, GameConfig, IllegalActionError, ScenarioError
-from caledonia_env.config import ConfigError, ConfigTypeError
+from caledonia_env import config as config_module
+from caledonia_env.config import ConfigError, ConfigTypeError, clan_options
+from caledonia_env.data import automa as automa_data
+from caledonia_env.data import names
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.engine.constants import T_FOREST, T_LOCH, T_MOUNTAIN, T_PASTURE, T_PORT
+from caledonia_env.engine.constants import TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_MOUNTAIN, TERRAIN_PASTURE, TERRAIN_PORT
 from caledonia_env.envs.aec import raw_env
 from caledonia_env.envs.gym_env import CaledoniaEnv
 from caledonia_env.envs.vector import CaledoniaVectorEnv
@@ -43,10 +46,34 @@ def test_config_rejects_wrong_types_naming_the_field(kw, field):
     (dict(num_players=2, clans=["stewart", "Stewart"]), "'stewart' twice"),
     (dict(num_players=3, clans=["buchanan", "campbell", "buchanan"]), "twice"),
     (dict(extra={"colour": "red"}), r"unknown GameConfig options: \['colour'\]"),
+    (dict(interp_export_min_contracts=2 ** 31), r"interp_export_min_contracts .* an int in "
+                                                r"0..1000000, got 2147483648"),
+    (dict(clans="auction"), "clans must be None/'none'"),
 ])
 def test_config_rejects_wrong_values(kw, match):
     with pytest.raises(ConfigError, match=match):
         GameConfig(**kw)
+
+
+@pytest.mark.parametrize("clans, kw, mode", [
+    ("auction", {"clans": "draft", "clan_auction": True}, "auction"),
+    (" Auction ", {"clans": "draft", "clan_auction": True}, "auction"),
+    ("draft", {"clans": "draft"}, "draft"), ("none", {"clans": None}, "none"),
+    ("", {"clans": None}, "none"), (None, {"clans": None}, "none"),
+    (["stewart", None], {"clans": ["stewart", None]}, "fixed"),
+])
+def test_R_9_4_clan_options_translate_auction(clans, kw, mode):
+    assert clan_options(clans) == kw
+    assert GameConfig(num_players=2, **clan_options(clans)).clan_mode == mode
+
+
+def test_names_are_defined_once():
+    """Clan names, map modules and player counts come from caledonia_env.data.names."""
+    assert config_module.CLAN_NAMES is names.CLANS
+    assert config_module.MODULES is names.MODULES is automa_data.MODULES
+    assert config_module.PLAYER_COUNTS is names.PLAYER_COUNTS == (1, 2, 3, 4)
+    assert names.PLAYER_COUNT_KEYS == ("1", "2", "3", "4")
+    assert names.MAX_PLAYERS == len(names.PLAYER_COUNTS)
 
 
 def test_R_8_config_duplicate_clans_rejected_but_several_players_without_clan_allowed():
@@ -169,7 +196,7 @@ def _labels(hexes, terrain, k=1, only=False):
 
 def _loch(board):
     return next(board.labels[v] for v in range(board.n_nodes)
-                if board.terrain[v] & T_LOCH and not board.terrain[v] & T_PORT)
+                if board.terrain[v] & TERRAIN_LOCH and not board.terrain[v] & TERRAIN_PORT)
 
 
 def test_R_1_current_player_out_of_range_is_an_error_not_a_crash():
@@ -234,9 +261,9 @@ def test_R_8_scenario_player_values_are_checked(player, match):
 
 
 def test_R_3_3_units_stand_only_on_their_terrain(hexes):
-    pasture = _labels(hexes, T_PASTURE, only=True)[0]
-    forest = _labels(hexes, T_FOREST, only=True)[0]
-    mountain = _labels(hexes, T_MOUNTAIN, only=True)[0]
+    pasture = _labels(hexes, TERRAIN_PASTURE, only=True)[0]
+    forest = _labels(hexes, TERRAIN_FOREST, only=True)[0]
+    mountain = _labels(hexes, TERRAIN_MOUNTAIN, only=True)[0]
     loch = _loch(hexes.b)
     for units in ({forest: "sheep"}, {pasture: "miner"}, {mountain: "lumberjack"},
                   {loch: "distillery"}, {loch: "cow"}):
@@ -250,7 +277,7 @@ def test_R_3_3_units_stand_only_on_their_terrain(hexes):
 
 
 def test_R_3_3_one_unit_per_hex(hexes):
-    a = _labels(hexes, T_PASTURE)[0]
+    a = _labels(hexes, TERRAIN_PASTURE)[0]
     d = base_scenario()
     d["players"][0]["units"] = {a: "sheep"}
     d["players"][1]["units"] = {a: "cow"}
@@ -262,13 +289,13 @@ def test_R_3_3_one_unit_per_hex(hexes):
 
 def test_R_3_3_units_within_the_player_board_stock(hexes):
     d = base_scenario()
-    d["players"][0]["units"] = {label: "sheep" for label in _labels(hexes, T_PASTURE, k=12)}
+    d["players"][0]["units"] = {label: "sheep" for label in _labels(hexes, TERRAIN_PASTURE, k=12)}
     with pytest.raises(ScenarioError, match="more sheep on the map than on a player board"):
         Game.from_scenario(d)
 
 
 def test_R_8_5_fishermen_only_for_macdonald_on_lochs(hexes):
-    loch, pasture = _loch(hexes.b), _labels(hexes, T_PASTURE)[0]
+    loch, pasture = _loch(hexes.b), _labels(hexes, TERRAIN_PASTURE)[0]
     d = base_scenario()
     d["players"][0]["units"] = {loch: "fisherman"}
     with pytest.raises(ScenarioError, match="only a clan with fishermen"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .. import tournament as tn
-from ..config import GameConfig
+from ..config import GameConfig, clan_options
 
 
 class CommandError(Exception):
@@ -24,8 +24,6 @@ def game_options(args, num_players: int) -> dict:
     """GameConfig options (clans, variants, ruleset…) of the rules options; ValueError if
     invalid (checked by building a GameConfig)."""
     clans, kw = tn.rules_from_args(args, num_players)
-    if clans == "auction":
-        clans, kw["clan_auction"] = "draft", True
-    kw["clans"] = None if clans == "none" else clans
+    kw.update(clan_options(clans))
     GameConfig(num_players=num_players, map=args.map, **kw)
     return kw

@@ -2,16 +2,17 @@
 
 Modules: ``names`` (fixed name orders), ``schema`` (pydantic models), ``checks``
 (cross-table checks, contracts), ``tables`` (the immutable ``Ruleset``), ``estimates``
-(provenance), ``loader`` (files and overrides). See docs/ruleset.md. ``load_ruleset()`` returns the bundled default ``Ruleset``.
+(provenance), ``loader`` (files and overrides). See docs/ruleset.md. ``load_ruleset()``
+returns the bundled default ``Ruleset``.
 """
 
-from caledonia_env.data.ruleset import (  # noqa: F401  (re-exports)
+from .loader import DEFAULT_RULESET_DIR, load_ruleset  # noqa: F401  (re-exports)
+from .names import (  # noqa: F401  (re-exports)
     BASIC_GOODS,
     BUILDINGS,
     CLAN_START_FIELDS,
     CLANS,
     CONTRACT_COLUMNS,
-    DEFAULT_RULESET_DIR,
     GOODS,
     IMPORT_GOODS,
     MEATS,
@@ -29,10 +30,9 @@ from caledonia_env.data.ruleset import (  # noqa: F401  (re-exports)
     TRACKED_IMPORTS,
     UNITS,
     WORKERS,
-    Ruleset,
     RulesetError,
-    load_ruleset,
 )
+from .tables import Ruleset  # noqa: F401  (re-export)
 
 __all__ = [
     "load_ruleset", "Ruleset", "RulesetError", "DEFAULT_RULESET_DIR",

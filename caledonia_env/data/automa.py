@@ -7,19 +7,21 @@ validates them. Every error names the file, the row or key, and the allowed valu
 from __future__ import annotations
 
 import csv
-import json
+import io
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from .names import MODULES
+from .safe_io import InputError, parse_json, read_text
+
 AUTOMA_DIR = Path(__file__).resolve().parent / "automa"
 ACTIONS = ("skip_turn", "technology_upgrade", "upgrade", "trade", "expand",
            "export_contract_fulfill", "export_contract_take")
 CRITERIA = ("port", "costs", "settlements", "neighborhood")
 UPGRADE_TYPES = ("merchant", "shipping")
-MODULES = "ABCD"
 #: A-1.6 preferred unit cycle (index 0-6); "worker" = lumberjack or miner.
 UNIT_CYCLE = ("sheep", "cow", "cheese_dairy", "bakery", "field", "distillery", "worker")
 MAX_ACTIONS = 7
@@ -55,9 +57,18 @@ def _split(value, allowed, where, field, unique=True):
     return items
 
 
+def _read(path: Path) -> str:
+    try:
+        return read_text(path)
+    except InputError as ex:
+        raise AutomaDataError(f"{path}: {ex}") from None
+
+
 def _cards(path: Path) -> np.ndarray:
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
+    try:
+        rows = list(csv.DictReader(io.StringIO(_read(path), newline="")))
+    except csv.Error as ex:
+        raise AutomaDataError(f"{path}: malformed CSV: {ex}") from None
     cols = ("id", "round", "actions", "remove_card", "expand_criteria", "upgrade_type",
             "choose_unit_steps", "map_modules")
     if not rows or set(cols) - set(rows[0]):
@@ -99,7 +110,10 @@ def _cards(path: Path) -> np.ndarray:
 
 
 def _params(path: Path) -> dict:
-    p = json.loads(path.read_text())
+    try:
+        p = parse_json(_read(path))
+    except InputError as ex:
+        raise AutomaDataError(f"{path}: {ex}") from None
     levels = p.get("levels")
     if not isinstance(levels, list) or [x.get("level") for x in levels] != [1, 2, 3, 4, 5]:
         raise AutomaDataError(f"{path}: levels must list levels 1..5 in order")
@@ -132,5 +146,7 @@ def load_automa(path: str | None = None) -> AutomaData:
         base = AUTOMA_DIR      # a ruleset override file: the Automa keeps the bundled data
     cards = base / "automa_cards.csv"
     params = base / "automa.json"
-    return AutomaData(cards=_cards(cards if cards.is_file() else AUTOMA_DIR / cards.name),
-                      params=_params(params if params.is_file() else AUTOMA_DIR / params.name))
+    # a file there (or a link loop, a folder: an error when read) replaces the bundled one
+    present = lambda p: p.is_symlink() or p.exists()  # noqa: E731
+    return AutomaData(cards=_cards(cards if present(cards) else AUTOMA_DIR / cards.name),
+                      params=_params(params if present(params) else AUTOMA_DIR / params.name))

@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .names import (BUILDINGS, CLANS, CONTRACT_COLUMNS, GOODS, META, PLAYER_COUNTS, RulesetError,
-                    show)
+from .names import (BUILDINGS, CLANS, CONTRACT_COLUMNS, GOODS, META, PLAYER_COUNT_KEYS,
+                    RulesetError, show)
 from .schema import ContractRow, raise_first, where
 
 
@@ -55,7 +55,7 @@ def cross_checks(t: dict[str, dict], ctxs: dict[str, Ctx]) -> None:
     if len(ex["contract_cost_by_round"]) != rounds:
         c.fail((F("contract_cost_by_round"),), f"expected {rounds} values (one per round, "
                f"setup.rounds = {rounds}), got {len(ex['contract_cost_by_round'])}")
-    for n in PLAYER_COUNTS[1:]:
+    for n in PLAYER_COUNT_KEYS[1:]:
         lst = ex["pass_bonus_by_players"][n]
         if len(lst) != int(n):
             c.fail((F("pass_bonus_by_players"), f"players '{n}'"),
@@ -71,7 +71,7 @@ def cross_checks(t: dict[str, dict], ctxs: dict[str, Ctx]) -> None:
 
     fs, c = t["final_scoring"], ctxs["final_scoring"]
     for f in ("export_majority_vp", "settlement_vp"):
-        for n in PLAYER_COUNTS[1:]:
+        for n in PLAYER_COUNT_KEYS[1:]:
             if len(fs[f][n]) > int(n):
                 c.fail((F(f), f"players '{n}'"), f"{len(fs[f][n])} places for {n} players")
 
@@ -129,7 +129,10 @@ def cross_checks(t: dict[str, dict], ctxs: dict[str, Ctx]) -> None:
 
 def parse_contracts_csv(text: str, ctx: Ctx) -> list[dict]:
     reader = csv.reader(io.StringIO(text))
-    lines = [(reader.line_num, r) for r in reader if any(cell.strip() for cell in r)]
+    try:
+        lines = [(reader.line_num, r) for r in reader if any(cell.strip() for cell in r)]
+    except csv.Error as ex:             # e.g. a cell over the csv module's size limit
+        ctx.fail((f"line {reader.line_num}",), f"malformed CSV: {ex}")
     if not lines:
         ctx.fail((), "the file is empty (expected a header line)")
     header = [h.strip() for h in lines[0][1]]
@@ -145,7 +148,8 @@ def parse_contracts_csv(text: str, ctx: Ctx) -> list[dict]:
             try:
                 row[col] = int(cell)
             except ValueError:
-                ctx.fail((where, f"column '{col}'"), f"expected an integer, got {show(cell)}")
+                ctx.fail((where, f"column '{col}'"),
+                         f"expected an integer, got {show(cell[:40])}{'...' * (len(cell) > 40)}")
         out.append(row)
     return out
 

@@ -8,13 +8,13 @@ their provenance and how to override them.
 from __future__ import annotations
 
 import copy
-import json
 import os
 from pathlib import Path
 from typing import Any, Mapping
 
 from .checks import Ctx, check_contracts, cross_checks, parse_contracts_csv
-from .names import JSON_TABLES, PLAYER_COUNTS, TABLES, RulesetError, show
+from .names import JSON_TABLES, PLAYER_COUNT_KEYS, TABLES, RulesetError, show
+from .safe_io import InputError, check_depth, parse_json, read_text
 from .schema import validate_table
 from .tables import Ruleset, build
 
@@ -25,19 +25,19 @@ _FILES = {k: f"{k}.json" for k in JSON_TABLES} | {"contracts": "contracts.csv"}
 
 def _parse_json(text: str, label: str, table: str) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as ex:
-        raise RulesetError(f"{label}: table '{table}': malformed JSON at line {ex.lineno}, "
-                           f"column {ex.colno}: {ex.msg}") from None
+        return parse_json(text)
+    except InputError as ex:
+        raise RulesetError(f"{label}: table '{table}': {ex}") from None
 
 
 def _read(path: Path, label: str, table: str) -> str:
+    """A ruleset file as UTF-8 text; a missing or unreadable file, a symbolic link loop or
+    bytes that are not UTF-8 are a :class:`RulesetError`."""
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RulesetError(f"{label}: table '{table}': missing file ({path})") from None
-    except (OSError, UnicodeDecodeError) as ex:
-        raise RulesetError(f"{label}: table '{table}': cannot read file: {ex}") from None
+        return read_text(path)
+    except InputError as ex:
+        missing = " (" + str(path) + ")" if str(ex) == "missing file" else ""
+        raise RulesetError(f"{label}: table '{table}': {ex}{missing}") from None
 
 
 def _read_table(path: Path, label: str, table: str) -> Any:
@@ -61,7 +61,7 @@ def _validate_and_build(tables: dict, labels: dict) -> Ruleset:
     for k in JSON_TABLES:
         validate_table(k, tables[k], labels[k])
     check_contracts(tables["contracts"], ctxs["contracts"],
-                     max(tables["export_board"]["slots_by_players"][n] for n in PLAYER_COUNTS))
+                     max(tables["export_board"]["slots_by_players"][n] for n in PLAYER_COUNT_KEYS))
     cross_checks(tables, ctxs)
     return build(tables, labels)
 
@@ -98,10 +98,16 @@ def load_ruleset(override: str | os.PathLike | Mapping[str, Any] | Ruleset | Non
         return _DEFAULT
 
     if isinstance(override, Mapping):
+        try:
+            check_depth(override)
+        except InputError as ex:
+            raise RulesetError(f"<override>: {ex}") from None
         _merge_override(tables, labels, dict(override), "<override>")
         return _validate_and_build(tables, labels)
 
     path = Path(override)
+    if path.is_symlink() and not path.exists():
+        raise RulesetError(f"{path}: broken symbolic link or symbolic link loop")
     if path.is_dir():
         known = set(_FILES.values())
         for p in sorted(path.iterdir()):
@@ -110,7 +116,7 @@ def load_ruleset(override: str | os.PathLike | Mapping[str, Any] | Ruleset | Non
                                    f"{', '.join(_FILES.values())})")
         for table, fname in _FILES.items():
             p = path / fname
-            if p.is_file():
+            if p.is_symlink() or p.exists():     # a link loop or a folder: an error, not skipped
                 tables[table], labels[table] = _read_table(p, str(p), table), str(p)
         return _validate_and_build(tables, labels)
     if path.is_file() and path.suffix == ".json":

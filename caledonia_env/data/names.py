@@ -22,8 +22,13 @@ CLANS = ("buchanan", "campbell", "cunningham", "fergusson", "macdonald",
 PORTS = tuple(f"P{i}" for i in range(1, 10))
 SCORING_TILES = tuple(f"T{i}" for i in range(1, 10))
 STARTING_TILES = tuple(f"S{i}" for i in range(1, 10))
-PLAYER_COUNTS = ("1", "2", "3", "4")        # keys of by-player-count JSON objects
+PLAYER_COUNTS = (1, 2, 3, 4)                # 1 = the solo game
+PLAYER_COUNT_KEYS = tuple(str(n) for n in PLAYER_COUNTS)   # keys of by-player-count objects
 MAX_PLAYERS = len(PLAYER_COUNTS)
+MODULES = "ABCD"                            # the four map modules, in board order
+#: every ruleset integer lies in -MAX_VALUE..MAX_VALUE (docs/ruleset.md): sums of a game's
+#: numbers then stay far below the engine's int32 state
+MAX_VALUE = 10 ** 6
 
 SCORING_KINDS = ("basic_goods", "processed_goods", "deployed_units", "deployed_workers",
                  "border_units", "tracked_imports", "meat", "upgrades", "expensive_hexes")

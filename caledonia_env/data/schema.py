@@ -16,8 +16,8 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, PlainValidat
                       ValidationError, create_model, model_validator)
 from pydantic_core import PydanticCustomError
 
-from .names import (CLAN_START_FIELDS, CLANS, CONTRACT_COLUMNS, GOODS, MAX_PLAYERS, META,
-                    PLAYER_COUNTS, PORT_KIND_PARAMS, PORT_KINDS, PORTS, SCORING_KINDS,
+from .names import (CLAN_START_FIELDS, CLANS, CONTRACT_COLUMNS, GOODS, MAX_PLAYERS, MAX_VALUE, META,
+                    PLAYER_COUNT_KEYS, PORT_KIND_PARAMS, PORT_KINDS, PORTS, SCORING_KINDS,
                     SCORING_TILES, SOURCES, STARTING_TILES, TERRAINS, TRACKED_IMPORTS, UNITS,
                     RulesetError, show)
 
@@ -30,8 +30,9 @@ def _fail(msg: str, at: str | None = None):
 # ---------------------------------------------------------------------------
 # Field types
 # ---------------------------------------------------------------------------
-def Int(lo: int | None = 0, hi: int | None = None):
-    return Annotated[int, Field(ge=lo, le=hi)]
+def Int(lo: int = 0, hi: int = MAX_VALUE):
+    """An integer in ``lo..hi``; every ruleset integer lies in ``-MAX_VALUE..MAX_VALUE``."""
+    return Annotated[int, Field(ge=max(lo, -MAX_VALUE), le=min(hi, MAX_VALUE))]
 
 
 Nat, Pos, Bool = Int(), Int(1), bool
@@ -44,7 +45,7 @@ def _nonzero(v):
     return v
 
 
-NonZero = Annotated[int, AfterValidator(_nonzero)]
+NonZero = Annotated[Int(-MAX_VALUE), AfterValidator(_nonzero)]
 
 
 def _choice_check(names: tuple[str, ...], what: str, nullable: bool, v: Any):
@@ -164,7 +165,7 @@ def rows(name: str, names: tuple[str, ...], row, label: str, exact: bool = True,
     return obj(name, fields, base, optional=() if exact else names, ROW=label)
 
 
-def players(name: str, item, counts: tuple[str, ...] = PLAYER_COUNTS) -> type[Node]:
+def players(name: str, item, counts: tuple[str, ...] = PLAYER_COUNT_KEYS) -> type[Node]:
     return rows(name, counts, item, "players")
 
 
@@ -204,8 +205,8 @@ SCHEMAS["market"] = rows("Market", GOODS, obj("Track", {
 SCHEMAS["export_board"] = obj("ExportBoard", {
     "contracts_source": Source,
     "slots_by_players": players("Slots", Pos),
-    "contract_cost_by_round": List(Int(None), min_len=1),
-    "pass_bonus_by_players": players("PassBonus", List(Nat, min_len=1), PLAYER_COUNTS[1:]),
+    "contract_cost_by_round": List(Int(-MAX_VALUE), min_len=1),
+    "pass_bonus_by_players": players("PassBonus", List(Nat, min_len=1), PLAYER_COUNT_KEYS[1:]),
     "import_track": obj("ImportTrack", {"length": Pos, "marked_spaces": List(Pos, distinct=True),
                                         "money_per_mark": Nat}),
     "structure_bonus": obj("StructureBonus", {"buildings": Pos, "draw": Nat, "keep": Nat}),
@@ -246,8 +247,8 @@ SCHEMAS["final_scoring"] = obj("FinalScoring", {
     "import_rarity_order": List(Choice(TRACKED_IMPORTS, "import good"),
                                 length=len(TRACKED_IMPORTS), distinct=True),
     "static_import_vp": Nat,
-    "export_majority_vp": players("ExportMajority", List(Nat, min_len=1), PLAYER_COUNTS[1:]),
-    "settlement_vp": players("Settlement", List(Nat, min_len=1), PLAYER_COUNTS[1:]),
+    "export_majority_vp": players("ExportMajority", List(Nat, min_len=1), PLAYER_COUNT_KEYS[1:]),
+    "settlement_vp": players("Settlement", List(Nat, min_len=1), PLAYER_COUNT_KEYS[1:]),
     "export_majority_min_contracts": Nat,
     "tie_rule": Choice(("split_floor",), "tie rule"),
     "winner_tiebreak": Choice(("money",), "winner tie-break"),
@@ -362,9 +363,10 @@ def _message(e: dict, model) -> tuple[list[str], str]:
         return segs, f"expected an integer, got {show(v)}{extra}"
     if typ == "greater_than_equal":
         lo = ctx["ge"]
-        return segs, (f"must not be negative, got {v}" if lo == 0 else f"must be >= {lo}, got {v}")
+        return segs, (f"must not be negative, got {v}" if lo == 0 else f"must be >= {lo}, got {v}"
+                      + _SAFE_RANGE * (lo == -MAX_VALUE))
     if typ == "less_than_equal":
-        return segs, f"must be <= {ctx['le']}, got {v}"
+        return segs, f"must be <= {ctx['le']}, got {v}" + _SAFE_RANGE * (ctx["le"] == MAX_VALUE)
     if typ == "bool_type":
         return segs, f"expected true or false, got {show(v)}"
     if typ in ("string_type", "string_too_short"):
@@ -379,6 +381,10 @@ def _message(e: dict, model) -> tuple[list[str], str]:
     if typ == "ruleset":
         return segs, ctx["msg"]
     return segs, e["msg"]
+
+
+_SAFE_RANGE = (f" (ruleset integers lie in -{MAX_VALUE}..{MAX_VALUE}, far below the engine's "
+               f"32-bit limits; docs/ruleset.md)")
 
 
 def where(label: str, table: str, segs) -> str:

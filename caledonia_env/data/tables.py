@@ -13,8 +13,8 @@ import numpy as np
 
 from .estimates import walk_estimates
 from .names import (BASIC_GOODS, CLAN_START_FIELDS, CLANS, CONTRACT_COLUMNS, GOODS, IMPORT_GOODS,
-                    JSON_TABLES, MAX_PLAYERS, META, MEATS, PLAYER_COUNTS, PORT_KINDS, PORT_PARAMS, PORTS,
-                    SCORING_KINDS, SCORING_TILES, STARTING_TILES, TERRAINS, UNITS, RulesetError)
+                    JSON_TABLES, MAX_PLAYERS, META, MEATS, PLAYER_COUNT_KEYS, PORT_KINDS,
+                    PORT_PARAMS, PORTS, SCORING_KINDS, SCORING_TILES, STARTING_TILES, TERRAINS, UNITS, RulesetError)
 from .schema import CLAN_PARAMS, SCHEMAS, describe, where
 
 
@@ -76,8 +76,8 @@ class MarketTable:
     solo_avg_min: np.ndarray  # int32[6] solo 'average' bracket, inclusive
     solo_avg_max: np.ndarray  # int32[6]
 
-    def start_prices(self, n_players: int) -> np.ndarray:
-        return self.start[n_players]
+    def start_prices(self, num_players: int) -> np.ndarray:
+        return self.start[num_players]
 
 
 @dataclass(frozen=True, eq=False)
@@ -139,8 +139,8 @@ class ClanTable:
     start: np.ndarray     # int32[9, len(CLAN_START_FIELDS)] (no-clan values where not overridden)
     params: Mapping[str, Mapping[str, Any]]  # clan -> own parameters (lists as tuples)
 
-    def start_shipping(self, clan: int, n_players: int) -> int:
-        col = "shipping_level_1_2" if n_players <= 2 else "shipping_level_3_4"
+    def start_shipping(self, clan: int, num_players: int) -> int:
+        col = "shipping_level_1_2" if num_players <= 2 else "shipping_level_3_4"
         return int(self.start[clan, CLAN_START_FIELDS.index(col)])
 
 
@@ -317,20 +317,20 @@ def build(t: dict[str, Any], files: Mapping[str, str]) -> Ruleset:
         technology_cost=e["technology"]["cost"], technology_bonus_cost=e["technology"]["bonus_cost"],
         neighborhood_discount=_arr([nb["discount_basic"] if g in BASIC_GOODS
                                     else nb["discount_processed"] for g in GOODS]),
-        neighborhood_limit=_arr([0] + [nb["limit_by_players"][n] for n in PLAYER_COUNTS]))
+        neighborhood_limit=_arr([0] + [nb["limit_by_players"][n] for n in PLAYER_COUNT_KEYS]))
 
     m = t["market"]
     mcol = lambda f: [m[g][f] for g in GOODS]  # noqa: E731
     market = MarketTable(
         min=_arr(mcol("min")), max=_arr(mcol("max")),
         start=_arr([[0] * len(GOODS)] + [mcol("start_1_2" if int(n) <= 2 else "start_3_4")
-                                         for n in PLAYER_COUNTS]),
+                                         for n in PLAYER_COUNT_KEYS]),
         solo_avg_min=_arr(mcol("solo_avg_min")), solo_avg_max=_arr(mcol("solo_avg_max")))
 
     x = t["export_board"]
     pass_bonus = np.zeros((MAX_PLAYERS + 1, MAX_PLAYERS), np.int32)
     pass_bonus[1, 0] = t["solo"]["pass_money"]
-    for n in PLAYER_COUNTS[1:]:
+    for n in PLAYER_COUNT_KEYS[1:]:
         lst = x["pass_bonus_by_players"][n]
         pass_bonus[int(n), :len(lst)] = lst
     tr = x["import_track"]
@@ -338,7 +338,7 @@ def build(t: dict[str, Any], files: Mapping[str, str]) -> Ruleset:
     marked[tr["marked_spaces"]] = True
     export_board = ExportBoardTable(
         contracts_source=x["contracts_source"],
-        slots=_arr([0] + [x["slots_by_players"][n] for n in PLAYER_COUNTS]),
+        slots=_arr([0] + [x["slots_by_players"][n] for n in PLAYER_COUNT_KEYS]),
         contract_cost=_arr(x["contract_cost_by_round"]), pass_bonus=_arr(pass_bonus),
         import_track_length=tr["length"], import_marked=_arr(marked, bool),
         import_money_per_mark=tr["money_per_mark"],
@@ -370,7 +370,7 @@ def build(t: dict[str, Any], files: Mapping[str, str]) -> Ruleset:
 
     def places(d):
         a = np.zeros((MAX_PLAYERS + 1, MAX_PLAYERS), np.int32)
-        for n in PLAYER_COUNTS[1:]:
+        for n in PLAYER_COUNT_KEYS[1:]:
             a[int(n), :len(d[n])] = d[n]
         return _arr(a)
 

@@ -50,6 +50,9 @@ A_BID_DECLINE = A_BID + MAX_BID + 1
 A_STRUCT_DRAW = A_BID_DECLINE + 1                 # R-3.3.2 / P8: draw the contracts (optional)
 A_STRUCT_DECLINE = A_STRUCT_DRAW + 1              # R-3.3.2 / P8: no draw, the pile untouched
 N_ACTIONS = A_STRUCT_DECLINE + 1
+#: Width of a legal-action mask buffer (int8): N_ACTIONS rounded up to whole 8-byte words, so
+#: jitted code can scan it a 64-bit word at a time (engine.api, envs.vector).
+MASK_WIDTH = (N_ACTIONS + 7) // 8 * 8
 
 SIDES = ("buy", "sell")
 CORNER_NAMES = "ABCD"

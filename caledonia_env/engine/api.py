@@ -1,19 +1,18 @@
 """Fast path of the Python ``Game`` API: one numba call per ``legal_actions()`` / ``step()``.
 
-``seen`` (int32[STATE_SIZE + 1]) remembers the state the ``mask`` was computed for; its last
-cell is 1 while that copy is valid. The mask is reused only while the state still equals
-that copy cell by cell, so writing into ``game.state`` by hand stays safe. Both entry points
-are one function so that the big mask and step code are linked into one compiled library
-(cold compile time).
+``mask`` is int8[actions.MASK_WIDTH], scanned a 64-bit word at a time. ``seen``
+(int32[STATE_SIZE + 1]) remembers the state the ``mask`` was computed for; its last cell is
+1 while that copy is valid. The mask is reused only while the state still equals that copy
+cell by cell, so writing into ``game.state`` by hand stays safe. Both entry points are one
+function so that the big mask and step code are linked into one compiled library (cold
+compile time).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .actions import N_ACTIONS
-from .constants import CTX_GAME_OVER
 from .jit import njit
-from .layout import S_CTX
+from .layout import game_over
 from .mask import legal_mask
 from .step import apply_action_log
 
@@ -21,8 +20,6 @@ APPLIED = 0
 ILLEGAL = 1
 GAME_OVER = 2
 LEGAL_IDS = -1
-#: ``mask`` is int8[MASK_SIZE]: N_ACTIONS rounded up to whole 8-byte words, scanned by word.
-MASK_SIZE = (N_ACTIONS + 7) // 8 * 8
 
 
 @njit(cache=True)
@@ -30,7 +27,7 @@ def game_call(s, T, mask, seen, ids, amlog, a):
     """``a == LEGAL_IDS``: write the legal ids into ``ids`` and return their count.
     ``a >= 0``: apply ``a`` if it is legal (its Automa events into ``amlog``) and return
     APPLIED, else ILLEGAL or GAME_OVER with ``s`` unchanged."""
-    if a >= 0 and s[S_CTX] == CTX_GAME_OVER:
+    if a >= 0 and game_over(s):
         return GAME_OVER
     n = s.size
     diff = 1 - seen[n]

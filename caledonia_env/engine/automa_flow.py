@@ -1,7 +1,8 @@
 """Automa seats in the turn flow (A-1.3 … A-1.5, A-3): resolved in numba until a
 non-Automa decision (or the end of the game) is pending."""
 
-from .automa import automa_turn, is_automa
+from .automa import automa_turn
+from .automa_deck import is_automa
 from .constants import CTX_MAIN, CTX_START_PICK, CTX_START_WORKER
 from .flow import end_turn, resolve
 from .jit import njit
@@ -12,7 +13,7 @@ from .layout import S_CTX, S_MAIN_DONE, S_PLAYER, S_SETUP_PTR
 def run_automata(s, T, amlog):
     """Play every pending Automa decision: its turns (A-3); it takes no starting pair (A-1.3)
     and its starting workers were placed at setup (A-1.4). Events go to ``amlog``
-    (``automa.log_event``)."""
+    (``automa_log.log_event``)."""
     while True:
         p = s[S_PLAYER]
         if p < 0 or not is_automa(T, p):

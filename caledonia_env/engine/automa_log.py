@@ -1,12 +1,35 @@
-"""Automa turns as readable events (A-3): decode the engine's event log."""
+"""The Automa's event log (A-3): event kinds, the writer ``log_event`` (jitted, called by
+every Automa action) and the reader ``read_events`` that turns the log into readable
+events for ``Game``."""
 from __future__ import annotations
 
 import numpy as np
 
 from . import layout as L
-from .automa import (EV_EXPAND, EV_FULFILL, EV_PASS, EV_PORT, EV_SKIP, EV_TAKE, EV_TECH,
-                     EV_TRADE, EV_UPGRADE, EV_WORKER)
 from .constants import GOOD_NAMES, UNIT_NAMES
+from .jit import njit
+from .layout import AM_EV_W, AM_LOG_CAP, S_AM_NLOG
+
+# event kinds of the log (read_events turns them into text)
+EV_SKIP, EV_TECH, EV_UPGRADE, EV_TRADE, EV_EXPAND, EV_FULFILL, EV_TAKE, EV_PASS, EV_WORKER, \
+    EV_PORT = range(10)
+
+
+@njit(cache=True)
+def log_event(s, p, kind, c, a1, a2, a3, amlog=None):
+    """Count the event in ``s[S_AM_NLOG]`` and write (player | kind << 4 | (card + 1) << 9,
+    a1, a2, a3) into the event log ``amlog`` (int32[AM_LOG_SIZE], a ring indexed by the
+    count; empty or None: the event is only counted)."""
+    n = s[S_AM_NLOG]
+    if amlog is not None:
+        if amlog.size:
+            base = (n % AM_LOG_CAP) * AM_EV_W
+            amlog[base] = p | (kind << 4) | ((c + 1) << 9)
+            amlog[base + 1] = a1
+            amlog[base + 2] = a2
+            amlog[base + 3] = a3
+    s[S_AM_NLOG] = n + 1
+
 
 _KINDS = {EV_SKIP: "skip", EV_TECH: "technology", EV_UPGRADE: "upgrade", EV_TRADE: "trade",
           EV_EXPAND: "expand", EV_FULFILL: "fulfill", EV_TAKE: "take_contract", EV_PASS: "pass",

@@ -3,10 +3,12 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import overload
 
-from .constants import EMPTY, MAX_NODES, N_UNITS, NEUTRAL, OCC_SHIFT, OCC_STRIDE, T_LOCH, T_PORT
+from .constants import (EMPTY, MAX_NODES, N_UNITS, NEUTRAL, OCC_SHIFT, OCC_STRIDE, TERRAIN_LOCH,
+                        TERRAIN_PORT)
 from .jit import njit
-from .layout import (MAX_LEVEL, P_SHIP, P_SIZE, RB_LEN, RB_WORDS, S_OCC, S_PLAYERS, T_ACTIVE, T_N_NODES,
-                     T_NEIGHBOR, T_REACH_BITS, T_REACH_CNT, T_REACH_LIST, T_TERRAIN, T_UNIT_GOOD)
+from .layout import (MAX_LEVEL, P_SHIP, P_SIZE, RB_LEN, RB_WORDS, S_OCC, S_PLAYERS, T_ACTIVE,
+                     T_N_NODES, T_NEIGHBOR, T_REACH_BITS, T_REACH_CNT, T_REACH_LIST, T_TERRAIN,
+                     T_UNIT_GOOD)
 
 
 @njit(cache=True, inline="always")
@@ -127,7 +129,7 @@ def in_reach(rb, v):
 def placeable(T, node, unit_terrain):
     """Empty-check excluded: node is an active land hex whose terrain fits the unit (R-3.3)."""
     terr = T[T_TERRAIN + node]
-    if terr & (T_LOCH | T_PORT):
+    if terr & (TERRAIN_LOCH | TERRAIN_PORT):
         return False
     if T[T_ACTIVE + node] == 0:
         return False

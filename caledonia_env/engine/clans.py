@@ -6,39 +6,38 @@ path is one table read, never a branch on the clan's identity.
 """
 
 from .constants import (DAIRY, DISTILLERY, EMPTY, FISHERMAN, GRAIN, LUMBERJACK, MAX_BREW,
-                        MAX_PROCESS, MILK, MINER, NO_CLAN, N_UNITS, OCC_STRIDE, T_LOCH, T_PORT,
-                        WHISKY)
+                        MAX_PROCESS, MILK, MINER, N_UNITS, NO_CLAN, OCC_STRIDE, TERRAIN_LOCH,
+                        TERRAIN_PORT, WHISKY)
 from .jit import njit
 from .layout import (P_BEER, P_BOARD, P_CELLAR, P_CLAN, P_GOODS, P_MERCH, P_MONEY, P_SHIP, P_TRACK,
-                     S_MAIN_DONE, S_OCC, S_P4_GOOD, S_PORTS, S_ROWED, T_ADJ,
+                     S_MAIN_DONE, S_OCC, S_PORTS, S_PRICE_SHIFT_GOOD, S_ROWED, T_ADJ,
                      T_CLAN_ANY_WORKER, T_CLAN_BEER_GRAIN, T_CLAN_BEER_MONEY, T_CLAN_BUILD_DISC,
-                     T_CLAN_CELLAR_MONEY, T_CLAN_DELTA_DISC, T_CLAN_FISH_LAND,
-                     T_CLAN_MERCH_SUPPLY, T_CLAN_MERCH_TRACK, T_CLAN_MILK_MONEY, T_CLAN_ROWS,
-                     T_CLAN_SHIP, T_CLAN_UNIT_COST, T_DELTA, T_LAND_COST, T_PORT_NODE,
-                     T_TERRAIN, T_UNIT_COUNT)
+                     T_CLAN_CELLAR_MONEY, T_CLAN_DELTA_DISC, T_CLAN_FISH_LAND, T_CLAN_MERCH_SUPPLY,
+                     T_CLAN_MERCH_TRACK, T_CLAN_MILK_MONEY, T_CLAN_ROWS, T_CLAN_SHIP,
+                     T_CLAN_UNIT_COST, T_DELTA, T_LAND_COST, T_PORT_NODE, T_TERRAIN, T_UNIT_COUNT)
 
 
 @njit(cache=True, inline="always")
-def crow(s, po):
+def crow(s, poff):
     """Row of the player's clan in the T_CLAN_* tables (NO_CLAN without a clan)."""
-    c = s[po + P_CLAN]
+    c = s[poff + P_CLAN]
     return c if c >= 0 else NO_CLAN
 
 
 @njit(cache=True, inline="always")
-def cpar(s, T, po, off):
+def cpar(s, T, poff, off):
     """The player's value of the per-clan table at ``off``."""
-    return T[off + crow(s, po)]
+    return T[off + crow(s, poff)]
 
 
 @njit(cache=True)
-def apply_clan(s, T, po, clan):
+def apply_clan(s, T, poff, clan):
     """Take clan ``clan`` (-1 none): its starting merchants and shipping (R-1.5, R-8)."""
-    s[po + P_CLAN] = clan
-    row = crow(s, po)
-    s[po + P_MERCH] = T[T_CLAN_MERCH_SUPPLY + row]
-    s[po + P_TRACK] = T[T_CLAN_MERCH_TRACK + row]
-    s[po + P_SHIP] = T[T_CLAN_SHIP + row]
+    s[poff + P_CLAN] = clan
+    row = crow(s, poff)
+    s[poff + P_MERCH] = T[T_CLAN_MERCH_SUPPLY + row]
+    s[poff + P_TRACK] = T[T_CLAN_MERCH_TRACK + row]
+    s[poff + P_SHIP] = T[T_CLAN_SHIP + row]
 
 
 @njit(cache=True, inline="always")
@@ -47,44 +46,44 @@ def is_worker(u):
 
 
 @njit(cache=True)
-def board_avail(s, T, po, u):
+def board_avail(s, T, poff, u):
     """Units of type u the player can still deploy; MacDonald's workers are one pool (R-8.5)."""
-    if T[T_CLAN_ANY_WORKER + crow(s, po)] and is_worker(u):
-        return s[po + P_BOARD + LUMBERJACK] + s[po + P_BOARD + MINER]
+    if T[T_CLAN_ANY_WORKER + crow(s, poff)] and is_worker(u):
+        return s[poff + P_BOARD + LUMBERJACK] + s[poff + P_BOARD + MINER]
     if u == FISHERMAN:
         return 0
-    return s[po + P_BOARD + u]
+    return s[poff + P_BOARD + u]
 
 
 @njit(cache=True)
-def take_from_board(s, T, po, u):
+def take_from_board(s, T, poff, u):
     """Remove one unit of type u from the player board (pooled workers: lumberjacks first)."""
-    if T[T_CLAN_ANY_WORKER + crow(s, po)] and is_worker(u):
-        if s[po + P_BOARD + LUMBERJACK] > 0:
-            s[po + P_BOARD + LUMBERJACK] -= 1
+    if T[T_CLAN_ANY_WORKER + crow(s, poff)] and is_worker(u):
+        if s[poff + P_BOARD + LUMBERJACK] > 0:
+            s[poff + P_BOARD + LUMBERJACK] -= 1
         else:
-            s[po + P_BOARD + MINER] -= 1
+            s[poff + P_BOARD + MINER] -= 1
     else:
-        s[po + P_BOARD + u] -= 1
+        s[poff + P_BOARD + u] -= 1
 
 
 @njit(cache=True)
-def base_cost(s, T, po, u):
+def base_cost(s, T, poff, u):
     """Unit cost without land: the clan's price (R-8.5) less Campbell's discount (R-8.2)."""
-    row = crow(s, po)
+    row = crow(s, poff)
     c = T[T_CLAN_UNIT_COST + row * N_UNITS + u]
     if u >= DAIRY and u <= DISTILLERY:
-        k = T[T_UNIT_COUNT + u] - s[po + P_BOARD + u]      # buildings of this type deployed
+        k = T[T_UNIT_COUNT + u] - s[poff + P_BOARD + u]      # buildings of this type deployed
         if k >= 0 and k < MAX_PROCESS:
             c -= T[T_CLAN_BUILD_DISC + row * MAX_PROCESS + k]
     return c
 
 
 @njit(cache=True, inline="always")
-def land_part(s, T, po, u, node, free_land):
+def land_part(s, T, poff, u, node, free_land):
     """Land share of an expansion: land cost (none on a free hex, the fisherman fee on a
     loch or port, R-8.5), less Robertson's delta discount (R-8.7)."""
-    row = crow(s, po)
+    row = crow(s, poff)
     if u == FISHERMAN:
         c = T[T_CLAN_FISH_LAND + row]
     elif free_land:
@@ -111,10 +110,10 @@ def fisher_spot(s, T, p, node, ignore):
     if s[S_OCC + node] != EMPTY:
         return False
     terr = T[T_TERRAIN + node]
-    if terr & T_PORT:
+    if terr & TERRAIN_PORT:
         if s[S_PORTS + node - T[T_PORT_NODE]] < 0:
             return False
-    elif not terr & T_LOCH:
+    elif not terr & TERRAIN_LOCH:
         return False
     mine = p * OCC_STRIDE + FISHERMAN
     for k in range(6):
@@ -147,65 +146,65 @@ def can_row_from(s, T, p, src):
 
 
 @njit(cache=True)
-def may_row(s, T, po):
+def may_row(s, T, poff):
     """Rowing is still allowed this turn: before the main action, not after P4 (R-8.5)."""
-    return (s[S_ROWED] < T[T_CLAN_ROWS + crow(s, po)] and s[S_MAIN_DONE] == 0
-            and s[S_P4_GOOD] < 0)
+    return (s[S_ROWED] < T[T_CLAN_ROWS + crow(s, poff)] and s[S_MAIN_DONE] == 0
+            and s[S_PRICE_SHIFT_GOOD] < 0)
 
 
 # ------------------------------------------------------------ MacKenzie R-8.6
 @njit(cache=True)
-def cellar_out(s, T, po, space):
+def cellar_out(s, T, poff, space):
     """Take the barrel on ``space`` (0 left, 1 right) to stock and gain its money."""
-    s[po + P_CELLAR + space] -= 1
-    s[po + P_GOODS + WHISKY] += 1
-    s[po + P_MONEY] += T[T_CLAN_CELLAR_MONEY + crow(s, po) * 2 + space]
+    s[poff + P_CELLAR + space] -= 1
+    s[poff + P_GOODS + WHISKY] += 1
+    s[poff + P_MONEY] += T[T_CLAN_CELLAR_MONEY + crow(s, poff) * 2 + space]
 
 
 @njit(cache=True)
-def cellar_age(s, T, po):
+def cellar_age(s, T, poff):
     """Start of production: the right barrel goes to stock (paid), the left one moves right."""
-    if s[po + P_CELLAR + 1] > 0:
-        cellar_out(s, T, po, 1)
-    if s[po + P_CELLAR] > 0:
-        s[po + P_CELLAR] -= 1
-        s[po + P_CELLAR + 1] += 1
+    if s[poff + P_CELLAR + 1] > 0:
+        cellar_out(s, T, poff, 1)
+    if s[poff + P_CELLAR] > 0:
+        s[poff + P_CELLAR] -= 1
+        s[poff + P_CELLAR + 1] += 1
 
 
 # ----------------------------------------------------------- Cunningham R-8.3
 @njit(cache=True)
-def butter_max(s, T, po):
+def butter_max(s, T, poff):
     """Milk the player may turn into butter now (0 if not Cunningham)."""
-    if T[T_CLAN_MILK_MONEY + crow(s, po)] <= 0:
+    if T[T_CLAN_MILK_MONEY + crow(s, poff)] <= 0:
         return 0
-    return s[po + P_GOODS + MILK]
+    return s[poff + P_GOODS + MILK]
 
 
 @njit(cache=True)
-def do_butter(s, T, po, k):
-    s[po + P_GOODS + MILK] -= k
-    s[po + P_MONEY] += k * T[T_CLAN_MILK_MONEY + crow(s, po)]
+def do_butter(s, T, poff, k):
+    s[poff + P_GOODS + MILK] -= k
+    s[poff + P_MONEY] += k * T[T_CLAN_MILK_MONEY + crow(s, poff)]
 
 
 # -------------------------------------------------------------- brewer R-8.9
 @njit(cache=True)
-def brew_max(s, T, po, left):
+def brew_max(s, T, poff, left):
     """Beer the player can brew now: hops left, grain, the id range."""
-    row = crow(s, po)
+    row = crow(s, poff)
     if T[T_CLAN_BEER_MONEY + row] <= 0:
         return 0
     k = left if left < MAX_BREW else MAX_BREW
     g = T[T_CLAN_BEER_GRAIN + row]
     if g > 0:
-        have = s[po + P_GOODS + GRAIN] // g
+        have = s[poff + P_GOODS + GRAIN] // g
         if have < k:
             k = have
     return k
 
 
 @njit(cache=True)
-def do_brew(s, T, po, k):
-    row = crow(s, po)
-    s[po + P_GOODS + GRAIN] -= k * T[T_CLAN_BEER_GRAIN + row]
-    s[po + P_MONEY] += k * T[T_CLAN_BEER_MONEY + row]
-    s[po + P_BEER] += k
+def do_brew(s, T, poff, k):
+    row = crow(s, poff)
+    s[poff + P_GOODS + GRAIN] -= k * T[T_CLAN_BEER_GRAIN + row]
+    s[poff + P_MONEY] += k * T[T_CLAN_BEER_MONEY + row]
+    s[poff + P_BEER] += k

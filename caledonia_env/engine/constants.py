@@ -2,41 +2,50 @@
 
 These are *encoding* constants (which slot of an array holds what), not rule
 numbers: every printed game value comes from the ruleset data
-(:mod:`caledonia_env.data`) through :mod:`caledonia_env.engine.tables`.
+(:mod:`caledonia_env.data`) through :mod:`caledonia_env.engine.tables`. Names
+and sizes the lower layers already define (clan, good and import names from
+:mod:`caledonia_env.data.names`; terrain bits, ``MAX_NODES`` and ``UNREACHABLE``
+from :mod:`caledonia_env.map`) are imported from there, not repeated.
 """
+from ..data.names import CLANS as CLAN_NAMES
+from ..data.names import GOODS as GOOD_NAMES
+from ..data.names import IMPORT_GOODS as IMPORT_NAMES
+from ..data.names import PORT_KINDS
+from ..data.names import UNITS as DATA_UNITS
+from ..map.board import MAX_NODES
+from ..map.format import (TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_MOUNTAIN, TERRAIN_PASTURE,
+                          TERRAIN_PORT)
+from ..map.reach import UNREACHABLE
 
 # Goods (R-0). Basic goods first, then processed goods; processed = basic + 3.
 WOOL, GRAIN, MILK, BREAD, CHEESE, WHISKY = range(6)
 N_GOODS = 6
-GOOD_NAMES = ("wool", "grain", "milk", "bread", "cheese", "whisky")
 
 # Import goods (R-0). Cotton/tobacco/sugar cane are tracked, hops are not.
 COTTON, TOBACCO, SUGAR, HOPS = range(4)
 N_IMPORTS = 4
 N_TRACKED = 3
-IMPORT_NAMES = ("cotton", "tobacco", "sugar_cane", "hops")
 
 # Unit types (R-0). Index order is also the player-board order.
 SHEEP, COW, FIELD, DAIRY, BAKERY, DISTILLERY, LUMBERJACK, MINER, FISHERMAN = range(9)
 N_UNITS = 9
-UNIT_NAMES = ("sheep", "cow", "field", "cheese_dairy", "bakery", "distillery",
-              "lumberjack", "miner", "fisherman")
+UNIT_NAMES = DATA_UNITS + ("fisherman",)   # the ruleset's units, then MacDonald's fisherman (R-8.5)
 N_BUILDING_KINDS = 3          # dairy, bakery, distillery: units DAIRY + k
 FIRST_BUILDING = DAIRY
 PROCESS_IN = (MILK, GRAIN, GRAIN)        # dairy, bakery, distillery inputs (R-6.3)
 PROCESS_OUT = (CHEESE, BREAD, WHISKY)
 
-# Terrain bits of a map node (see caledonia_env.map).
-T_PASTURE, T_FOREST, T_MOUNTAIN, T_LOCH, T_PORT = 1, 2, 4, 8, 16
+# Terrain bits of a map node: TERRAIN_* of caledonia_env.map.format (imported above).
 
-# Scoring tiles T1..T9 and port tiles P1..P9 (ids 0..8).
+# Scoring tiles T1..T9 (ids 0..8). Port tiles (R-5), ids 0..8 in the order of
+# caledonia_env.data.names.PORT_KINDS, named by what they do (not by a printed number).
 N_SCORING_TILES = 9
-N_PORT_TILES = 9
-P1, P2, P3, P4, P5, P6, P7, P8, P9 = range(9)
+(PORT_MEAT_REDUCTION, PORT_MONEY, PORT_BASIC_EXCHANGE, PORT_PRICE_SHIFT, PORT_PROCESSED_EXCHANGE,
+ PORT_SWAP_UNITS, PORT_UPGRADE_GLORY, PORT_MONEY_STRUCTURE, PORT_COPY) = range(9)
+N_PORT_TILES = len(PORT_KINDS)
 
 # Padding sizes of the encoding (array capacities, not rules).
 MAX_PLAYERS = 4
-MAX_NODES = 160
 MAX_CONTRACTS = 64
 MAX_SLOTS = 6
 MAX_BOXES = 2
@@ -47,7 +56,6 @@ MAX_START_PICKS = 5          # players + 1 starting-tile/clan pairs
 MAX_PROCESS = 4              # buildings of one kind
 N_CORNERS = 4
 N_ROUNDS_MAX = 5
-UNREACHABLE = 127
 
 # Map occupant encoding: EMPTY, or player * OCC_STRIDE + unit; NEUTRAL blocker.
 EMPTY = -1
@@ -63,14 +71,14 @@ CTX_START_WORKER = 2      # R-1.8: place a starting worker
 CTX_MAIN = 3              # R-2.2: main action (ports allowed before it)
 CTX_AFTER_MAIN = 4        # R-5: ports after the main action, or end the turn
 CTX_NEIGHBOR = 5          # R-3.3.1: neighborhood purchases
-CTX_STRUCTURE = 6         # R-3.3.2 / P8: keep 0-1 of the drawn contracts
-CTX_SLAUGHTER = 7         # R-3.7: choose animals to slaughter (P1 usable)
-CTX_BONUS = 8             # R-3.7.2 / P7: free hexes and upgrade bonuses
-CTX_PORT_DISCARD = 9      # P3 / P5: which good to discard
-CTX_PORT_GAIN = 10        # P3 / P5: which goods to gain, one at a time
-CTX_PORT_PRICE = 11       # P4: which good and how many steps
-CTX_PORT_SWAP = 12        # P6: swap units, one at a time
-CTX_PORT_COPY = 13        # P9: which other port tile to copy
+CTX_STRUCTURE = 6         # R-3.3.2 / money-structure port: keep 0-1 of the drawn contracts
+CTX_SLAUGHTER = 7         # R-3.7: choose animals to slaughter (meat-reduction port usable)
+CTX_BONUS = 8             # R-3.7.2 / upgrade-glory port: free hexes and upgrade bonuses
+CTX_PORT_DISCARD = 9      # basic / processed exchange: which good to discard
+CTX_PORT_GAIN = 10        # basic / processed exchange: which goods to gain, one at a time
+CTX_PORT_PRICE = 11       # price shift: which good and how many steps
+CTX_PORT_SWAP = 12        # unit swap: swap units, one at a time
+CTX_PORT_COPY = 13        # copy: which other port tile to copy
 CTX_PROCESS = 14          # R-6.3: how many of one building kind to process
 CTX_SECOND_CONTRACT = 15  # R-8.1 Buchanan: a second contract in the same Obtain action
 CTX_ROW = 16              # R-8.5 MacDonald: where the selected fisherman rows to
@@ -86,13 +94,12 @@ CONTEXT_NAMES = ("game over", "starting pick", "starting worker", "main action",
                  "second contract", "fisherman rowing", "cellar", "butter", "brewing",
                  "clan auction")
 
-# Clans (R-8), in the order of caledonia_env.data.CLANS; row N_CLANS of the
+# Clans (R-8), in the order of CLAN_NAMES (data.names.CLANS); row N_CLANS of the
 # per-clan tables holds the no-clan values.
-BUCHANAN, CAMPBELL, CUNNINGHAM, FERGUSSON, MACDONALD, MACKENZIE, ROBERTSON, STEWART, BREWER = range(9)
-N_CLANS = 9
+(BUCHANAN, CAMPBELL, CUNNINGHAM, FERGUSSON, MACDONALD, MACKENZIE, ROBERTSON, STEWART,
+ BREWER) = range(len(CLAN_NAMES))
+N_CLANS = len(CLAN_NAMES)
 NO_CLAN = N_CLANS
-CLAN_NAMES = ("buchanan", "campbell", "cunningham", "fergusson", "macdonald", "mackenzie",
-              "robertson", "stewart", "brewer")
 CLAN_NONE, CLAN_DRAFT, CLAN_AUCTION, CLAN_FIXED = range(4)   # how clans are assigned (R-1.7, R-9.4)
 MAX_BUTTER = 12              # largest milk batch in one butter choice (the choice repeats)
 MAX_BREW = 3                 # largest beer batch of one contract (ids; the ruleset caps it)

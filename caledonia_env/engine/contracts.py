@@ -74,39 +74,39 @@ def contract_cost(s, T):
 
 
 @njit(cache=True)
-def free_box(s, po, n_boxes):
+def free_box(s, poff, n_boxes):
     for b in range(n_boxes):
-        if s[po + P_BOX + b] < 0:
+        if s[poff + P_BOX + b] < 0:
             return b
     return -1
 
 
 @njit(cache=True)
-def player_contract_cost(s, T, po):
+def player_contract_cost(s, T, poff):
     """The round's cost, or nothing for a further contract in the same turn when the clan
     pays once per turn (R-8.1 Buchanan; in round 1 the £5 is gained once)."""
-    if s[S_TURN_CONTRACTS] > 0 and cpar(s, T, po, T_CLAN_PAY_ONCE):
+    if s[S_TURN_CONTRACTS] > 0 and cpar(s, T, poff, T_CLAN_PAY_ONCE):
         return 0
     return contract_cost(s, T)
 
 
 @njit(cache=True)
-def can_afford_contract(s, T, po):
-    return s[po + P_MONEY] >= player_contract_cost(s, T, po)
+def can_afford_contract(s, T, poff):
+    return s[poff + P_MONEY] >= player_contract_cost(s, T, poff)
 
 
 @njit(cache=True)
-def take_contract(s, T, po, c, box):
+def take_contract(s, T, poff, c, box):
     """Put contract c into ``box`` paying (or gaining) the player's cost (R-3.2)."""
-    s[po + P_MONEY] -= player_contract_cost(s, T, po)
-    s[po + P_BOX + box] = c
+    s[poff + P_MONEY] -= player_contract_cost(s, T, poff)
+    s[poff + P_BOX + box] = c
     s[S_TURN_CONTRACTS] += 1
 
 
 @njit(cache=True)
-def goods_ok(s, T, po, c):
+def goods_ok(s, T, poff, c):
     for g in range(6):
-        if s[po + P_GOODS + g] < need_good(T, c, g):
+        if s[poff + P_GOODS + g] < need_good(T, c, g):
             return False
     return True
 
@@ -130,7 +130,7 @@ def _lacking(beef, mutton, cows, sheep):
 
 
 @njit(cache=True)
-def advance_import(s, T, po, i, amount):
+def advance_import(s, T, poff, i, amount):
     """Move import token i ``amount`` steps; £ per marked space reached or passed (R-3.7.1)."""
     old = s[S_IMPORT + i]
     new = old + amount
@@ -140,29 +140,29 @@ def advance_import(s, T, po, i, amount):
     s[S_IMPORT + i] = new
     for pos in range(old + 1, new + 1):
         if T[T_IMPORT_MARKED + pos]:
-            s[po + P_MONEY] += T[T_IMPORT_MARK_PAY]
+            s[poff + P_MONEY] += T[T_IMPORT_MARK_PAY]
 
 
 @njit(cache=True)
-def fulfill(s, T, po, box, track_imports):
+def fulfill(s, T, poff, box, track_imports):
     """R-3.7: pay goods, score the contract, queue meat and export bonuses."""
-    c = s[po + P_BOX + box]
-    s[po + P_BOX + box] = -1
+    c = s[poff + P_BOX + box]
+    s[poff + P_BOX + box] = -1
     for g in range(6):
-        s[po + P_GOODS + g] -= need_good(T, c, g)
+        s[poff + P_GOODS + g] -= need_good(T, c, g)
     beef = cval(T, c, C_NEED + 4)
     mutton = cval(T, c, C_NEED + 5)
     s[S_MEAT_REM] += beef
     s[S_MEAT_REM + 1] += mutton
-    s[po + P_MEAT] += beef + mutton
-    s[po + P_N_FULFILLED] += 1
-    s[po + P_FULFILLED + c // 31] |= 1 << (c % 31)
+    s[poff + P_MEAT] += beef + mutton
+    s[poff + P_N_FULFILLED] += 1
+    s[poff + P_FULFILLED + c // 31] |= 1 << (c % 31)
     for i in range(4):
         amount = cval(T, c, C_GAIN_IMPORT + i)
-        s[po + P_IMPORTS + i] += amount
+        s[poff + P_IMPORTS + i] += amount
         if i < 3 and amount > 0 and track_imports:
-            advance_import(s, T, po, i, amount)
-    s[po + P_MONEY] += cval(T, c, C_GAIN_MONEY)
+            advance_import(s, T, poff, i, amount)
+    s[poff + P_MONEY] += cval(T, c, C_GAIN_MONEY)
     s[S_BONUS_HEX] += cval(T, c, C_GAIN_HEX)
     s[S_BONUS_UPG] += cval(T, c, C_GAIN_UPG)
     return c

@@ -23,31 +23,31 @@ def move_price(s, T, g, steps):
 
 
 @njit(cache=True)
-def can_trade(s, T, po, side, g, k):
+def can_trade(s, T, poff, side, g, k):
     """R-3.1: k merchants in supply, buy/sell exclusion, money (buy) or goods (sell).
     Stewart's market money arrives before paying (R-8.8)."""
-    if s[po + P_MERCH] < k:
+    if s[poff + P_MERCH] < k:
         return False
-    if s[po + P_MARKET + (1 - side) * N_GOODS + g] > 0:
+    if s[poff + P_MARKET + (1 - side) * N_GOODS + g] > 0:
         return False
     if side == 0:
-        return s[po + P_MONEY] + cpar(s, T, po, T_CLAN_MARKET_MONEY) >= k * s[S_PRICE + g]
-    return s[po + P_GOODS + g] >= k
+        return s[poff + P_MONEY] + cpar(s, T, poff, T_CLAN_MARKET_MONEY) >= k * s[S_PRICE + g]
+    return s[poff + P_GOODS + g] >= k
 
 
 @njit(cache=True)
-def do_trade(s, T, po, side, g, k):
+def do_trade(s, T, poff, side, g, k):
     price = s[S_PRICE + g]
-    s[po + P_MONEY] += cpar(s, T, po, T_CLAN_MARKET_MONEY)   # R-8.8, before paying
-    s[po + P_MERCH] -= k
-    s[po + P_MARKET + side * N_GOODS + g] += k
+    s[poff + P_MONEY] += cpar(s, T, poff, T_CLAN_MARKET_MONEY)   # R-8.8, before paying
+    s[poff + P_MERCH] -= k
+    s[poff + P_MARKET + side * N_GOODS + g] += k
     if side == 0:
-        s[po + P_MONEY] -= k * price
-        s[po + P_GOODS + g] += k
+        s[poff + P_MONEY] -= k * price
+        s[poff + P_GOODS + g] += k
         move_price(s, T, g, k)
     else:
-        s[po + P_MONEY] += k * price
-        s[po + P_GOODS + g] -= k
+        s[poff + P_MONEY] += k * price
+        s[poff + P_GOODS + g] -= k
         move_price(s, T, g, -k)
 
 
@@ -60,21 +60,21 @@ def nb_price(s, T, g):
 
 
 @njit(cache=True)
-def can_nb_buy(s, T, po, g, k):
-    if s[po + P_MERCH] < k:
+def can_nb_buy(s, T, poff, g, k):
+    if s[poff + P_MERCH] < k:
         return False
-    if s[po + P_MARKET + N_GOODS + g] > 0:
+    if s[poff + P_MARKET + N_GOODS + g] > 0:
         return False
-    return s[po + P_MONEY] + cpar(s, T, po, T_CLAN_MARKET_MONEY) >= k * nb_price(s, T, g)
+    return s[poff + P_MONEY] + cpar(s, T, poff, T_CLAN_MARKET_MONEY) >= k * nb_price(s, T, g)
 
 
 @njit(cache=True)
-def do_nb_buy(s, T, po, g, k):
-    s[po + P_MONEY] += cpar(s, T, po, T_CLAN_MARKET_MONEY)   # R-8.8, per good type
-    s[po + P_MONEY] -= k * nb_price(s, T, g)
-    s[po + P_MERCH] -= k
-    s[po + P_MARKET + g] += k
-    s[po + P_GOODS + g] += k
+def do_nb_buy(s, T, poff, g, k):
+    s[poff + P_MONEY] += cpar(s, T, poff, T_CLAN_MARKET_MONEY)   # R-8.8, per good type
+    s[poff + P_MONEY] -= k * nb_price(s, T, g)
+    s[poff + P_MERCH] -= k
+    s[poff + P_MARKET + g] += k
+    s[poff + P_GOODS + g] += k
     move_price(s, T, g, k)
 
 
@@ -84,15 +84,15 @@ def ship_cost(T, bonus):
 
 
 @njit(cache=True)
-def can_ship(s, T, po, bonus):
+def can_ship(s, T, poff, bonus):
     """R-3.4 (bonus: the export upgrade bonus price, R-3.7.2)."""
-    return s[po + P_SHIP] < T[T_SHIP_MAX] and s[po + P_MONEY] >= ship_cost(T, bonus)
+    return s[poff + P_SHIP] < T[T_SHIP_MAX] and s[poff + P_MONEY] >= ship_cost(T, bonus)
 
 
 @njit(cache=True)
-def do_ship(s, T, po, bonus):
-    s[po + P_MONEY] -= ship_cost(T, bonus)
-    s[po + P_SHIP] += 1
+def do_ship(s, T, poff, bonus):
+    s[poff + P_MONEY] -= ship_cost(T, bonus)
+    s[poff + P_SHIP] += 1
 
 
 @njit(cache=True)
@@ -101,16 +101,16 @@ def tech_cost(T, bonus):
 
 
 @njit(cache=True)
-def can_tech(s, T, po, t, bonus):
+def can_tech(s, T, poff, t, bonus):
     """R-3.5; never for a clan without technology (R-8.5 MacDonald)."""
-    return (s[po + P_TECH + t] == 0 and cpar(s, T, po, T_CLAN_TECH_OK) != 0
-            and s[po + P_MONEY] >= tech_cost(T, bonus))
+    return (s[poff + P_TECH + t] == 0 and cpar(s, T, poff, T_CLAN_TECH_OK) != 0
+            and s[poff + P_MONEY] >= tech_cost(T, bonus))
 
 
 @njit(cache=True)
-def do_tech(s, T, po, t, bonus):
-    s[po + P_MONEY] -= tech_cost(T, bonus)
-    s[po + P_TECH + t] = 1
+def do_tech(s, T, poff, t, bonus):
+    s[poff + P_MONEY] -= tech_cost(T, bonus)
+    s[poff + P_TECH + t] = 1
 
 
 @njit(cache=True, inline="always")
@@ -119,37 +119,37 @@ def hire_cost(T, bonus):
 
 
 @njit(cache=True)
-def can_hire(s, T, po, bonus):
+def can_hire(s, T, poff, bonus):
     """R-3.6 (bonus: the export upgrade bonus price, R-3.7.2)."""
-    return s[po + P_TRACK] > 0 and s[po + P_MONEY] >= hire_cost(T, bonus)
+    return s[poff + P_TRACK] > 0 and s[poff + P_MONEY] >= hire_cost(T, bonus)
 
 
 @njit(cache=True)
-def do_hire(s, T, po, bonus):
-    s[po + P_MONEY] -= hire_cost(T, bonus)
-    s[po + P_TRACK] -= 1
-    s[po + P_MERCH] += 1
+def do_hire(s, T, poff, bonus):
+    s[poff + P_MONEY] -= hire_cost(T, bonus)
+    s[poff + P_TRACK] -= 1
+    s[poff + P_MERCH] += 1
 
 
 @njit(cache=True)
-def upgrade_mask(s, T, po, bonus, mask):
+def upgrade_mask(s, T, poff, bonus, mask):
     """Mark the upgrades the player can pay (R-3.4 shipping, R-3.5 technology, R-3.6 merchant),
     at the export upgrade bonus prices with ``bonus`` (R-3.7.2)."""
-    if can_ship(s, T, po, bonus):
+    if can_ship(s, T, poff, bonus):
         mask[A_SHIP] = 1
     for t in range(2):
-        if can_tech(s, T, po, t, bonus):
+        if can_tech(s, T, poff, t, bonus):
             mask[A_TECH + t] = 1
-    if can_hire(s, T, po, bonus):
+    if can_hire(s, T, poff, bonus):
         mask[A_HIRE] = 1
 
 
 @njit(cache=True)
-def do_upgrade(s, T, po, a, bonus):
+def do_upgrade(s, T, poff, a, bonus):
     """Apply upgrade action ``a`` (A_SHIP, A_TECH + t or A_HIRE), bonus price with ``bonus``."""
     if a == A_SHIP:
-        do_ship(s, T, po, bonus)
+        do_ship(s, T, poff, bonus)
     elif a == A_HIRE:
-        do_hire(s, T, po, bonus)
+        do_hire(s, T, poff, bonus)
     else:
-        do_tech(s, T, po, a - A_TECH, bonus)
+        do_tech(s, T, poff, a - A_TECH, bonus)

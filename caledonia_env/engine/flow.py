@@ -6,33 +6,33 @@ moves on. Pending work that offers no legal option is dropped here.
 """
 import numpy as np
 
-from .automa import automa_final, automa_prepare, automa_production, is_automa
+from .automa_deck import is_automa
+from .automa_phases import automa_final, automa_prepare, automa_production
 from .board import count_units, pofs
 from .clans import apply_clan, brew_max, butter_max, cellar_age, cellar_out, crow
-from .constants import (CLAN_AUCTION, CLAN_DRAFT, N_GOODS, COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS, CTX_BREW,
-                        CTX_BUTTER, CTX_CELLAR, CTX_GAME_OVER, CTX_MAIN, CTX_NEIGHBOR,
+from .constants import (CLAN_AUCTION, CLAN_DRAFT, COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS,
+                        CTX_BREW, CTX_BUTTER, CTX_CELLAR, CTX_GAME_OVER, CTX_MAIN, CTX_NEIGHBOR,
                         CTX_PORT_COPY, CTX_PORT_DISCARD, CTX_PORT_GAIN, CTX_PORT_PRICE,
-                        CTX_PORT_SWAP, CTX_PROCESS, CTX_ROW, CTX_SECOND_CONTRACT,
-                        CTX_SLAUGHTER, CTX_START_PICK, CTX_START_WORKER, CTX_STRUCTURE, FIELD,
-                        FISHERMAN, LUMBERJACK, MAX_DRAW, MAX_SLOTS,
-                        MAX_START_PICKS, MINER, N_UNITS, P3, P4, P5, P6, P9, PH_ACTIONS,
-                        PH_OVER, PH_PRODUCTION, PH_SETUP_PICK, PH_SETUP_WORKERS, SHEEP, WHISKY)
+                        CTX_PORT_SWAP, CTX_PROCESS, CTX_ROW, CTX_SECOND_CONTRACT, CTX_SLAUGHTER,
+                        CTX_START_PICK, CTX_START_WORKER, CTX_STRUCTURE, FIELD, FISHERMAN,
+                        LUMBERJACK, MAX_DRAW, MAX_SLOTS, MAX_START_PICKS, MINER, N_GOODS, N_UNITS,
+                        PH_ACTIONS, PH_OVER, PH_PRODUCTION, PH_SETUP_PICK, PH_SETUP_WORKERS,
+                        PORT_BASIC_EXCHANGE, PORT_COPY, PORT_PRICE_SHIFT, PORT_PROCESSED_EXCHANGE,
+                        PORT_SWAP_UNITS, SHEEP, WHISKY)
 from .contracts import draw, refill_slots
 from .jit import njit
 from .layout import (P_BID, P_CELLAR, P_GLORY, P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_PASSED,
-                     P_START_TILE, P_TECH, P_WHISKY_MADE, S_AUC_BIDDER, S_AUC_HIGH,
-                     S_AUC_LEADER, S_AUC_OUT, S_AUC_SEAT, S_AUC_STAGE, S_BONUS_HEX,
-                     S_BONUS_UPG, S_BREW_LEFT, S_CTX, S_DONE, S_DRAWN, S_KEEP_LEFT,
-                     S_DECK_COUNT, S_MAIN_DONE, S_MEAT_REM, S_N_DRAWN, S_N_PASSED,
-                     S_NB_BOUGHT, S_NB_PENDING,
-                     S_NEXT_ORDER, S_NP, S_ORDER, S_P4_GOOD, S_PHASE, S_PICK_CLANS, S_PICKS,
-                     S_PLAYER, T_SEAT_MONEY, T_START_GOODS, T_START_MONEY,
-                     S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE, S_PROC_KIND, S_PROC_SEAT,
-                     S_ROUND, S_ROW_FROM, S_ROWED, S_SECOND_OBTAIN, S_SETUP_PTR, S_SLOTS,
-                     S_STRUCT_PENDING, S_TILES, S_TURN_CONTRACTS, S_TURN_POS, T_AUCTION_MAX,
-                     T_CLAN_CELLAR_IN, T_CLAN_INCOME, T_CLAN_MODE, T_CLAN_STRUCT_DRAW,
-                     T_CLAN_STRUCT_KEEP, T_CLAN_WORKERS, T_ROUNDS, T_SCORING_TILES_ON,
-                     T_UNIT_GOOD, T_UNIT_YIELD)
+                     P_START_TILE, P_TECH, P_WHISKY_MADE, S_AUC_BIDDER, S_AUC_HIGH, S_AUC_LEADER,
+                     S_AUC_OUT, S_AUC_SEAT, S_AUC_STAGE, S_BONUS_HEX, S_BONUS_UPG, S_BREW_LEFT,
+                     S_CTX, S_DECK_COUNT, S_DONE, S_DRAWN, S_KEEP_LEFT, S_MAIN_DONE, S_MEAT_REM,
+                     S_N_DRAWN, S_N_PASSED, S_NB_BOUGHT, S_NB_PENDING, S_NEXT_ORDER, S_NP, S_ORDER,
+                     S_PHASE, S_PICK_CLANS, S_PICKS, S_PLAYER, S_PORT_KIND, S_PORT_LEFT,
+                     S_PORT_STAGE, S_PRICE_SHIFT_GOOD, S_PROC_KIND, S_PROC_SEAT, S_ROUND,
+                     S_ROW_FROM, S_ROWED, S_SECOND_OBTAIN, S_SETUP_PTR, S_SLOTS, S_STRUCT_PENDING,
+                     S_TILES, S_TURN_CONTRACTS, S_TURN_POS, T_AUCTION_MAX, T_CLAN_CELLAR_IN,
+                     T_CLAN_INCOME, T_CLAN_MODE, T_CLAN_STRUCT_DRAW, T_CLAN_STRUCT_KEEP,
+                     T_CLAN_WORKERS, T_ROUNDS, T_SCORING_TILES_ON, T_SEAT_MONEY, T_START_GOODS,
+                     T_START_MONEY, T_UNIT_GOOD, T_UNIT_YIELD)
 from .options import (any_after_main_port, any_free_hex, any_nb_buy, any_start_worker,
                       any_upgrade_bonus, can_obtain_with_cellar, free_box_count, process_max)
 from .scoring import final_scoring, tile_glory
@@ -167,21 +167,21 @@ def auction_bid(s, T, p, bid):
 def take_pair(s, T, p, i):
     """Starting pair i goes to p (R-1.7, R-1.9, R-9.4): the tile's money and goods, the
     pair's clan (draft, auction), and the no-clan seat money (R-1.9)."""
-    po = pofs(p)
+    poff = pofs(p)
     tile = s[S_PICKS + i]
     clan = s[S_PICK_CLANS + i]
     s[S_PICKS + i] = -1
     s[S_PICK_CLANS + i] = -1
-    s[po + P_START_TILE] = tile
-    s[po + P_MONEY] += T[T_START_MONEY + tile]
+    s[poff + P_START_TILE] = tile
+    s[poff + P_MONEY] += T[T_START_MONEY + tile]
     for g in range(N_GOODS):
-        s[po + P_GOODS + g] += T[T_START_GOODS + tile * N_GOODS + g]
+        s[poff + P_GOODS + g] += T[T_START_GOODS + tile * N_GOODS + g]
     mode = T[T_CLAN_MODE]
     if mode == CLAN_DRAFT or mode == CLAN_AUCTION:
-        apply_clan(s, T, po, clan)
+        apply_clan(s, T, poff, clan)
     for seat in range(s[S_NP]):
         if s[S_ORDER + seat] == p:
-            s[po + P_MONEY] += T[T_SEAT_MONEY + seat]
+            s[poff + P_MONEY] += T[T_SEAT_MONEY + seat]
 
 
 @njit(cache=True)
@@ -199,10 +199,10 @@ def start_round(s, T, first):
     if not first:
         s[S_ROUND] += 1
         for p in range(n):
-            po = pofs(p)
+            poff = pofs(p)
             for i in range(12):
-                s[po + P_MERCH] += s[po + P_MARKET + i]
-                s[po + P_MARKET + i] = 0
+                s[poff + P_MERCH] += s[poff + P_MARKET + i]
+                s[poff + P_MARKET + i] = 0
         if is_market_round(s, T):
             market_phase(s, T)       # R-9.2 solo: dice, refill, removal
         else:
@@ -218,7 +218,7 @@ def start_round(s, T, first):
     s[S_PHASE] = PH_ACTIONS
     s[S_TURN_POS] = 0
     s[S_MAIN_DONE] = 0
-    s[S_P4_GOOD] = -1
+    s[S_PRICE_SHIFT_GOOD] = -1
     s[S_PLAYER] = s[S_ORDER]
     s[S_CTX] = CTX_MAIN
 
@@ -239,7 +239,7 @@ def end_turn(s, T):
     """Next player in turn order who has not passed; production when all passed (R-2.2)."""
     n = s[S_NP]
     s[S_MAIN_DONE] = 0
-    s[S_P4_GOOD] = -1
+    s[S_PRICE_SHIFT_GOOD] = -1
     new_turn(s)
     if s[S_N_PASSED] >= n:
         start_production(s, T)
@@ -263,17 +263,17 @@ def start_production(s, T):
     n = s[S_NP]
     units = np.zeros(N_UNITS, np.int32)
     for p in range(n):
-        po = pofs(p)
-        cellar_age(s, T, po)
-        s[po + P_WHISKY_MADE] = 0
+        poff = pofs(p)
+        cellar_age(s, T, poff)
+        s[poff + P_WHISKY_MADE] = 0
         count_units(s, T, p, units)
-        inc = T_CLAN_INCOME + crow(s, po) * 5
-        s[po + P_MONEY] += units[LUMBERJACK] * T[inc + s[po + P_TECH]]
-        s[po + P_MONEY] += units[MINER] * T[inc + 2 + s[po + P_TECH + 1]]
-        s[po + P_MONEY] += units[FISHERMAN] * T[inc + 4]
+        inc = T_CLAN_INCOME + crow(s, poff) * 5
+        s[poff + P_MONEY] += units[LUMBERJACK] * T[inc + s[poff + P_TECH]]
+        s[poff + P_MONEY] += units[MINER] * T[inc + 2 + s[poff + P_TECH + 1]]
+        s[poff + P_MONEY] += units[FISHERMAN] * T[inc + 4]
         for u in (SHEEP, COW, FIELD):
             g = T[T_UNIT_GOOD + u]
-            s[po + P_GOODS + g] += units[u] * T[T_UNIT_YIELD + u]
+            s[poff + P_GOODS + g] += units[u] * T[T_UNIT_YIELD + u]
     automa_production(s, T)          # A-7.2
     s[S_PHASE] = PH_PRODUCTION
     s[S_PROC_SEAT] = 0
@@ -289,17 +289,17 @@ def production_next(s, T):
     n = s[S_NP]
     while s[S_PROC_SEAT] < n:
         p = s[S_NEXT_ORDER + s[S_PROC_SEAT]]
-        po = pofs(p)
+        poff = pofs(p)
         while s[S_PROC_KIND] < 5:
             k = s[S_PROC_KIND]
             if k < 3:
                 due = process_max(s, T, p, k) > 0
                 ctx = CTX_PROCESS
             elif k == 3:
-                due = cellar_in_ok(s, T, po)
+                due = cellar_in_ok(s, T, poff)
                 ctx = CTX_CELLAR
             else:
-                due = butter_max(s, T, po) > 0
+                due = butter_max(s, T, poff) > 0
                 ctx = CTX_BUTTER
             if due:
                 s[S_PLAYER] = p
@@ -312,10 +312,10 @@ def production_next(s, T):
 
 
 @njit(cache=True)
-def cellar_in_ok(s, T, po):
+def cellar_in_ok(s, T, poff):
     """A freshly produced whisky may go onto the empty left cellar space (R-8.6)."""
-    return (T[T_CLAN_CELLAR_IN + crow(s, po)] > 0 and s[po + P_WHISKY_MADE] > 0
-            and s[po + P_GOODS + WHISKY] > 0 and s[po + P_CELLAR] == 0)
+    return (T[T_CLAN_CELLAR_IN + crow(s, poff)] > 0 and s[poff + P_WHISKY_MADE] > 0
+            and s[poff + P_GOODS + WHISKY] > 0 and s[poff + P_CELLAR] == 0)
 
 
 @njit(cache=True)
@@ -329,19 +329,26 @@ def end_round(s, T):
                 s[pofs(p) + P_GLORY] += tile_glory(s, T, p, tile)
     if s[S_ROUND] >= T[T_ROUNDS]:
         for p in range(n):           # R-8.6: barrels leave the cellar, with their money
-            po = pofs(p)
-            while s[po + P_CELLAR] > 0:
-                cellar_out(s, T, po, 0)
-            while s[po + P_CELLAR + 1] > 0:
-                cellar_out(s, T, po, 1)
+            poff = pofs(p)
+            while s[poff + P_CELLAR] > 0:
+                cellar_out(s, T, poff, 0)
+            while s[poff + P_CELLAR + 1] > 0:
+                cellar_out(s, T, poff, 1)
         final_scoring(s, T)
         automa_final(s, T)           # A-8
-        s[S_PHASE] = PH_OVER
-        s[S_CTX] = CTX_GAME_OVER
-        s[S_DONE] = 1
-        s[S_PLAYER] = -1
+        end_game(s)
         return
     start_round(s, T, False)
+
+
+@njit(cache=True)
+def end_game(s):
+    """The game is over (R-7 scored): the decision context says so (``layout.game_over``, the
+    one test); the phase and S_DONE mirror it, and nobody decides."""
+    s[S_PHASE] = PH_OVER
+    s[S_CTX] = CTX_GAME_OVER
+    s[S_DONE] = 1
+    s[S_PLAYER] = -1
 
 
 # ---------------------------------------------------------------- resolve
@@ -366,18 +373,18 @@ def structure_draw(s, T, p):
     False if there is nothing to pick."""
     if free_box_count(s, T, p) == 0:
         return False
-    po = pofs(p)
+    poff = pofs(p)
     for i in range(MAX_DRAW):
         s[S_DRAWN + i] = -1
     k = 0
-    while k < T[T_CLAN_STRUCT_DRAW + crow(s, po)]:
+    while k < T[T_CLAN_STRUCT_DRAW + crow(s, poff)]:
         c = draw(s)
         if c < 0:
             break
         s[S_DRAWN + k] = c
         k += 1
     s[S_N_DRAWN] = k
-    s[S_KEEP_LEFT] = T[T_CLAN_STRUCT_KEEP + crow(s, po)]
+    s[S_KEEP_LEFT] = T[T_CLAN_STRUCT_KEEP + crow(s, poff)]
     return k > 0
 
 
@@ -405,13 +412,13 @@ def resolve(s, T):
     kind = s[S_PORT_KIND]
     if kind >= 0:
         if s[S_PORT_LEFT] > 0:
-            if kind == P3 or kind == P5:
+            if kind == PORT_BASIC_EXCHANGE or kind == PORT_PROCESSED_EXCHANGE:
                 s[S_CTX] = CTX_PORT_DISCARD if s[S_PORT_STAGE] == 0 else CTX_PORT_GAIN
-            elif kind == P4:
+            elif kind == PORT_PRICE_SHIFT:
                 s[S_CTX] = CTX_PORT_PRICE
-            elif kind == P6:
+            elif kind == PORT_SWAP_UNITS:
                 s[S_CTX] = CTX_PORT_SWAP
-            elif kind == P9:
+            elif kind == PORT_COPY:
                 s[S_CTX] = CTX_PORT_COPY
             return
         s[S_PORT_KIND] = -1

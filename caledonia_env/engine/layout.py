@@ -3,11 +3,14 @@
 State: one int32 row per game (a batch is a 2-D array). Tables: one int32
 array per (ruleset, map, player count, variants), built by
 :mod:`caledonia_env.engine.tables`. All offsets are module constants so numba
-compiles them in.
+compiles them in. :func:`game_over` is the one test of a finished game.
 """
-from .constants import (MAX_BOXES, MAX_CONTRACTS, MAX_COVER, MAX_DRAW, MAX_NODES, MAX_PLAYERS,
-                        MAX_PROCESS, MAX_SLOTS, MAX_START_PICKS, N_CLANS, N_CORNERS, N_GOODS,
-                        N_IMPORTS, N_PORT_TILES, N_ROUNDS_MAX, N_SCORING_TILES, N_TRACKED,
+from numba.extending import register_jitable
+
+from ..data.automa import CARD_WIDTH as AM_CARD_W
+from .constants import (CTX_GAME_OVER, MAX_BOXES, MAX_CONTRACTS, MAX_COVER, MAX_DRAW, MAX_NODES,
+                        MAX_PLAYERS, MAX_PROCESS, MAX_SLOTS, MAX_START_PICKS, N_CLANS, N_CORNERS,
+                        N_GOODS, N_IMPORTS, N_PORT_TILES, N_ROUNDS_MAX, N_SCORING_TILES, N_TRACKED,
                         N_UNITS)
 
 
@@ -50,22 +53,22 @@ S_DRAWN = _s(MAX_DRAW)   # contracts drawn for the structure bonus (-1 none)
 S_N_DRAWN = _s()
 S_KEEP_LEFT = _s()       # how many drawn contracts may still be kept
 S_MEAT_REM = _s(2)       # beef, mutton still to slaughter
-S_MEAT_PORTS = _s()      # corners whose tile may replace one animal (P1 / P9)
+S_MEAT_PORTS = _s()      # corners whose tile may replace one animal (meat reduction / copy)
 S_BONUS_HEX = _s()       # free hexes still to place (R-3.7.2)
 S_BONUS_UPG = _s()       # upgrade bonuses still to take
-S_PORT_KIND = _s()       # port effect in progress (P3/P4/P5/P6/P9) or -1
+S_PORT_KIND = _s()       # port effect in progress (PORT_* of constants) or -1
 S_PORT_LEFT = _s()       # picks left in that effect
-S_PORT_STAGE = _s()      # P3/P5: 0 discard pending, 1 gaining
-S_SWAP_OUT = _s()        # P6: bitmask of outgoing unit types
-S_SWAP_IN = _s()         # P6: bitmask of incoming unit types
-S_SWAP_NODE = _s()       # P6: node already swapped, -1
-S_P4_GOOD = _s()         # P4: the good this turn's trade must be, -1
+S_PORT_STAGE = _s()      # basic / processed exchange: 0 discard pending, 1 gaining
+S_SWAP_OUT = _s()        # unit swap: bitmask of outgoing unit types
+S_SWAP_IN = _s()         # unit swap: bitmask of incoming unit types
+S_SWAP_NODE = _s()       # unit swap: node already swapped, -1
+S_PRICE_SHIFT_GOOD = _s()  # price shift: the good this turn's trade must be, -1
 S_PROC_SEAT = _s()       # production: seat (in next order) now processing
 S_PROC_KIND = _s()       # production: building kind now deciding
 S_SETUP_PTR = _s()       # setup: how many picks / placements are done
 S_PICKS = _s(MAX_START_PICKS)    # starting tiles on offer, -1 taken
 S_PICK_CLANS = _s(MAX_START_PICKS)
-S_DONE = _s()            # 1 when the game is over
+S_DONE = _s()            # 1 when the game is over: a mirror kept for the layout, read game_over(s)
 S_TURN_CONTRACTS = _s()  # contracts taken this turn (R-8.1 Buchanan pays once per turn)
 S_SECOND_OBTAIN = _s()   # R-8.1: a second contract may still be taken in this Obtain action
 S_ROWED = _s()           # R-8.5: fishermen rowed this turn
@@ -119,6 +122,16 @@ P_SIZE = _p(0)
 
 S_PLAYERS = S_HEADER_END
 STATE_SIZE = S_PLAYERS + MAX_PLAYERS * P_SIZE
+
+
+
+@register_jitable
+def game_over(s):
+    """The game is over: the one test every reader uses (jitted or plain Python). The source of
+    truth is ``S_CTX == CTX_GAME_OVER``; ``S_PHASE = PH_OVER`` and ``S_DONE = 1`` are written
+    with it by ``flow.end_game`` only."""
+    return s[S_CTX] == CTX_GAME_OVER
+
 
 # Automa event log (A-3): not part of the state row but an int32[AM_LOG_SIZE] array
 # passed next to it (``step.apply_action_log``, ``setup.new_game_log``): AM_LOG_CAP events
@@ -250,7 +263,7 @@ T_CLAN_TECH_OK = _t(N_CROWS)         # technology upgrades allowed (R-8.5)
 T_CLAN_ANY_WORKER = _t(N_CROWS)      # workers interchangeable, fishermen allowed (R-8.5)
 T_CLAN_FISH_LAND = _t(N_CROWS)       # land cost of a fisherman's hex (R-8.5)
 T_CLAN_ROWS = _t(N_CROWS)            # rows per turn (R-8.5)
-T_CLAN_STRUCT_DRAW = _t(N_CROWS)     # structure bonus / P8 draw (R-3.3.2, R-8.1)
+T_CLAN_STRUCT_DRAW = _t(N_CROWS)     # structure bonus / money-structure port draw (R-3.3.2, R-8.1)
 T_CLAN_STRUCT_KEEP = _t(N_CROWS)
 T_CLAN_OBTAIN_MAX = _t(N_CROWS)      # contracts per Obtain action (R-8.1)
 T_CLAN_PAY_ONCE = _t(N_CROWS)        # contract cost paid once per turn (R-8.1)
@@ -285,16 +298,14 @@ T_SMALL_MAP = _t()                   # cover one random land hex per module (R-9
 T_N_COVER = _t()                     # given covered hexes
 T_COVER = _t(MAX_COVER)
 # switchable interpretations (docs/interpretations.md)
-T_P4_EXACT = _t()                    # P4 moves the price exactly its steps, not up to them
+T_PRICE_SHIFT_EXACT = _t()           # the price shift moves exactly its steps, not up to them
 T_RETRIEVE_BUY = _t()                # the upgrade bonus may take back a buy-side merchant
 # Automa (A-1 ... A-8): built from data/automa by engine.tables
-AM_MAX_CARDS_T = 31
-AM_CARD_W = 17                       # data.automa.CARD_WIDTH
 T_AM_LEVEL = _t(MAX_PLAYERS)         # difficulty per seat, 0 = not an Automa
 T_AM_MONEY = _t(6)                   # starting money by level (A-1.1)
 T_AM_GLORY = _t(6)                   # final glory by level (A-8.1)
 T_AM_N_CARDS = _t()
-T_AM_CARDS = _t(AM_MAX_CARDS_T * AM_CARD_W)
+T_AM_CARDS = _t(AM_MAX_CARDS * AM_CARD_W)
 T_AM_SHIP = _t()                     # starting shipping level (A-1.2)
 T_AM_START_ORDER = _t(4)             # modules of the starting workers (A-1.4)
 T_AM_START_EACH = _t()               # modules per target kind (A-1.4)

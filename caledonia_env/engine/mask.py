@@ -9,63 +9,61 @@ from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_C
                       A_STRUCT_DECLINE, A_STRUCT_DRAW, A_TRADE, PRICE_DELTAS)
 from .clans import brew_max, butter_max, can_row_from, cpar, may_row, row_ok
 from .board import ctz, pofs, reach_of, table_word
-from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
-                        CTX_PORT_COPY, CTX_PORT_DISCARD, CTX_PORT_GAIN, CTX_PORT_PRICE,
-                        CTX_PORT_SWAP, CTX_PROCESS, CTX_SLAUGHTER, CTX_START_PICK,
-                        CTX_START_WORKER, CTX_STRUCTURE, FISHERMAN,
-                        MAX_DRAW, MAX_MERCHANTS, MAX_NB_BUY, MAX_NODES, MAX_PROCESS,
-                        MAX_SLOTS, MAX_START_PICKS, N_CORNERS, N_GOODS, NEUTRAL, OCC_STRIDE, P3, P4, SHEEP,
-                        CTX_AUCTION, CTX_BREW, CTX_BUTTER, CTX_CELLAR, CTX_ROW,
-                        CTX_SECOND_CONTRACT, MAX_BUTTER)
+from .constants import (COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS, CTX_BREW, CTX_BUTTER,
+                        CTX_CELLAR, CTX_MAIN, CTX_NEIGHBOR, CTX_PORT_COPY, CTX_PORT_DISCARD,
+                        CTX_PORT_GAIN, CTX_PORT_PRICE, CTX_PORT_SWAP, CTX_PROCESS, CTX_ROW,
+                        CTX_SECOND_CONTRACT, CTX_SLAUGHTER, CTX_START_PICK, CTX_START_WORKER,
+                        CTX_STRUCTURE, FISHERMAN, MAX_BUTTER, MAX_DRAW, MAX_MERCHANTS, MAX_NB_BUY,
+                        MAX_NODES, MAX_PROCESS, MAX_SLOTS, MAX_START_PICKS, N_CORNERS, N_GOODS,
+                        NEUTRAL, OCC_STRIDE, PORT_BASIC_EXCHANGE, PORT_PRICE_SHIFT, SHEEP)
 from .contracts import can_afford_contract, goods_ok, meat_deficit, meat_deficit2, need_good
 from .economy import can_nb_buy, can_trade, upgrade_mask
 from .jit import njit
-from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY, S_PRICE,
-                     T_CLAN_MARKET_MONEY, S_BONUS_HEX, S_BONUS_UPG, S_CTX,
-                     S_DRAWN, S_MAIN_DONE, S_MEAT_PORTS, S_MEAT_REM, S_NB_PENDING, S_OCC,
-                     S_P4_GOOD, S_PICKS, S_PLAYER, S_PROC_KIND, S_PORT_KIND, S_PORT_LEFT, S_SLOTS,
-                     RB_WORDS, S_AUC_HIGH, S_BREW_LEFT, S_ROW_FROM, T_ADJ, T_AUCTION_MAX,
-                     T_CLAN_FULFILL_MAX, T_CLAN_ROWS, T_N_NODES, T_P4_EXACT, T_UNIT_NODES,
-                     S_N_DRAWN)
+from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY, RB_WORDS, S_AUC_HIGH,
+                     S_BONUS_HEX, S_BONUS_UPG, S_BREW_LEFT, S_CTX, S_DRAWN, S_MAIN_DONE,
+                     S_MEAT_PORTS, S_MEAT_REM, S_N_DRAWN, S_NB_PENDING, S_OCC, S_PICKS, S_PLAYER,
+                     S_PORT_KIND, S_PORT_LEFT, S_PRICE, S_PRICE_SHIFT_GOOD, S_PROC_KIND, S_ROW_FROM,
+                     S_SLOTS, T_ADJ, T_AUCTION_MAX, T_CLAN_FULFILL_MAX, T_CLAN_MARKET_MONEY,
+                     T_CLAN_ROWS, T_N_NODES, T_PRICE_SHIFT_EXACT, T_UNIT_NODES)
 from .options import (can_obtain, place_scan, free_box_count, meat_ports, n_boxes, nb_limit,
                       process_max, retrieve_ok, start_worker_scan)
-from .ports import (copy_ok, owns, port_param, port_usable, ports_open, price_move_ok, swap_completes,
-                    swap_ok)
+from .ports import (copy_ok, owns, port_param, port_usable, ports_open, price_move_ok,
+                    swap_completes, swap_ok)
 
 N_DELTAS = len(PRICE_DELTAS)
 
 
 @njit(cache=True)
-def _cellar_out(s, po, mask):
+def _cellar_out(s, poff, mask):
     """R-8.6: a barrel may leave the cellar at any time, inside any decision of its owner."""
     for space in range(2):
-        if s[po + P_CELLAR + space] > 0:
+        if s[poff + P_CELLAR + space] > 0:
             mask[A_CELLAR_OUT + space] = 1
 
 
 @njit(cache=True)
-def _trades(s, T, po, mask, only_good):
+def _trades(s, T, poff, mask, only_good):
     """Trades of 1..k merchants (R-3.1): ``economy.can_trade`` holds for every k up to a
     bound, which is computed directly (merchants, goods, money // price)."""
-    top = min(s[po + P_MERCH], MAX_MERCHANTS)
+    top = min(s[poff + P_MERCH], MAX_MERCHANTS)
     if top <= 0:
         return
-    money = s[po + P_MONEY] + cpar(s, T, po, T_CLAN_MARKET_MONEY)
+    money = s[poff + P_MONEY] + cpar(s, T, poff, T_CLAN_MARKET_MONEY)
     for side in range(2):
         for g in range(N_GOODS):
             if only_good >= 0 and g != only_good:
                 continue
-            if s[po + P_MARKET + (1 - side) * N_GOODS + g] > 0:
+            if s[poff + P_MARKET + (1 - side) * N_GOODS + g] > 0:
                 continue
             if side == 1:
-                kmax = min(top, s[po + P_GOODS + g])
+                kmax = min(top, s[poff + P_GOODS + g])
             else:
                 price = s[S_PRICE + g]
                 if price > 0:
                     kmax = min(top, money // price)
                 else:
                     kmax = 0
-                    while kmax < top and can_trade(s, T, po, side, g, kmax + 1):
+                    while kmax < top and can_trade(s, T, poff, side, g, kmax + 1):
                         kmax += 1
             row = A_TRADE + (side * N_GOODS + g) * MAX_MERCHANTS - 1
             for k in range(1, kmax + 1):
@@ -74,9 +72,9 @@ def _trades(s, T, po, mask, only_good):
 
 @njit(cache=True)
 def _fulfill_ok(s, T, p, box, reach):
-    po = pofs(p)
-    c = s[po + P_BOX + box]
-    if c < 0 or not goods_ok(s, T, po, c):
+    poff = pofs(p)
+    c = s[poff + P_BOX + box]
+    if c < 0 or not goods_ok(s, T, poff, c):
         return False
     return _meat_ok(s, T, p, c, -1, reach)
 
@@ -84,15 +82,15 @@ def _fulfill_ok(s, T, p, box, reach):
 @njit(cache=True)
 def _fulfill_both_ok(s, T, p, reach):
     """R-8.1: both boxes at once: the goods and animals of both contracts together."""
-    po = pofs(p)
-    if cpar(s, T, po, T_CLAN_FULFILL_MAX) < 2 or n_boxes(s, T, p) < 2:
+    poff = pofs(p)
+    if cpar(s, T, poff, T_CLAN_FULFILL_MAX) < 2 or n_boxes(s, T, p) < 2:
         return False
-    c0 = s[po + P_BOX]
-    c1 = s[po + P_BOX + 1]
+    c0 = s[poff + P_BOX]
+    c1 = s[poff + P_BOX + 1]
     if c0 < 0 or c1 < 0:
         return False
     for g in range(N_GOODS):
-        if s[po + P_GOODS + g] < need_good(T, c0, g) + need_good(T, c1, g):
+        if s[poff + P_GOODS + g] < need_good(T, c0, g) + need_good(T, c1, g):
             return False
     return _meat_ok(s, T, p, c0, c1, reach)
 
@@ -148,22 +146,22 @@ def legal_mask(s, T, mask):
     p = s[S_PLAYER]
     if p < 0:
         return
-    po = pofs(p)
+    poff = pofs(p)
     if ctx >= CTX_MAIN and ctx != CTX_AUCTION:
-        _cellar_out(s, po, mask)
+        _cellar_out(s, poff, mask)
     if ctx == CTX_MAIN:
-        if s[S_P4_GOOD] >= 0:
-            _trades(s, T, po, mask, s[S_P4_GOOD])
+        if s[S_PRICE_SHIFT_GOOD] >= 0:
+            _trades(s, T, poff, mask, s[S_PRICE_SHIFT_GOOD])
             return
         mask[A_PASS] = 1
         reach = reach_of(s, T, p)
-        _trades(s, T, po, mask, -1)
+        _trades(s, T, poff, mask, -1)
         if can_obtain(s, T, p):
             for i in range(MAX_SLOTS):
                 if s[S_SLOTS + i] >= 0:
                     mask[A_OBTAIN + i] = 1
         place_scan(s, T, p, False, mask, False, reach)
-        upgrade_mask(s, T, po, False, mask)
+        upgrade_mask(s, T, poff, False, mask)
         for b in range(n_boxes(s, T, p)):
             if _fulfill_ok(s, T, p, b, reach):
                 mask[A_FULFILL + b] = 1
@@ -173,7 +171,7 @@ def legal_mask(s, T, mask):
             for c in range(N_CORNERS):
                 if port_usable(s, T, p, c, True, reach):
                     mask[A_PORT + c] = 1
-        if cpar(s, T, po, T_CLAN_ROWS) > 0 and may_row(s, T, po):
+        if cpar(s, T, poff, T_CLAN_ROWS) > 0 and may_row(s, T, poff):
             _rows(s, T, p, mask)
     elif ctx == CTX_AFTER_MAIN:
         mask[A_END_TURN] = 1
@@ -188,7 +186,7 @@ def legal_mask(s, T, mask):
         for g in range(N_GOODS):
             if pend & (1 << g):
                 for k in range(1, nb_limit(s, T, p, g) + 1):
-                    if not can_nb_buy(s, T, po, g, k):
+                    if not can_nb_buy(s, T, poff, g, k):
                         break
                     mask[A_NB_BUY + g * MAX_NB_BUY + k - 1] = 1
     elif ctx == CTX_STRUCTURE and s[S_N_DRAWN] == 0:
@@ -196,7 +194,7 @@ def legal_mask(s, T, mask):
         mask[A_STRUCT_DECLINE] = 1
     elif ctx == CTX_STRUCTURE:
         mask[A_KEEP_NONE] = 1
-        if free_box_count(s, T, p) > 0 and can_afford_contract(s, T, po):
+        if free_box_count(s, T, p) > 0 and can_afford_contract(s, T, poff):
             for i in range(MAX_DRAW):
                 if s[S_DRAWN + i] >= 0:
                     mask[A_KEEP + i] = 1
@@ -217,24 +215,24 @@ def legal_mask(s, T, mask):
             place_scan(s, T, p, True, mask, False, reach_of(s, T, p))
         if s[S_BONUS_UPG] > 0:
             mask[A_DECLINE_UPGRADE] = 1
-            upgrade_mask(s, T, po, True, mask)
+            upgrade_mask(s, T, poff, True, mask)
             for i in range(2 * N_GOODS):
-                if retrieve_ok(s, T, po, i):
+                if retrieve_ok(s, T, poff, i):
                     mask[A_RETRIEVE + i] = 1
     elif ctx == CTX_PORT_DISCARD or ctx == CTX_PORT_GAIN:
-        first = 0 if s[S_PORT_KIND] == P3 else 3
+        first = 0 if s[S_PORT_KIND] == PORT_BASIC_EXCHANGE else 3
         for g in range(first, first + 3):
-            if ctx == CTX_PORT_GAIN or s[po + P_GOODS + g] > 0:
+            if ctx == CTX_PORT_GAIN or s[poff + P_GOODS + g] > 0:
                 mask[A_PICK_GOOD + g] = 1
     elif ctx == CTX_PORT_PRICE:
-        steps = port_param(T, P4, 0)
-        exact = T[T_P4_EXACT] != 0           # [interp] exactly / up to the tile's steps
+        steps = port_param(T, PORT_PRICE_SHIFT, 0)
+        exact = T[T_PRICE_SHIFT_EXACT] != 0           # [interp] exactly / up to the tile's steps
         for g in range(N_GOODS):
             for i in range(N_DELTAS):
                 d = PRICE_DELTAS[i]
                 size = d if d > 0 else -d
                 if (size == steps or (size < steps and not exact)) \
-                        and price_move_ok(s, T, po, g, d):
+                        and price_move_ok(s, T, poff, g, d):
                     mask[A_PRICE + g * N_DELTAS + i] = 1
     elif ctx == CTX_PORT_SWAP:
         left = s[S_PORT_LEFT]
@@ -276,11 +274,11 @@ def legal_mask(s, T, mask):
         mask[A_CELLAR_SKIP] = 1
     elif ctx == CTX_BUTTER:
         mask[A_BUTTER_DONE] = 1
-        top = butter_max(s, T, po)
+        top = butter_max(s, T, poff)
         for k in range(1, min(top, MAX_BUTTER) + 1):
             mask[A_BUTTER + k - 1] = 1
     elif ctx == CTX_BREW:
-        for k in range(brew_max(s, T, po, s[S_BREW_LEFT]) + 1):
+        for k in range(brew_max(s, T, poff, s[S_BREW_LEFT]) + 1):
             mask[A_BREW + k] = 1
     elif ctx == CTX_AUCTION:
         high = s[S_AUC_HIGH]

@@ -4,17 +4,18 @@ import numpy as np
 from .board import ctz, placeable, pofs, reach_of, table_word
 from .actions import A_PLACE
 from .clans import (base_cost, board_avail, crow, fisher_spot, land_part, total_cost)
-from .constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N_CORNERS,
-                        N_GOODS, N_UNITS, P1, P9, PROCESS_IN, T_LOCH, T_PORT)
+from .constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N_CORNERS, N_GOODS,
+                        N_UNITS, PORT_COPY, PORT_MEAT_REDUCTION, PROCESS_IN, TERRAIN_LOCH,
+                        TERRAIN_PORT)
 from .contracts import can_afford_contract
 from .economy import can_hire, can_nb_buy, can_ship, can_tech
 from .jit import njit
 from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, RB_WORDS, S_NB_BOUGHT,
-                     S_NB_PENDING, T_DELTA_BITS, T_LAND_LE, T_LAND_MAX, T_CLAN_CELLAR_MONEY,
-                     T_RETRIEVE_BUY,
-                     S_OCC, S_P4_GOOD, S_PORTS, T_ACTIVE, T_BORDER, T_CLAN_BORDER_START, T_CLAN_BOXES,
-                     T_CLAN_DELTA_DISC, T_DELTA, T_LAND_COST, T_N_NODES, T_TERRAIN, T_NB_LIMIT, T_UNIT_NODES,
-                     T_UNIT_COUNT, T_UNIT_TERRAIN, T_UNIT_YIELD)
+                     S_NB_PENDING, S_OCC, S_PORTS, S_PRICE_SHIFT_GOOD, T_ACTIVE, T_BORDER,
+                     T_CLAN_BORDER_START, T_CLAN_BOXES, T_CLAN_CELLAR_MONEY, T_CLAN_DELTA_DISC,
+                     T_DELTA, T_DELTA_BITS, T_LAND_COST, T_LAND_LE, T_LAND_MAX, T_N_NODES,
+                     T_NB_LIMIT, T_RETRIEVE_BUY, T_TERRAIN, T_UNIT_COUNT, T_UNIT_NODES,
+                     T_UNIT_TERRAIN, T_UNIT_YIELD)
 from .ports import (corner_of, effect_applicable, port_param, port_reachable, port_usable,
                     ports_open, reachable_ports)
 
@@ -27,10 +28,10 @@ def n_boxes(s, T, p):
 
 @njit(cache=True)
 def free_box_count(s, T, p):
-    po = pofs(p)
+    poff = pofs(p)
     k = 0
     for b in range(n_boxes(s, T, p)):
-        if s[po + P_BOX + b] < 0:
+        if s[poff + P_BOX + b] < 0:
             k += 1
     return k
 
@@ -44,15 +45,15 @@ def boxes_all_empty(s, T, p):
 def unit_cost(s, T, p, u, node, free_land):
     """Unit cost plus land cost (no land cost for a free hex, R-3.7.2), with the clan's
     prices and discounts (R-8.2, R-8.5, R-8.7); never below £0."""
-    po = pofs(p)
-    return total_cost(base_cost(s, T, po, u), land_part(s, T, po, u, node, free_land))
+    poff = pofs(p)
+    return total_cost(base_cost(s, T, poff, u), land_part(s, T, poff, u, node, free_land))
 
 
 @njit(cache=True)
 def can_place(s, T, p, u, node, reach, free_land):
     """Expand with unit u onto node (R-3.3): reach must be precomputed for p."""
-    po = pofs(p)
-    if board_avail(s, T, po, u) <= 0:
+    poff = pofs(p)
+    if board_avail(s, T, poff, u) <= 0:
         return False
     if s[S_OCC + node] != EMPTY or reach[node] == 0:
         return False
@@ -61,7 +62,7 @@ def can_place(s, T, p, u, node, reach, free_land):
             return False
     elif not placeable(T, node, T[T_UNIT_TERRAIN + u]):
         return False
-    return s[po + P_MONEY] >= unit_cost(s, T, p, u, node, free_land)
+    return s[poff + P_MONEY] >= unit_cost(s, T, p, u, node, free_land)
 
 
 @njit(cache=True, inline="always")
@@ -94,17 +95,17 @@ def place_scan(s, T, p, free_land, mask, first_only, reach):
     number of legal placements; with ``first_only`` it stops at the first one and leaves
     ``mask`` untouched.
     """
-    po = pofs(p)
-    money = s[po + P_MONEY]
+    poff = pofs(p)
+    money = s[poff + P_MONEY]
     if money < 0:
         return 0                     # every cost is at least £0
-    row = crow(s, po)
+    row = crow(s, poff)
     ddisc = T[T_CLAN_DELTA_DISC + row]
     found = 0
     for u in range(N_UNITS):
-        if board_avail(s, T, po, u) <= 0:
+        if board_avail(s, T, poff, u) <= 0:
             continue
-        base = base_cost(s, T, po, u)
+        base = base_cost(s, T, poff, u)
         lim = money - base           # money >= max(base + land, 0) <=> land <= lim
         tab = T_UNIT_NODES + u * (2 * RB_WORDS)
         for w in range(RB_WORDS):
@@ -118,7 +119,7 @@ def place_scan(s, T, p, free_land, mask, first_only, reach):
                 x &= x - np.uint64(1)
                 # R-8.5: a fisherman on a loch or a port tile
                 if u == FISHERMAN and (not fisher_spot(s, T, p, node, -1) or money < total_cost(
-                        base, land_part(s, T, po, FISHERMAN, node, free_land))):
+                        base, land_part(s, T, poff, FISHERMAN, node, free_land))):
                     continue
                 found += 1
                 if first_only:
@@ -134,18 +135,18 @@ def start_worker_scan(s, T, p, mask, first_only):
     MacDonald may start with fishermen (R-8.5). Returns the count (stops at one with
     ``first_only``). The per-unit parts (board supply, unit cost) are hoisted out of the
     node loop, as in ``place_scan``."""
-    po = pofs(p)
-    row = crow(s, po)
+    poff = pofs(p)
+    row = crow(s, poff)
     border_only = T[T_CLAN_BORDER_START + row]
-    money = s[po + P_MONEY]
-    has_lj = board_avail(s, T, po, LUMBERJACK) > 0
-    has_mi = board_avail(s, T, po, MINER) > 0
-    has_fi = board_avail(s, T, po, FISHERMAN) > 0
+    money = s[poff + P_MONEY]
+    has_lj = board_avail(s, T, poff, LUMBERJACK) > 0
+    has_mi = board_avail(s, T, poff, MINER) > 0
+    has_fi = board_avail(s, T, poff, FISHERMAN) > 0
     if not (has_lj or has_mi or has_fi):
         return 0
-    base_lj = base_cost(s, T, po, LUMBERJACK)
-    base_mi = base_cost(s, T, po, MINER)
-    base_fi = base_cost(s, T, po, FISHERMAN)
+    base_lj = base_cost(s, T, poff, LUMBERJACK)
+    base_mi = base_cost(s, T, poff, MINER)
+    base_fi = base_cost(s, T, poff, FISHERMAN)
     ter_lj = T[T_UNIT_TERRAIN + LUMBERJACK]
     ter_mi = T[T_UNIT_TERRAIN + MINER]
     ddisc = T[T_CLAN_DELTA_DISC + row]
@@ -154,9 +155,9 @@ def start_worker_scan(s, T, p, mask, first_only):
         if s[S_OCC + node] != EMPTY or (border_only and T[T_BORDER + node] == 0):
             continue
         terr = T[T_TERRAIN + node]
-        if terr & (T_LOCH | T_PORT):
+        if terr & (TERRAIN_LOCH | TERRAIN_PORT):
             if has_fi and fisher_spot(s, T, p, node, -1) and money >= \
-                    total_cost(base_fi, land_part(s, T, po, FISHERMAN, node, False)):
+                    total_cost(base_fi, land_part(s, T, poff, FISHERMAN, node, False)):
                 found += 1
                 if first_only:
                     return found
@@ -191,35 +192,35 @@ def any_place(s, T, p, free_land):
 
 
 @njit(cache=True)
-def cellar_money(s, T, po):
+def cellar_money(s, T, poff):
     """Money the player's cellar barrels would pay if taken out now (R-8.6)."""
-    row = T_CLAN_CELLAR_MONEY + crow(s, po) * 2
-    return s[po + P_CELLAR] * T[row] + s[po + P_CELLAR + 1] * T[row + 1]
+    row = T_CLAN_CELLAR_MONEY + crow(s, poff) * 2
+    return s[poff + P_CELLAR] * T[row] + s[poff + P_CELLAR + 1] * T[row + 1]
 
 
 @njit(cache=True)
 def any_free_hex(s, T, p):
     """A free hex can be placed, counting money a cellar barrel can still pay (R-8.6)."""
-    po = pofs(p)
-    extra = cellar_money(s, T, po)
-    s[po + P_MONEY] += extra
+    poff = pofs(p)
+    extra = cellar_money(s, T, poff)
+    s[poff + P_MONEY] += extra
     ok = any_place(s, T, p, True)
-    s[po + P_MONEY] -= extra
+    s[poff + P_MONEY] -= extra
     return ok
 
 
 @njit(cache=True)
-def retrieve_ok(s, T, po, i):
+def retrieve_ok(s, T, poff, i):
     """Upgrade bonus: take back an own merchant from market space i (buy 0..5, sell 6..11);
     buy-side spaces only with the retrieve-buy-side interpretation (R-3.7.2 [interp])."""
-    return s[po + P_MARKET + i] > 0 and (i >= N_GOODS or T[T_RETRIEVE_BUY] != 0)
+    return s[poff + P_MARKET + i] > 0 and (i >= N_GOODS or T[T_RETRIEVE_BUY] != 0)
 
 
 @njit(cache=True)
 def any_retrieve(s, T, p):
-    po = pofs(p)
+    poff = pofs(p)
     for i in range(2 * N_GOODS):
-        if retrieve_ok(s, T, po, i):
+        if retrieve_ok(s, T, poff, i):
             return True
     return False
 
@@ -227,13 +228,13 @@ def any_retrieve(s, T, p):
 @njit(cache=True)
 def any_upgrade_bonus(s, T, p):
     """Some upgrade bonus choice is possible (R-3.7.2), cellar money counted (R-8.6)."""
-    po = pofs(p)
-    extra = cellar_money(s, T, po)
-    s[po + P_MONEY] += extra
-    ok = (can_ship(s, T, po, True) or can_tech(s, T, po, 0, True)
-          or can_tech(s, T, po, 1, True) or can_hire(s, T, po, True)
+    poff = pofs(p)
+    extra = cellar_money(s, T, poff)
+    s[poff + P_MONEY] += extra
+    ok = (can_ship(s, T, poff, True) or can_tech(s, T, poff, 0, True)
+          or can_tech(s, T, poff, 1, True) or can_hire(s, T, poff, True)
           or any_retrieve(s, T, p))
-    s[po + P_MONEY] -= extra
+    s[poff + P_MONEY] -= extra
     return ok
 
 
@@ -248,26 +249,26 @@ def nb_limit(s, T, p, g):
 @njit(cache=True)
 def any_nb_buy(s, T, p):
     """A pending neighborhood purchase is possible, cellar money counted (R-8.6)."""
-    po = pofs(p)
+    poff = pofs(p)
     pend = s[S_NB_PENDING]
-    extra = cellar_money(s, T, po)
-    s[po + P_MONEY] += extra
+    extra = cellar_money(s, T, poff)
+    s[poff + P_MONEY] += extra
     ok = False
     for g in range(N_GOODS):
-        if pend & (1 << g) and nb_limit(s, T, p, g) > 0 and can_nb_buy(s, T, po, g, 1):
+        if pend & (1 << g) and nb_limit(s, T, p, g) > 0 and can_nb_buy(s, T, poff, g, 1):
             ok = True
             break
-    s[po + P_MONEY] -= extra
+    s[poff + P_MONEY] -= extra
     return ok
 
 
 @njit(cache=True)
 def any_after_main_port(s, T, p):
     """Something to do after the main action: a port (R-5) or a cellar barrel (R-8.6)."""
-    po = pofs(p)
-    if s[po + P_CELLAR] + s[po + P_CELLAR + 1] > 0:
+    poff = pofs(p)
+    if s[poff + P_CELLAR] + s[poff + P_CELLAR + 1] > 0:
         return True
-    if s[S_P4_GOOD] >= 0:
+    if s[S_PRICE_SHIFT_GOOD] >= 0:
         return False                 # after P4 the main action must be the trade [interp]
     open_ = ports_open(s, p)
     if open_ == 0:
@@ -283,16 +284,17 @@ def any_after_main_port(s, T, p):
 def meat_ports(s, T, p, reach):
     """Corners whose tile can spare one slaughtered animal now: P1, or P9 copying P1 (R-5).
     ``reach`` is p's ``board.reach_bits``, or empty to compute it here if needed."""
-    if corner_of(s, P1) < 0 or ports_open(s, p) == 0:
+    if corner_of(s, PORT_MEAT_REDUCTION) < 0 or ports_open(s, p) == 0:
         return 0
     if reach.size == 0:
         reach = reach_of(s, T, p)
     out = 0
     for c in range(N_CORNERS):
         tile = s[S_PORTS + c]
-        if tile == P1 and port_reachable(s, T, p, c, reach):
+        if tile == PORT_MEAT_REDUCTION and port_reachable(s, T, p, c, reach):
             out |= 1 << c
-        elif tile == P9 and port_reachable(s, T, p, c, reach) and s[pofs(p) + P_MONEY] >= port_param(T, P9, 0):
+        elif (tile == PORT_COPY and port_reachable(s, T, p, c, reach)
+              and s[pofs(p) + P_MONEY] >= port_param(T, PORT_COPY, 0)):
             out |= 1 << c
     return out
 
@@ -305,22 +307,22 @@ def can_obtain(s, T, p):
 @njit(cache=True)
 def can_obtain_with_cellar(s, T, p):
     """``can_obtain`` counting the money cellar barrels can still pay (R-8.6)."""
-    po = pofs(p)
-    extra = cellar_money(s, T, po)
-    s[po + P_MONEY] += extra
+    poff = pofs(p)
+    extra = cellar_money(s, T, poff)
+    s[poff + P_MONEY] += extra
     ok = can_obtain(s, T, p)
-    s[po + P_MONEY] -= extra
+    s[poff + P_MONEY] -= extra
     return ok
 
 
 @njit(cache=True)
 def process_max(s, T, p, kind):
     """Most units building kind (0 dairy, 1 bakery, 2 distillery) can process (R-6.3)."""
-    po = pofs(p)
+    poff = pofs(p)
     u = DAIRY + kind
-    deployed = T[T_UNIT_COUNT + u] - s[po + P_BOARD + u]
+    deployed = T[T_UNIT_COUNT + u] - s[poff + P_BOARD + u]
     if deployed <= 0:
         return 0
-    have = s[po + P_GOODS + PROCESS_IN[kind]]
+    have = s[poff + P_GOODS + PROCESS_IN[kind]]
     most = deployed * T[T_UNIT_YIELD + u]      # conversions per building (units data)
     return most if most < have else have

@@ -2,9 +2,8 @@
 import numpy as np
 
 from .actions import N_ACTIONS
-from .constants import CTX_GAME_OVER
 from .jit import njit
-from .layout import S_CTX, STATE_SIZE
+from .layout import STATE_SIZE, game_over
 from .mask import legal_mask
 from .setup import new_game
 from .step import apply_action
@@ -94,7 +93,7 @@ def rollout(s, T, seed, max_steps):
     np.random.seed(seed)
     mask = np.zeros(N_ACTIONS, np.int8)
     steps = 0
-    while s[S_CTX] != CTX_GAME_OVER and steps < max_steps:
+    while not game_over(s) and steps < max_steps:
         a = random_legal_action(s, T, mask)
         if a < 0:
             return -1 - steps

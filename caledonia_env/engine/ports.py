@@ -4,17 +4,17 @@ import numpy as np
 
 from .board import in_reach, node_words, pofs, table_word
 from .clans import board_avail, take_from_board
-from .constants import (FIELD, FISHERMAN, N_CORNERS, N_UNITS, NEUTRAL, OCC_STRIDE, P1, P2,
-                        P3, P4, P5, P6, P7, P8, P9)
+from .constants import (FIELD, FISHERMAN, N_CORNERS, N_UNITS, NEUTRAL, OCC_STRIDE,
+                        PORT_BASIC_EXCHANGE, PORT_COPY, PORT_MEAT_REDUCTION, PORT_MONEY,
+                        PORT_MONEY_STRUCTURE, PORT_PRICE_SHIFT, PORT_PROCESSED_EXCHANGE,
+                        PORT_SWAP_UNITS, PORT_UPGRADE_GLORY)
 from .economy import can_trade
 from .jit import njit
 from .layout import (MAX_LEVEL, P_BOARD, P_BOX, P_GLORY, P_GOODS, P_MONEY, P_PORTS_USED, P_SHIP,
-                     RB_WORDS, S_BONUS_UPG,
-                     S_OCC, S_P4_GOOD, S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE, S_PORTS,
-                     S_PRICE, S_STRUCT_PENDING, S_SWAP_IN, S_SWAP_NODE, S_SWAP_OUT,
-                     T_N_NODES, T_PORT_NODE, T_PORT_PARAM, T_PORT_REACHERS, T_PRICE_MAX,
-                     T_PRICE_MIN,
-                     T_TERRAIN, T_UNIT_TERRAIN)
+                     RB_WORDS, S_BONUS_UPG, S_OCC, S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE, S_PORTS,
+                     S_PRICE, S_PRICE_SHIFT_GOOD, S_STRUCT_PENDING, S_SWAP_IN, S_SWAP_NODE,
+                     S_SWAP_OUT, T_N_NODES, T_PORT_NODE, T_PORT_PARAM, T_PORT_REACHERS, T_PRICE_MAX,
+                     T_PRICE_MIN, T_TERRAIN, T_UNIT_TERRAIN)
 
 
 @njit(cache=True, inline="always")
@@ -81,9 +81,9 @@ def corner_of(s, tile):
 
 # ------------------------------------------------------------------ P4 price
 @njit(cache=True)
-def price_move_ok(s, T, po, g, delta):
+def price_move_ok(s, T, poff, g, delta):
     """After moving g's price by delta, a trade of g is possible (P4 [interp])."""
-    if can_trade(s, T, po, 1, g, 1):
+    if can_trade(s, T, poff, 1, g, 1):
         return True
     v = s[S_PRICE + g] + delta
     lo = T[T_PRICE_MIN + g]
@@ -91,15 +91,15 @@ def price_move_ok(s, T, po, g, delta):
     v = lo if v < lo else (hi if v > hi else v)
     old = s[S_PRICE + g]
     s[S_PRICE + g] = v
-    ok = can_trade(s, T, po, 0, g, 1)
+    ok = can_trade(s, T, poff, 0, g, 1)
     s[S_PRICE + g] = old
     return ok
 
 
 @njit(cache=True)
-def p4_any(s, T, po, steps):
+def price_shift_any(s, T, poff, steps):
     for g in range(6):
-        if price_move_ok(s, T, po, g, steps) or price_move_ok(s, T, po, g, -steps):
+        if price_move_ok(s, T, poff, g, steps) or price_move_ok(s, T, poff, g, -steps):
             return True
     return False
 
@@ -132,10 +132,10 @@ def swap_ok(s, T, p, node, u):
 
 @njit(cache=True)
 def do_swap(s, T, p, node, u):
-    po = pofs(p)
+    poff = pofs(p)
     t = s[S_OCC + node] % OCC_STRIDE
-    s[po + P_BOARD + t] += 1
-    take_from_board(s, T, po, u)
+    s[poff + P_BOARD + t] += 1
+    take_from_board(s, T, poff, u)
     s[S_OCC + node] = p * OCC_STRIDE + u
     s[S_SWAP_OUT] |= 1 << t
     s[S_SWAP_IN] |= 1 << u
@@ -159,12 +159,12 @@ def swap_completes(s, T, p, node, u, left):
     """After exchanging (node, u), the last of ``left`` (<= 2) exchanges stays possible."""
     if left <= 1:
         return True
-    po = pofs(p)
+    poff = pofs(p)
     saved_occ = s[S_OCC + node]
     saved = (s[S_SWAP_OUT], s[S_SWAP_IN], s[S_SWAP_NODE], s[S_PORT_LEFT])
     board = np.empty(N_UNITS, np.int32)
     for i in range(N_UNITS):
-        board[i] = s[po + P_BOARD + i]
+        board[i] = s[poff + P_BOARD + i]
     do_swap(s, T, p, node, u)
     ok = _any_single(s, T, p)
     s[S_OCC + node] = saved_occ
@@ -173,7 +173,7 @@ def swap_completes(s, T, p, node, u, left):
     s[S_SWAP_NODE] = saved[2]
     s[S_PORT_LEFT] = saved[3]
     for i in range(N_UNITS):
-        s[po + P_BOARD + i] = board[i]
+        s[poff + P_BOARD + i] = board[i]
     return ok
 
 
@@ -189,7 +189,7 @@ def _any_swap(s, T, p, left):
 
 
 @njit(cache=True)
-def p6_any(s, T, p, swaps):
+def swap_units_any(s, T, p, swaps):
     saved = (s[S_SWAP_OUT], s[S_SWAP_IN], s[S_SWAP_NODE])
     s[S_SWAP_OUT] = 0
     s[S_SWAP_IN] = 0
@@ -204,19 +204,20 @@ def p6_any(s, T, p, swaps):
 # ----------------------------------------------------------- applicability
 @njit(cache=True)
 def _simple_applicable(s, T, p, tile, before_main):
-    po = pofs(p)
-    if tile == P1:
+    poff = pofs(p)
+    if tile == PORT_MEAT_REDUCTION:
         return False
-    if tile == P2 or tile == P7 or tile == P8:
+    if tile == PORT_MONEY or tile == PORT_UPGRADE_GLORY or tile == PORT_MONEY_STRUCTURE:
         return True
-    if tile == P3:
-        return s[po + P_GOODS] + s[po + P_GOODS + 1] + s[po + P_GOODS + 2] > 0
-    if tile == P5:
-        return s[po + P_GOODS + 3] + s[po + P_GOODS + 4] + s[po + P_GOODS + 5] > 0
-    if tile == P4:
-        return before_main and s[S_P4_GOOD] < 0 and p4_any(s, T, po, port_param(T, P4, 0))
-    if tile == P6:
-        return p6_any(s, T, p, port_param(T, P6, 0))
+    if tile == PORT_BASIC_EXCHANGE:
+        return s[poff + P_GOODS] + s[poff + P_GOODS + 1] + s[poff + P_GOODS + 2] > 0
+    if tile == PORT_PROCESSED_EXCHANGE:
+        return s[poff + P_GOODS + 3] + s[poff + P_GOODS + 4] + s[poff + P_GOODS + 5] > 0
+    if tile == PORT_PRICE_SHIFT:
+        return (before_main and s[S_PRICE_SHIFT_GOOD] < 0
+                and price_shift_any(s, T, poff, port_param(T, PORT_PRICE_SHIFT, 0)))
+    if tile == PORT_SWAP_UNITS:
+        return swap_units_any(s, T, p, port_param(T, PORT_SWAP_UNITS, 0))
     return False
 
 
@@ -224,32 +225,32 @@ def _simple_applicable(s, T, p, tile, before_main):
 def copy_ok(s, T, p, corner, before_main):
     """P9 may copy the tile at ``corner`` (paid already): another tile in play, usable now."""
     other = s[S_PORTS + corner]
-    return other >= 0 and other != P9 and _simple_applicable(s, T, p, other, before_main)
+    return other >= 0 and other != PORT_COPY and _simple_applicable(s, T, p, other, before_main)
 
 
 @njit(cache=True)
 def effect_applicable(s, T, p, tile, before_main):
     """Can p use ``tile``'s effect now? (P1 only while slaughtering; P4 before the main action)."""
-    if tile != P9:
+    if tile != PORT_COPY:
         return _simple_applicable(s, T, p, tile, before_main)
-    po = pofs(p)
-    cost = port_param(T, P9, 0)
-    if s[po + P_MONEY] < cost:
+    poff = pofs(p)
+    cost = port_param(T, PORT_COPY, 0)
+    if s[poff + P_MONEY] < cost:
         return False
-    s[po + P_MONEY] -= cost        # the copy is paid first
+    s[poff + P_MONEY] -= cost        # the copy is paid first
     ok = False
     for c in range(N_CORNERS):
         if copy_ok(s, T, p, c, before_main):
             ok = True
             break
-    s[po + P_MONEY] += cost
+    s[poff + P_MONEY] += cost
     return ok
 
 
 @njit(cache=True)
 def port_usable(s, T, p, corner, before_main, reach):
     """PORT(corner) is legal in the main / after-main contexts (``reach``: p's ``board.reach_bits``)."""
-    if s[S_P4_GOOD] >= 0:
+    if s[S_PRICE_SHIFT_GOOD] >= 0:
         return False   # after P4 the main action must be the trade [interp]
     if not port_reachable(s, T, p, corner, reach):
         return False
@@ -259,34 +260,34 @@ def port_usable(s, T, p, corner, before_main, reach):
 @njit(cache=True)
 def apply_effect(s, T, p, tile, n_boxes):
     """Start ``tile``'s effect for p; multi-step effects set S_PORT_KIND."""
-    po = pofs(p)
-    if tile == P2:
-        s[po + P_MONEY] += port_param(T, P2, 0)
-    elif tile == P3 or tile == P5:
+    poff = pofs(p)
+    if tile == PORT_MONEY:
+        s[poff + P_MONEY] += port_param(T, PORT_MONEY, 0)
+    elif tile == PORT_BASIC_EXCHANGE or tile == PORT_PROCESSED_EXCHANGE:
         s[S_PORT_KIND] = tile
         s[S_PORT_STAGE] = 0
         s[S_PORT_LEFT] = port_param(T, tile, 0)
-    elif tile == P4:
-        s[S_PORT_KIND] = P4
+    elif tile == PORT_PRICE_SHIFT:
+        s[S_PORT_KIND] = PORT_PRICE_SHIFT
         s[S_PORT_LEFT] = 1
-    elif tile == P6:
-        s[S_PORT_KIND] = P6
-        s[S_PORT_LEFT] = port_param(T, P6, 0)
+    elif tile == PORT_SWAP_UNITS:
+        s[S_PORT_KIND] = PORT_SWAP_UNITS
+        s[S_PORT_LEFT] = port_param(T, PORT_SWAP_UNITS, 0)
         s[S_SWAP_OUT] = 0
         s[S_SWAP_IN] = 0
         s[S_SWAP_NODE] = -1
-    elif tile == P7:
-        s[po + P_GLORY] += port_param(T, P7, 0)
-        s[S_BONUS_UPG] += port_param(T, P7, 1)
-    elif tile == P8:
-        s[po + P_MONEY] += port_param(T, P8, 0)
+    elif tile == PORT_UPGRADE_GLORY:
+        s[poff + P_GLORY] += port_param(T, PORT_UPGRADE_GLORY, 0)
+        s[S_BONUS_UPG] += port_param(T, PORT_UPGRADE_GLORY, 1)
+    elif tile == PORT_MONEY_STRUCTURE:
+        s[poff + P_MONEY] += port_param(T, PORT_MONEY_STRUCTURE, 0)
         for b in range(n_boxes):
-            if s[po + P_BOX + b] < 0:
+            if s[poff + P_BOX + b] < 0:
                 s[S_STRUCT_PENDING] = 1
                 break
-    elif tile == P9:
-        s[po + P_MONEY] -= port_param(T, P9, 0)
-        s[S_PORT_KIND] = P9
+    elif tile == PORT_COPY:
+        s[poff + P_MONEY] -= port_param(T, PORT_COPY, 0)
+        s[S_PORT_KIND] = PORT_COPY
         s[S_PORT_LEFT] = 1
 
 

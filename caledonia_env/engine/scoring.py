@@ -24,20 +24,20 @@ K_BASIC, K_PROCESSED, K_UNITS, K_WORKERS, K_BORDER, K_IMPORTS, K_MEAT, K_UPGRADE
 @njit(cache=True)
 def tile_count(s, T, p, tile):
     """What scoring tile ``tile`` counts for player p right now (R-6.4)."""
-    po = pofs(p)
+    poff = pofs(p)
     kind = T[T_TILE_KIND + tile]
     if kind == K_BASIC:
-        return s[po + P_GOODS] + s[po + P_GOODS + 1] + s[po + P_GOODS + 2]
+        return s[poff + P_GOODS] + s[poff + P_GOODS + 1] + s[poff + P_GOODS + 2]
     if kind == K_PROCESSED:      # MacKenzie's cellar whisky counts (R-8.6)
-        return (s[po + P_GOODS + 3] + s[po + P_GOODS + 4] + s[po + P_GOODS + 5]
-                + s[po + P_CELLAR] + s[po + P_CELLAR + 1])
+        return (s[poff + P_GOODS + 3] + s[poff + P_GOODS + 4] + s[poff + P_GOODS + 5]
+                + s[poff + P_CELLAR] + s[poff + P_CELLAR + 1])
     if kind == K_IMPORTS:
-        return s[po + P_IMPORTS] + s[po + P_IMPORTS + 1] + s[po + P_IMPORTS + 2]
+        return s[poff + P_IMPORTS] + s[poff + P_IMPORTS + 1] + s[poff + P_IMPORTS + 2]
     if kind == K_MEAT:
-        return s[po + P_MEAT]
+        return s[poff + P_MEAT]
     if kind == K_UPGRADES:
-        return (s[po + P_SHIP] + (T[T_MERCH_TRACK] - s[po + P_TRACK])
-                + s[po + P_TECH] + s[po + P_TECH + 1])
+        return (s[poff + P_SHIP] + (T[T_MERCH_TRACK] - s[poff + P_TRACK])
+                + s[poff + P_TECH] + s[poff + P_TECH + 1])
     count = 0
     for m in range(T[T_N_NODES]):
         o = s[S_OCC + m]
@@ -195,21 +195,21 @@ def final_scoring(s, T):
     imp = np.zeros(3, np.int64)
     import_values(s, T, imp)
     for p in range(n):
-        po = pofs(p)
-        basic = s[po + P_GOODS] + s[po + P_GOODS + 1] + s[po + P_GOODS + 2]
-        proc = s[po + P_GOODS + 3] + s[po + P_GOODS + 4] + s[po + P_GOODS + 5]
-        s[po + P_SCORE + 0] = s[po + P_GLORY]
-        s[po + P_SCORE + 1] = basic * T[T_VP_BASIC] + proc * T[T_VP_PROCESSED]
-        s[po + P_SCORE + 2] = s[po + P_MONEY] // T[T_MONEY_PER_VP]
-        s[po + P_SCORE + 3] = s[po + P_IMPORTS + 3] * T[T_VP_HOPS]
-        s[po + P_SCORE + 4] = (s[po + P_IMPORTS] * imp[0] + s[po + P_IMPORTS + 1] * imp[1]
-                               + s[po + P_IMPORTS + 2] * imp[2])
+        poff = pofs(p)
+        basic = s[poff + P_GOODS] + s[poff + P_GOODS + 1] + s[poff + P_GOODS + 2]
+        proc = s[poff + P_GOODS + 3] + s[poff + P_GOODS + 4] + s[poff + P_GOODS + 5]
+        s[poff + P_SCORE + 0] = s[poff + P_GLORY]
+        s[poff + P_SCORE + 1] = basic * T[T_VP_BASIC] + proc * T[T_VP_PROCESSED]
+        s[poff + P_SCORE + 2] = s[poff + P_MONEY] // T[T_MONEY_PER_VP]
+        s[poff + P_SCORE + 3] = s[poff + P_IMPORTS + 3] * T[T_VP_HOPS]
+        s[poff + P_SCORE + 4] = (s[poff + P_IMPORTS] * imp[0] + s[poff + P_IMPORTS + 1] * imp[1]
+                               + s[poff + P_IMPORTS + 2] * imp[2])
     if T[T_SOLO]:
         for p in range(n):
-            po = pofs(p)
-            s[po + P_SCORE + 5] = threshold_vp(T, T_SOLO_EXPORT, T[T_SOLO_N_EXPORT],
-                                               s[po + P_N_FULFILLED])
-            s[po + P_SCORE + 6] = threshold_vp(T, T_SOLO_SETTLE, T[T_SOLO_N_SETTLE],
+            poff = pofs(p)
+            s[poff + P_SCORE + 5] = threshold_vp(T, T_SOLO_EXPORT, T[T_SOLO_N_EXPORT],
+                                               s[poff + P_N_FULFILLED])
+            s[poff + P_SCORE + 6] = threshold_vp(T, T_SOLO_SETTLE, T[T_SOLO_N_SETTLE],
                                                settlement_count(s, T, p))
     else:
         for i in range(MAX_PLAYERS):
@@ -227,9 +227,9 @@ def final_scoring(s, T):
         for p in range(n):
             s[pofs(p) + P_SCORE + 6] = share[p]
     for p in range(n):
-        po = pofs(p)
-        s[po + P_SCORE + 7] = -s[po + P_BID]
+        poff = pofs(p)
+        s[poff + P_SCORE + 7] = -s[poff + P_BID]
         tot = 0
         for i in range(SCORE_TOTAL):
-            tot += s[po + P_SCORE + i]
-        s[po + P_SCORE + SCORE_TOTAL] = tot
+            tot += s[poff + P_SCORE + i]
+        s[poff + P_SCORE + SCORE_TOTAL] = tot

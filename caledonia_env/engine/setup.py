@@ -6,22 +6,21 @@ from .board import pofs
 from .clans import apply_clan
 from .constants import (CLAN_AUCTION, CLAN_DRAFT, CLAN_FIXED, EMPTY, MAX_CONTRACTS, MAX_COVER,
                         MAX_DRAW, MAX_NODES, MAX_PLAYERS, MAX_SLOTS, MAX_START_PICKS, N_CLANS,
-                        N_CORNERS, N_GOODS, N_PORT_TILES, N_ROUNDS_MAX, N_SCORING_TILES,
-                        N_UNITS, NEUTRAL, PH_SETUP_PICK, T_LOCH, T_PORT)
+                        N_CORNERS, N_GOODS, N_PORT_TILES, N_ROUNDS_MAX, N_SCORING_TILES, N_UNITS,
+                        NEUTRAL, PH_SETUP_PICK, TERRAIN_LOCH, TERRAIN_PORT)
 from .contracts import fill_slots
-from .automa import automa_setup
+from .automa_phases import automa_setup
 from .automa_flow import run_automata
 from .flow import resolve, start_auction
 from .jit import njit
-from .layout import (P_BOX, P_BOARD, P_START_TILE, S_AUC_LEADER, S_AUC_SEAT, S_DECK,
-                     S_DECK_COUNT, S_DECK_HEAD, S_DRAWN, S_NEXT_ORDER, S_NP, S_OCC,
-                     S_ORDER, S_P4_GOOD, S_PHASE, S_PICK_CLANS, S_PICKS, S_PORT_KIND,
-                     S_PORTS, S_PRICE, S_ROUND, S_ROW_FROM, S_SETUP_PTR, S_SLOTS, S_SWAP_NODE,
-                     S_TILES, STATE_SIZE, T_ACTIVE, T_CLAN_MODE, T_CLAN_POOL, T_COVER,
-                     T_FIXED_CLAN, T_MODULE, T_N_CONTRACTS, T_N_COVER, T_N_HEX,
-                     T_N_START_TILES, T_NP, T_PORT_POOL, T_PORTS_ON, T_PRICE_START,
-                     T_ROUNDS, T_SCORING_TILES_ON, T_SMALL_MAP, T_SOLO_START_SLOTS,
-                     T_TERRAIN, T_TILE_POOL, T_UNIT_COUNT)
+from .layout import (P_BOARD, P_BOX, P_START_TILE, S_AUC_LEADER, S_AUC_SEAT, S_DECK, S_DECK_COUNT,
+                     S_DECK_HEAD, S_DRAWN, S_NEXT_ORDER, S_NP, S_OCC, S_ORDER, S_PHASE,
+                     S_PICK_CLANS, S_PICKS, S_PORT_KIND, S_PORTS, S_PRICE, S_PRICE_SHIFT_GOOD,
+                     S_ROUND, S_ROW_FROM, S_SETUP_PTR, S_SLOTS, S_SWAP_NODE, S_TILES, STATE_SIZE,
+                     T_ACTIVE, T_CLAN_MODE, T_CLAN_POOL, T_COVER, T_FIXED_CLAN, T_MODULE,
+                     T_N_CONTRACTS, T_N_COVER, T_N_HEX, T_N_START_TILES, T_NP, T_PORT_POOL,
+                     T_PORTS_ON, T_PRICE_START, T_ROUNDS, T_SCORING_TILES_ON, T_SMALL_MAP,
+                     T_SOLO_START_SLOTS, T_TERRAIN, T_TILE_POOL, T_UNIT_COUNT)
 from .solo import place_blockers
 from .rng import rand_int, seed_rng, shuffle
 
@@ -68,7 +67,7 @@ def new_game_log(s, T, seed, first_player, amlog):
                  (S_PICK_CLANS, MAX_START_PICKS), (S_NEXT_ORDER, MAX_PLAYERS),
                  (S_ORDER, MAX_PLAYERS), (S_DECK, MAX_CONTRACTS)):
         _fill(s, f, c, -1)
-    s[S_P4_GOOD] = -1
+    s[S_PRICE_SHIFT_GOOD] = -1
     s[S_PORT_KIND] = -1
     s[S_SWAP_NODE] = -1
     s[S_ROW_FROM] = -1
@@ -97,13 +96,13 @@ def new_game_log(s, T, seed, first_player, amlog):
     # player boards (a fixed clan's start, R-8)
     mode = T[T_CLAN_MODE]
     for p in range(n):
-        po = pofs(p)
+        poff = pofs(p)
         for u in range(N_UNITS):
-            s[po + P_BOARD + u] = T[T_UNIT_COUNT + u]
-        s[po + P_BOX] = -1
-        s[po + P_BOX + 1] = -1
-        s[po + P_START_TILE] = -1
-        apply_clan(s, T, po, T[T_FIXED_CLAN + p] if mode == CLAN_FIXED else -1)
+            s[poff + P_BOARD + u] = T[T_UNIT_COUNT + u]
+        s[poff + P_BOX] = -1
+        s[poff + P_BOX + 1] = -1
+        s[poff + P_START_TILE] = -1
+        apply_clan(s, T, poff, T[T_FIXED_CLAN + p] if mode == CLAN_FIXED else -1)
     # players + 1 starting tiles on offer (R-9.4: as many as players)
     tiles = np.empty(16, np.int32)
     nt = T[T_N_START_TILES]
@@ -149,7 +148,7 @@ def cover_hexes(s, T):
     for m in range(N_CORNERS):
         k = 0
         for v in range(T[T_N_HEX]):
-            if T[T_MODULE + v] != m or T[T_TERRAIN + v] & (T_LOCH | T_PORT):
+            if T[T_MODULE + v] != m or T[T_TERRAIN + v] & (TERRAIN_LOCH | TERRAIN_PORT):
                 continue
             if T[T_ACTIVE + v] and s[S_OCC + v] == EMPTY:
                 cand[k] = v

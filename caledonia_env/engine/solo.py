@@ -1,6 +1,6 @@
 """Solo mode (R-9.2): neutral blockers, the market phase with its two dice, solo scoring."""
 
-from .constants import EMPTY, NEUTRAL, T_LOCH, T_PORT
+from .constants import EMPTY, NEUTRAL, TERRAIN_LOCH, TERRAIN_PORT
 from .contracts import refill_slots
 from .economy import move_price
 from .jit import njit
@@ -20,7 +20,7 @@ def place_blockers(s, T):
         return
     for v in range(T[T_N_HEX]):
         terr = T[T_TERRAIN + v]
-        if terr & (T_LOCH | T_PORT) or T[T_ACTIVE + v] == 0:
+        if terr & (TERRAIN_LOCH | TERRAIN_PORT) or T[T_ACTIVE + v] == 0:
             continue
         if T[T_LAND_COST + v] == cost and s[S_OCC + v] == EMPTY:
             s[S_OCC + v] = NEUTRAL

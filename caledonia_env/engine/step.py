@@ -9,29 +9,27 @@ from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_C
                       A_STRUCT_DRAW, A_STRUCT_DECLINE, A_TRADE, PRICE_DELTAS)
 from .clans import cellar_out, cpar, do_brew, do_butter, take_from_board
 from .board import count_units, neighbor_goods, pofs
-from .constants import (COW, CTX_AFTER_MAIN, CTX_BONUS, CTX_MAIN, CTX_NEIGHBOR,
-                        CTX_PORT_COPY, CTX_PORT_DISCARD, CTX_PORT_GAIN, CTX_PORT_PRICE,
-                        CTX_PORT_SWAP, CTX_PROCESS, CTX_SLAUGHTER, CTX_START_PICK,
-                        CTX_START_WORKER, CTX_STRUCTURE, DAIRY, DISTILLERY, EMPTY,
-                        CLAN_AUCTION, CTX_AUCTION, CTX_BREW, CTX_BUTTER, CTX_CELLAR, CTX_ROW,
-                        CTX_SECOND_CONTRACT, HOPS, WHISKY,
-                        MAX_DRAW, MAX_MERCHANTS, MAX_NB_BUY, MAX_NODES, MAX_PROCESS,
-                        N_GOODS, N_UNITS, OCC_STRIDE, P9, PROCESS_IN, PROCESS_OUT, SHEEP)
+from .constants import (CLAN_AUCTION, COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS, CTX_BREW,
+                        CTX_BUTTER, CTX_CELLAR, CTX_MAIN, CTX_NEIGHBOR, CTX_PORT_COPY,
+                        CTX_PORT_DISCARD, CTX_PORT_GAIN, CTX_PORT_PRICE, CTX_PORT_SWAP, CTX_PROCESS,
+                        CTX_ROW, CTX_SECOND_CONTRACT, CTX_SLAUGHTER, CTX_START_PICK,
+                        CTX_START_WORKER, CTX_STRUCTURE, DAIRY, DISTILLERY, EMPTY, HOPS, MAX_DRAW,
+                        MAX_MERCHANTS, MAX_NB_BUY, MAX_NODES, MAX_PROCESS, N_GOODS, N_UNITS,
+                        OCC_STRIDE, PORT_COPY, PROCESS_IN, PROCESS_OUT, SHEEP, WHISKY)
 from .contracts import cval, fulfill, put_under, take_contract
 from .economy import do_nb_buy, do_trade, do_upgrade, move_price
 from .automa_flow import run_automata
 from .flow import auction_bid, auction_pick_done, end_turn, resolve, structure_draw, take_pair
 from .jit import njit
-from .layout import (P_BOARD, P_BOX, P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_PASSED,
-                     P_PORTS_USED, S_AM_NLOG, S_BONUS_HEX, S_BONUS_UPG, S_CTX, S_DRAWN,
-                     S_KEEP_LEFT, S_MAIN_DONE, S_MEAT_PORTS, S_MEAT_REM, S_N_DRAWN,
-                     S_N_PASSED, S_NB_PENDING, S_NEXT_ORDER, S_OCC,
-                     S_P4_GOOD, S_PLAYER, S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE,
-                     S_PORTS, S_PROC_KIND, S_SETUP_PTR, S_SLOTS, S_STRUCT_PENDING,
-                     T_NEIGHBOR_BONUS, T_PASS_BONUS, T_STATIC_IMPORTS, T_STRUCT_BUILDINGS,
-                     T_UNIT_COUNT, C_GAIN_IMPORT, P_CELLAR, P_WHISKY_MADE, S_BREW_LEFT,
-                     S_NB_BOUGHT, S_ROW_FROM, S_ROWED, S_SECOND_OBTAIN, T_CLAN_BEER_MAX, T_CLAN_MODE,
-                     T_CLAN_OBTAIN_MAX, T_CLAN_WHISKY_MONEY)
+from .layout import (C_GAIN_IMPORT, P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY,
+                     P_PASSED, P_PORTS_USED, P_WHISKY_MADE, S_AM_NLOG, S_BONUS_HEX, S_BONUS_UPG,
+                     S_BREW_LEFT, S_CTX, S_DRAWN, S_KEEP_LEFT, S_MAIN_DONE, S_MEAT_PORTS,
+                     S_MEAT_REM, S_N_DRAWN, S_N_PASSED, S_NB_BOUGHT, S_NB_PENDING, S_NEXT_ORDER,
+                     S_OCC, S_PLAYER, S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE, S_PORTS,
+                     S_PRICE_SHIFT_GOOD, S_PROC_KIND, S_ROW_FROM, S_ROWED, S_SECOND_OBTAIN,
+                     S_SETUP_PTR, S_SLOTS, S_STRUCT_PENDING, T_CLAN_BEER_MAX, T_CLAN_MODE,
+                     T_CLAN_OBTAIN_MAX, T_CLAN_WHISKY_MONEY, T_NEIGHBOR_BONUS, T_PASS_BONUS,
+                     T_STATIC_IMPORTS, T_STRUCT_BUILDINGS, T_UNIT_COUNT)
 from .options import free_box_count, meat_ports, n_boxes, unit_cost
 from .ports import apply_effect, do_swap, port_param, use_port
 
@@ -51,9 +49,9 @@ def check_structure(s, T, p, u):
 @njit(cache=True)
 def place_unit(s, T, p, u, node, free_land, bonuses):
     """Expand (R-3.3): pay, occupy, then queue the neighborhood and structure bonuses."""
-    po = pofs(p)
-    s[po + P_MONEY] -= unit_cost(s, T, p, u, node, free_land)
-    take_from_board(s, T, po, u)
+    poff = pofs(p)
+    s[poff + P_MONEY] -= unit_cost(s, T, p, u, node, free_land)
+    take_from_board(s, T, poff, u)
     s[S_OCC + node] = p * OCC_STRIDE + u
     if bonuses:
         if T[T_NEIGHBOR_BONUS]:
@@ -74,21 +72,21 @@ def do_pass(s, T, p):
 @njit(cache=True)
 def do_fulfill(s, T, p, box):
     """R-3.7 for one box; the brewer may brew for the contract's hops (R-8.9)."""
-    po = pofs(p)
+    poff = pofs(p)
     s[S_MEAT_PORTS] = meat_ports(s, T, p, np.empty(0, np.uint64))
-    c = fulfill(s, T, po, box, T[T_STATIC_IMPORTS] == 0)
+    c = fulfill(s, T, poff, box, T[T_STATIC_IMPORTS] == 0)
     hops = cval(T, c, C_GAIN_IMPORT + HOPS)
-    cap = cpar(s, T, po, T_CLAN_BEER_MAX)
+    cap = cpar(s, T, poff, T_CLAN_BEER_MAX)
     s[S_BREW_LEFT] += hops if hops < cap else cap
 
 
 @njit(cache=True)
 def spare_animal(s, T, p, corner):
     """P1 (or P9 copying it): one slaughtered animal fewer (R-5)."""
-    po = pofs(p)
-    s[po + P_PORTS_USED] |= 1 << corner
-    if s[S_PORTS + corner] == P9:
-        s[po + P_MONEY] -= port_param(T, P9, 0)
+    poff = pofs(p)
+    s[poff + P_PORTS_USED] |= 1 << corner
+    if s[S_PORTS + corner] == PORT_COPY:
+        s[poff + P_MONEY] -= port_param(T, PORT_COPY, 0)
     s[S_MEAT_PORTS] &= ~(1 << corner)
     units = np.zeros(N_UNITS, np.int32)
     count_units(s, T, p, units)
@@ -122,9 +120,9 @@ def start_pick(s, T, p, i):
 
 @njit(cache=True)
 def first_free_box(s, T, p):
-    po = pofs(p)
+    poff = pofs(p)
     for b in range(n_boxes(s, T, p)):
-        if s[po + P_BOX + b] < 0:
+        if s[poff + P_BOX + b] < 0:
             return b
     return -1
 
@@ -145,9 +143,9 @@ def apply_action_log(s, T, a, amlog):
     s[S_AM_NLOG] = 0
     ctx = s[S_CTX]
     p = s[S_PLAYER]
-    po = pofs(p)
+    poff = pofs(p)
     if a == A_CELLAR_OUT or a == A_CELLAR_OUT + 1:
-        cellar_out(s, T, po, a - A_CELLAR_OUT)   # R-8.6: inside any decision of its owner
+        cellar_out(s, T, poff, a - A_CELLAR_OUT)   # R-8.6: inside any decision of its owner
     elif ctx == CTX_MAIN:
         if a >= A_PORT and a < A_PORT + 4:
             use_port(s, T, p, a - A_PORT, n_boxes(s, T, p))
@@ -161,18 +159,18 @@ def apply_action_log(s, T, a, amlog):
                 r = a - A_TRADE
                 k = r % MAX_MERCHANTS + 1
                 sg = r // MAX_MERCHANTS
-                do_trade(s, T, po, sg // N_GOODS, sg % N_GOODS, k)
-                s[S_P4_GOOD] = -1
+                do_trade(s, T, poff, sg // N_GOODS, sg % N_GOODS, k)
+                s[S_PRICE_SHIFT_GOOD] = -1
             elif a >= A_OBTAIN and a < A_PLACE:
                 slot = a - A_OBTAIN
-                take_contract(s, T, po, s[S_SLOTS + slot], first_free_box(s, T, p))
+                take_contract(s, T, poff, s[S_SLOTS + slot], first_free_box(s, T, p))
                 s[S_SLOTS + slot] = -1
-                s[S_SECOND_OBTAIN] = int(cpar(s, T, po, T_CLAN_OBTAIN_MAX) > 1)
+                s[S_SECOND_OBTAIN] = int(cpar(s, T, poff, T_CLAN_OBTAIN_MAX) > 1)
             elif a >= A_PLACE and a < A_SHIP:
                 r = a - A_PLACE
                 place_unit(s, T, p, r // MAX_NODES, r % MAX_NODES, False, True)
             elif a >= A_SHIP and a <= A_HIRE:
-                do_upgrade(s, T, po, a, False)
+                do_upgrade(s, T, poff, a, False)
             elif a >= A_FULFILL and a < A_PORT:
                 do_fulfill(s, T, p, a - A_FULFILL)
             elif a == A_FULFILL_BOTH:
@@ -188,7 +186,7 @@ def apply_action_log(s, T, a, amlog):
         s[S_SECOND_OBTAIN] = 0
         if a != A_OBTAIN_DONE:
             slot = a - A_OBTAIN
-            take_contract(s, T, po, s[S_SLOTS + slot], first_free_box(s, T, p))
+            take_contract(s, T, poff, s[S_SLOTS + slot], first_free_box(s, T, p))
             s[S_SLOTS + slot] = -1
     elif ctx == CTX_ROW:
         src = s[S_ROW_FROM]
@@ -198,17 +196,17 @@ def apply_action_log(s, T, a, amlog):
         s[S_ROWED] += 1
     elif ctx == CTX_CELLAR:
         if a == A_CELLAR_IN:
-            s[po + P_GOODS + WHISKY] -= 1
-            s[po + P_CELLAR] += 1
+            s[poff + P_GOODS + WHISKY] -= 1
+            s[poff + P_CELLAR] += 1
         s[S_PROC_KIND] += 1
     elif ctx == CTX_BUTTER:
         if a == A_BUTTER_DONE:
             s[S_PROC_KIND] += 1
         else:
-            do_butter(s, T, po, a - A_BUTTER + 1)
+            do_butter(s, T, poff, a - A_BUTTER + 1)
     elif ctx == CTX_BREW:
         k = a - A_BREW
-        do_brew(s, T, po, k)
+        do_brew(s, T, poff, k)
         s[S_BREW_LEFT] = 0 if k == 0 else s[S_BREW_LEFT] - k
     elif ctx == CTX_AUCTION:
         auction_bid(s, T, p, -1 if a == A_BID_DECLINE else a - A_BID)
@@ -218,7 +216,7 @@ def apply_action_log(s, T, a, amlog):
         else:
             r = a - A_NB_BUY
             g = r // MAX_NB_BUY
-            do_nb_buy(s, T, po, g, r % MAX_NB_BUY + 1)
+            do_nb_buy(s, T, poff, g, r % MAX_NB_BUY + 1)
             s[S_NB_BOUGHT + g] += r % MAX_NB_BUY + 1     # R-3.3.1: limit per good per turn
             s[S_NB_PENDING] &= ~(1 << g)
     elif ctx == CTX_STRUCTURE:
@@ -230,7 +228,7 @@ def apply_action_log(s, T, a, amlog):
             finish_structure(s)
         else:
             i = a - A_KEEP
-            take_contract(s, T, po, s[S_DRAWN + i], first_free_box(s, T, p))
+            take_contract(s, T, poff, s[S_DRAWN + i], first_free_box(s, T, p))
             s[S_DRAWN + i] = -1
             s[S_KEEP_LEFT] -= 1
             if s[S_KEEP_LEFT] <= 0 or free_box_count(s, T, p) == 0:
@@ -242,7 +240,7 @@ def apply_action_log(s, T, a, amlog):
             node = a - A_SELECT
             u = s[S_OCC + node] % OCC_STRIDE
             s[S_OCC + node] = EMPTY
-            s[po + P_BOARD + u] += 1
+            s[poff + P_BOARD + u] += 1
             s[S_MEAT_REM + (0 if u == COW else 1)] -= 1
         if s[S_MEAT_REM] + s[S_MEAT_REM + 1] == 0:
             s[S_MEAT_PORTS] = 0
@@ -258,22 +256,22 @@ def apply_action_log(s, T, a, amlog):
         else:
             s[S_BONUS_UPG] -= 1
             if a >= A_SHIP and a <= A_HIRE:
-                do_upgrade(s, T, po, a, True)
+                do_upgrade(s, T, poff, a, True)
             else:
                 i = a - A_RETRIEVE
-                s[po + P_MARKET + i] -= 1
-                s[po + P_MERCH] += 1
+                s[poff + P_MARKET + i] -= 1
+                s[poff + P_MERCH] += 1
     elif ctx == CTX_PORT_DISCARD:
-        s[po + P_GOODS + a - A_PICK_GOOD] -= 1
+        s[poff + P_GOODS + a - A_PICK_GOOD] -= 1
         s[S_PORT_STAGE] = 1
     elif ctx == CTX_PORT_GAIN:
-        s[po + P_GOODS + a - A_PICK_GOOD] += 1
+        s[poff + P_GOODS + a - A_PICK_GOOD] += 1
         s[S_PORT_LEFT] -= 1
     elif ctx == CTX_PORT_PRICE:
         r = a - A_PRICE
         g = r // N_DELTAS
         move_price(s, T, g, PRICE_DELTAS[r % N_DELTAS])
-        s[S_P4_GOOD] = g
+        s[S_PRICE_SHIFT_GOOD] = g
         s[S_PORT_LEFT] = 0
     elif ctx == CTX_PORT_SWAP:
         r = a - A_PLACE
@@ -288,11 +286,11 @@ def apply_action_log(s, T, a, amlog):
         r = a - A_PROCESS
         kind = r // (MAX_PROCESS + 1)
         k = r % (MAX_PROCESS + 1)
-        s[po + P_GOODS + PROCESS_IN[kind]] -= k
-        s[po + P_GOODS + PROCESS_OUT[kind]] += k
+        s[poff + P_GOODS + PROCESS_IN[kind]] -= k
+        s[poff + P_GOODS + PROCESS_OUT[kind]] += k
         if PROCESS_OUT[kind] == WHISKY:          # R-8.6 MacKenzie: money per whisky made
-            s[po + P_WHISKY_MADE] += k
-            s[po + P_MONEY] += k * cpar(s, T, po, T_CLAN_WHISKY_MONEY)
+            s[poff + P_WHISKY_MADE] += k
+            s[poff + P_MONEY] += k * cpar(s, T, poff, T_CLAN_WHISKY_MONEY)
         s[S_PROC_KIND] = kind + 1
     elif ctx == CTX_START_PICK:
         start_pick(s, T, p, a - A_START_PICK)

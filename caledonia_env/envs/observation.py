@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.ruleset import CLANS, SCORING_TILES
+from ..data.names import CLANS, SCORING_TILES
 from ..engine import layout as L
 from ..engine.board import pofs
 from ..engine.constants import (
@@ -45,12 +45,12 @@ from ..engine.constants import (
     N_UNITS,
     NEUTRAL,
     OCC_STRIDE,
-    P6,
-    T_FOREST,
-    T_LOCH,
-    T_MOUNTAIN,
-    T_PASTURE,
-    T_PORT,
+    PORT_SWAP_UNITS,
+    TERRAIN_FOREST,
+    TERRAIN_LOCH,
+    TERRAIN_MOUNTAIN,
+    TERRAIN_PASTURE,
+    TERRAIN_PORT,
     UNIT_NAMES,
 )
 from ..engine.jit import njit
@@ -331,7 +331,7 @@ def encode_obs(s, T, observer, out):
     for g in range(N_GOODS):
         if s[L.S_NB_PENDING] & (1 << g):
             out[O_NB + g] = 1.0
-        if s[L.S_P4_GOOD] == g:
+        if s[L.S_PRICE_SHIFT_GOOD] == g:
             out[O_P4 + g] = 1.0
     for i in range(MAX_DRAW):
         _contract(T, s[L.S_DRAWN + i], out, O_DRAWN + i * CF)
@@ -450,18 +450,18 @@ def encode_obs(s, T, observer, out):
             for v in range(nn):              # branch-free, vectorised min over the row
                 minreq[v] = min(minreq[v], row[v])
     marked = -1
-    if kind == P6:
+    if kind == PORT_SWAP_UNITS:
         marked = s[L.S_SWAP_NODE]
     elif ctx == CTX_ROW:
         marked = s[L.S_ROW_FROM]
     for v in range(nn):
         o = O_MAP + v * MC
         terr = T[L.T_TERRAIN + v]          # branch-free: terrain is random per node
-        out[o] = np.float32((terr & T_PASTURE) != 0)
-        out[o + 1] = np.float32((terr & T_FOREST) != 0)
-        out[o + 2] = np.float32((terr & T_MOUNTAIN) != 0)
-        out[o + 3] = np.float32((terr & T_LOCH) != 0)
-        out[o + 4] = np.float32((terr & T_PORT) != 0)
+        out[o] = np.float32((terr & TERRAIN_PASTURE) != 0)
+        out[o + 1] = np.float32((terr & TERRAIN_FOREST) != 0)
+        out[o + 2] = np.float32((terr & TERRAIN_MOUNTAIN) != 0)
+        out[o + 3] = np.float32((terr & TERRAIN_LOCH) != 0)
+        out[o + 4] = np.float32((terr & TERRAIN_PORT) != 0)
         out[o + 5] = np.float32(T[L.T_ACTIVE + v] != 0)
         out[o + 6] = T[L.T_LAND_COST + v] / LAND_SCALE
         out[o + 7] = np.float32(T[L.T_BORDER + v] != 0)

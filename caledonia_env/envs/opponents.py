@@ -17,27 +17,30 @@ from ..engine.mask import legal_mask
 
 
 class RandomAgent:
-    """Uniformly random legal action (its own seeded generator)."""
+    """Uniformly random legal action, from its own generator seeded by ``reset(seed)``: the
+    one random policy (``caledonia_env.agents.RandomAgent`` is this class with the agents'
+    interface)."""
 
     name = "random"
 
-    def __init__(self, seed: int = 0):
+    def __init__(self, seed: int | None = 0):
         self._mask = np.zeros(N_ACTIONS, np.int8)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+        """Restart the generator from ``seed`` (None: fresh entropy)."""
+        self.seed = None if seed is None else int(seed)
+        self.rng = np.random.default_rng(self.seed)
 
     def act(self, game) -> int:
         legal_mask(game.state, game.tables, self._mask)
         legal = np.flatnonzero(self._mask)
         if len(legal) == 0:
-            raise ValueError(f"no legal action for player {game.current_player} "
-                             f"(context {game.context!r})")
+            raise ValueError(f"no legal action: the game is over ({game!r})")
         return int(legal[self.rng.integers(len(legal))])
 
     def __repr__(self):
-        return "RandomAgent()"
+        return f"{type(self).__name__}(name={self.name!r}, seed={self.seed})"
 
 
 class _CallableAgent:

@@ -8,6 +8,13 @@ import argparse
 import json
 import sys
 
+import matplotlib.pyplot as plt
+
+from .board import all_configs, build_board
+from .format import (MODULE_SIDES, TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_MOUNTAIN,
+                     TERRAIN_PASTURE, MapError, load_side)
+from .render import render_board, render_side
+
 EPILOG = """examples:
   python -m caledonia_env.map --config A1,B2,C1,D2 --players 4 -o map.png
   python -m caledonia_env.map --config A2,B1,C2,D1 --players 2 -o small.png --no-ids
@@ -25,7 +32,6 @@ their 1-2-player positions. See docs/map.md for the file format.
 
 
 def _info(board) -> str:
-    from .format import TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_MOUNTAIN, TERRAIN_PASTURE
     t = board.terrain[:board.n_hex]
     land = (t & (TERRAIN_PASTURE | TERRAIN_FOREST | TERRAIN_MOUNTAIN)) > 0
     act = board.active[:board.n_hex] & land
@@ -72,9 +78,6 @@ def main(argv=None) -> int:
                              "sides and all 16 configurations)")
     args = parser.parse_args(argv)
 
-    from .board import all_configs, build_board
-    from .format import MODULE_SIDES, MapError, load_side
-
     try:
         if args.validate is not None:
             names = args.validate or list(MODULE_SIDES)
@@ -89,8 +92,6 @@ def main(argv=None) -> int:
                 print("ok  all 16 configurations assemble for 2 and 4 players")
             return 0
         if args.side:
-            from .render import render_side
-            import matplotlib.pyplot as plt
             fig = render_side(args.side, show_ids=not args.no_ids)
             out = args.output or f"{args.side.upper()}.png"
             fig.savefig(out, dpi=args.dpi)
@@ -109,8 +110,6 @@ def main(argv=None) -> int:
                     f.write(text)
                 print(f"wrote {args.json}")
         if args.output or not (args.info or args.json):
-            from .render import render_board
-            import matplotlib.pyplot as plt
             fig = render_board(board, show_ids=not args.no_ids)
             out = args.output or "map.png"
             fig.savefig(out, dpi=args.dpi)

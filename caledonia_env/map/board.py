@@ -7,6 +7,7 @@ C at (cols, rows), D at (0, rows); ``rows`` is even, so odd-r parity is kept.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from dataclasses import dataclass, field, fields
@@ -280,7 +281,6 @@ def assemble(sides, num_players: int) -> Board:
 
 def all_configs() -> list[tuple]:
     """The 16 configurations (one side per module)."""
-    import itertools
     return [tuple(f"{m}{k}" for m, k in zip(MODULES, ks))
             for ks in itertools.product((1, 2), repeat=4)]
 

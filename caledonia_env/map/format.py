@@ -24,10 +24,11 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from ..data.names import MODULES
+
 MAPS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                         "data", "maps")
 
-MODULES = "ABCD"
 MODULE_SIDES = tuple(f"{m}{s}" for m in MODULES for s in (1, 2))
 #: outer corner of each module (A top-left, B top-right, C bottom-right, D bottom-left)
 MODULE_CORNER = {"A": "NW", "B": "NE", "C": "SE", "D": "SW"}

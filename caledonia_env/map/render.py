@@ -19,7 +19,8 @@ import numpy as np  # noqa: E402
 from matplotlib.collections import LineCollection, PolyCollection  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.patches import FancyBboxPatch  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.patches import FancyBboxPatch, Patch  # noqa: E402
 
 from .board import Board, build_board, hex_xy  # noqa: E402
 from .format import (MODULE_SIDES, MODULES, TERRAIN_FOREST, TERRAIN_LOCH,  # noqa: E402
@@ -230,8 +231,6 @@ def _legend(where, units, player_labels, hatched, dashed, deltas, border, ports,
             ids) -> int:
     """Legends below the map (at the bottom of the figure, or below the axes ``where``): map
     symbols, then players and the unit codes drawn. Returns the number of legend rows."""
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
     grey = dict(ls="none", color="#333333")
     h = [Patch(facecolor=COLORS[TERRAIN_PASTURE], label="pasture"),
          Patch(facecolor=COLORS[TERRAIN_FOREST], label="forest"),

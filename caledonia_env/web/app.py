@@ -4,6 +4,11 @@ Every endpoint answers JSON; bad input is a 400 (404 for an unknown game id) wit
 ``{"detail": "<message>"}``, never a traceback. Bot moves run in FastAPI's thread pool
 (plain ``def`` endpoints) under the game's lock. Uploaded records are parsed as data
 (``Game.from_json``); nothing from a request is executed.
+
+Security (docs/web.md): bots come only from the server's :class:`AgentMenu` (bounded
+parameters, checkpoints by name), records may not name a ruleset file, bodies and JSON
+nesting are bounded (:class:`BodyGuard`) and only the allowed Host names are answered
+(``TrustedHostMiddleware``, against DNS rebinding).
 """
 from __future__ import annotations
 
@@ -15,17 +20,21 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from ..agents.registry import kinds
 from ..config import CLAN_NAMES
 from ..game import IllegalActionError
 from ..map import MODULE_SIDES
+from .guards import BodyGuard, allowed_hosts
+from .seats import AgentMenu
 from .sessions import Store, new_session, replay_session
 from .view import board_json, position_json
 
 STATIC = Path(__file__).parent / "static"
 #: Largest record accepted by /api/replays (characters).
 MAX_RECORD_CHARS = 2_000_000
+#: Largest request body (bytes): a record of MAX_RECORD_CHARS with every character escaped.
+MAX_BODY_BYTES = 2 * MAX_RECORD_CHARS + 65_536
 
 
 class NewGame(BaseModel):
@@ -54,11 +63,22 @@ class Act(BaseModel):
     action: int
 
 
-def create_app(limit: int = 32) -> FastAPI:
-    """The app; ``limit`` games are kept in memory (least recently used evicted)."""
+def create_app(limit: int = 32, *, menu: AgentMenu | None = None, host: str | None = None,
+               allowed: Optional[list] = None, rulesets=()) -> FastAPI:
+    """The app; ``limit`` games are kept in memory (least recently used evicted).
+
+    ``menu``: the bots offered (default :class:`AgentMenu`: the named agents and the shipped
+    checkpoints, default bounds); ``host``: the address the server binds, answered as a
+    Host name besides localhost / 127.0.0.1 / ::1, plus the names in ``allowed``;
+    ``rulesets``: ruleset paths (as records write them) an uploaded record may name."""
     app = FastAPI(title="caledonia serve", docs_url="/api/docs", redoc_url=None)
     store = Store(limit)
-    app.state.store = store
+    menu = menu or AgentMenu()
+    rulesets = frozenset(rulesets)
+    app.state.store, app.state.menu = store, menu
+    app.add_middleware(BodyGuard, max_bytes=MAX_BODY_BYTES)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(host, allowed or ()),
+                       www_redirect=False)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError):
@@ -78,6 +98,7 @@ def create_app(limit: int = 32) -> FastAPI:
     def run(gid, fn):
         s = session(gid)
         with s.lock:
+            s.begin_request()
             try:
                 fn(s)
             except IllegalActionError as e:
@@ -92,10 +113,7 @@ def create_app(limit: int = 32) -> FastAPI:
 
     @app.get("/api/meta")
     def meta():
-        return {"agents": [{"name": k.name, "help": k.help, "param": k.param,
-                            "param_required": k.param_required, "example": k.example}
-                           for k in kinds()],
-                "clans": list(CLAN_NAMES), "sides": list(MODULE_SIDES),
+        return {**menu.describe(), "clans": list(CLAN_NAMES), "sides": list(MODULE_SIDES),
                 "games": store.ids(), "limit": store.limit}
 
     @app.post("/api/games")
@@ -103,7 +121,7 @@ def create_app(limit: int = 32) -> FastAPI:
         clans = req.clans
         try:
             s = new_session(store.new_id(), list(req.players), clans=clans, map=req.map,
-                            seed=req.seed)
+                            seed=req.seed, menu=menu)
         except ValueError as e:
             raise HTTPException(400, str(e)) from None
         store.add(s)
@@ -112,7 +130,7 @@ def create_app(limit: int = 32) -> FastAPI:
     @app.post("/api/replays")
     def new_replay(req: Replay):
         try:
-            s = replay_session(store.new_id(), req.record, label=req.name)
+            s = replay_session(store.new_id(), req.record, label=req.name, rulesets=rulesets)
         except ValueError as e:
             raise HTTPException(400, str(e)) from None
         store.add(s)

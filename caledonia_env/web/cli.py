@@ -1,13 +1,21 @@
-"""``caledonia serve``: run the web app (docs/web.md) with uvicorn."""
+"""``caledonia serve``: run the web app (docs/web.md) with uvicorn.
+
+Imports only the standard library at the top, so ``caledonia --help`` works without the
+web extra; FastAPI and uvicorn are imported by :func:`cmd_serve`.
+"""
 from __future__ import annotations
 
 import argparse
+import sys
 
 SERVE_EXAMPLES = """examples:
   caledonia serve                       # http://127.0.0.1:8000/
   caledonia serve --port 8080 --games 64
-  caledonia serve --host 0.0.0.0        # reachable from other machines (no authentication!)
+  caledonia serve --agent-dir runs/best # also offer ppo:NAME.zip, puct:64:NAME.zip, ...
+  caledonia serve --host 0.0.0.0 --allowed-host mybox.lan   # other machines (no authentication!)
 """
+#: uvicorn's wait for running requests on Ctrl+C / SIGTERM (seconds)
+SHUTDOWN_SECONDS = 5
 
 
 def add_serve_parser(subparsers) -> argparse.ArgumentParser:
@@ -16,35 +24,62 @@ def add_serve_parser(subparsers) -> argparse.ArgumentParser:
         "serve", help="browser app: watch bot games, replay records, play against the bots",
         description="Serve the web app: watch bot games, replay game records and play "
                     "against the bots in a browser (needs the web extra: pip install "
-                    "'caledonia-env[web]').",
+                    "'caledonia-env[web]'). Security: docs/web.md.",
         epilog=SERVE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 = any free)")
     p.add_argument("--games", type=int, default=32,
                    help="games kept in memory; the least recently used is dropped (default 32)")
+    p.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                   help="also answer requests for this Host name (repeatable); localhost, "
+                        "127.0.0.1, ::1 and --host are always answered")
+    p.add_argument("--agent-dir", default=None, metavar="DIR",
+                   help="also offer the .zip checkpoints in DIR, by file name "
+                        "(ppo:best.zip, puct:64:best.zip)")
+    p.add_argument("--ruleset", action="append", default=[], metavar="PATH",
+                   help="uploaded records may name this ruleset (as the record writes it; "
+                        "repeatable); by default only the bundled one")
+    p.add_argument("--max-rollouts", type=int, default=512, metavar="N",
+                   help="largest mcts / nmcts rollouts per decision (default 512)")
+    p.add_argument("--max-sims", type=int, default=256, metavar="N",
+                   help="largest puct / puctr simulations per decision (default 256)")
+    p.add_argument("--max-seconds", type=float, default=5.0, metavar="S",
+                   help="largest mcts:Xs seconds per decision (default 5)")
+    p.add_argument("--step-seconds", type=float, default=10.0, metavar="S",
+                   help="bot play of one request stops after S seconds (default 10)")
     p.set_defaults(func=cmd_serve)
     return p
 
 
+def _fail(message: str) -> int:
+    print(f"caledonia serve: {message}", file=sys.stderr)
+    return 2
+
+
 def cmd_serve(args) -> int:
     """Start uvicorn; returns the exit code (2 for bad options or a missing extra)."""
-    import sys
     if not 0 <= args.port <= 65535:
-        print(f"caledonia serve: --port must be in 0..65535, got {args.port}", file=sys.stderr)
-        return 2
+        return _fail(f"--port must be in 0..65535, got {args.port}")
     if args.games < 1:
-        print(f"caledonia serve: --games must be >= 1, got {args.games}", file=sys.stderr)
-        return 2
+        return _fail(f"--games must be >= 1, got {args.games}")
     try:
-        import uvicorn
-
-        from . import create_app
+        import uvicorn          # the optional web extra (the app needs fastapi; the agents
+                                # it loads stay out of 'caledonia --help' this way)
+        from .app import create_app
+        from .seats import AgentMenu, Limits, scan_agent_dir
     except ImportError as e:
-        print(f"caledonia serve: needs the web extra ({e.name} is missing): "
-              f"pip install 'caledonia-env[web]'", file=sys.stderr)
-        return 2
-    config = uvicorn.Config(create_app(limit=args.games), host=args.host, port=args.port,
-                            log_level="warning")
+        return _fail(f"needs the web extra ({e.name} is missing): pip install "
+                     f"'caledonia-env[web]'")
+    try:
+        limits = Limits(max_rollouts=args.max_rollouts, max_sims=args.max_sims,
+                        max_seconds=args.max_seconds, step_seconds=args.step_seconds)
+        checkpoints = scan_agent_dir(args.agent_dir) if args.agent_dir else {}
+        app = create_app(limit=args.games, menu=AgentMenu(limits, checkpoints),
+                         host=args.host, allowed=args.allowed_host, rulesets=args.ruleset)
+    except ValueError as e:
+        return _fail(str(e))
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
+                            timeout_graceful_shutdown=SHUTDOWN_SECONDS)
     server = uvicorn.Server(config)
     _announce(server, args.host)
     server.run()

@@ -2,21 +2,27 @@
 
 A :class:`Session` holds the starting position, every action taken (with who took it
 and its name at the time) and the engine state after each one, so stepping back and
-forth is a lookup. Seats are agent names (bots, ``caledonia_env.agents.make``) or
-``None`` for a human. :class:`Store` keeps at most ``limit`` sessions and evicts the
-least recently used one.
+forth is a lookup. Seats are agent names (bots built by the server's
+:class:`~caledonia_env.web.seats.AgentMenu`, ``automa:LEVEL`` seats played by the engine,
+A-0) or ``"human"``. Bot play within one request stops at the first decision that ends past
+the menu's ``step_seconds`` (``Session.notice`` says so). :class:`Store` keeps at most
+``limit`` sessions and evicts the least recently used one.
 """
 from __future__ import annotations
 
 import itertools
-import json
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from ..agents import make as make_agent
+from ..agents import automa_seats
+from ..config import clan_options
 from ..game import Game, GameConfig
+from .guards import shown
+from .seats import AgentMenu
+from .uploads import parse_upload
 
 HUMAN = "human"
 #: Bot moves played in one request at most (guards a runaway loop; a game is a few hundred).
@@ -36,19 +42,40 @@ class Entry:
 class Session:
     """One game: its seats, its timeline and the position being viewed (``pos``)."""
 
-    def __init__(self, sid: str, start: Game, seats: list, mode: str, seed: int = 0,
-                 label: str = ""):
+    def __init__(self, sid: str, start: Game, seats: list, mode: str, agents=None,
+                 label: str = "", step_seconds: float = 10.0, warnings=()):
         self.id = sid
         self.mode = mode                  # "watch", "play" or "replay"
         self.label = label
         self.seats = list(seats)          # agent name per seat, "human" for a person
-        self.agents = {p: make_agent(name, seed=seed + p) for p, name in enumerate(seats)
-                       if name != HUMAN}
+        self.agents = dict(agents or {})  # seat -> Agent for the seats bots play
         self.start = start.clone()
         self.states = [start.state.copy()]
         self.entries: list[Entry] = []
+        self.events = [_event(e, 0) for e in start.automa_events]    # Automa turns (A-3)
         self.pos = 0
         self.lock = threading.Lock()
+        self.step_seconds = float(step_seconds)
+        self.warnings = list(warnings)    # shown with every view (a record without checksum)
+        self.notice = None                # what stopped the last request's bot play early
+        self._deadline = None
+        self._moves = 0
+
+    # ------------------------------------------------------------- time budget
+    def begin_request(self) -> None:
+        """Start the bot-play budget of one request (``step_seconds``)."""
+        self.notice = None
+        self._deadline = time.monotonic() + self.step_seconds
+        self._moves = 0
+
+    def out_of_time(self) -> bool:
+        """True (and ``notice`` set) once this request's bots played past its budget;
+        never before one bot move, so every request makes progress."""
+        if self._deadline is None or not self._moves or time.monotonic() <= self._deadline:
+            return False
+        self.notice = (f"the bots played {self._moves} decision(s) and used this request's "
+                       f"{self.step_seconds:g} s budget: step again to go on")
+        return True
 
     # ------------------------------------------------------------- positions
     @property
@@ -66,9 +93,11 @@ class Session:
         """Apply ``action`` to ``game`` (the position at the end) and record it."""
         entry = Entry(int(action), game.current_player, game.describe_action(action),
                       game.round, game.context)
+        seen = len(game.automa_events)
         game.step(action)                 # raises IllegalActionError, state unchanged
         self.entries.append(entry)
         self.states.append(game.state.copy())
+        self.events += [_event(e, len(self.entries)) for e in game.automa_events[seen:]]
 
     def is_human_turn(self, game: Game) -> bool:
         return not game.is_terminal and self.seats[game.current_player] == HUMAN
@@ -76,12 +105,13 @@ class Session:
     # ------------------------------------------------------------- moves
     def bot_move(self, game: Game) -> None:
         self.append(game, self.agents[game.current_player].act(game))
+        self._moves += 1
 
     def bots_reply(self) -> None:
-        """Bots play until a human decides or the game ends (play mode)."""
+        """Bots play until a human decides, the game ends or the request's time is up."""
         game = self.game_at(self.end)
         for _ in range(MAX_BOT_MOVES):
-            if game.is_terminal or self.is_human_turn(game):
+            if game.is_terminal or self.is_human_turn(game) or self.out_of_time():
                 break
             self.bot_move(game)
         self.pos = self.end
@@ -101,6 +131,8 @@ class Session:
                 reason = "end of the record: no next decision"
             elif self.is_human_turn(game):
                 reason = f"player {game.current_player} (you) decides: choose an action"
+            elif self.out_of_time():
+                break
             else:
                 self.bot_move(game)
         if reason is not None and self.pos == self.end:
@@ -122,7 +154,7 @@ class Session:
         game = self.game_at(self.end)
         for _ in range(MAX_BOT_MOVES):
             if game.round >= round or game.is_terminal or self.mode == "replay" \
-                    or self.is_human_turn(game):
+                    or self.is_human_turn(game) or self.out_of_time():
                 break
             self.bot_move(game)
         self.pos = self.end
@@ -153,6 +185,7 @@ class Session:
         cut = humans[-1]
         del self.entries[cut:]
         del self.states[cut + 1:]
+        self.events = [e for e in self.events if e["after"] <= cut]
         self.pos = self.end
 
     def to_json(self) -> str:
@@ -160,52 +193,52 @@ class Session:
 
 
 # ----------------------------------------------------------------- creating sessions
-def new_session(sid: str, players, clans="draft", map=None, seed: int = 0) -> Session:
-    """A bot game or a game against bots: ``players`` lists agent names or ``"human"``."""
+def _event(event: dict, after: int) -> dict:
+    """An Automa turn for the view: after how many decisions of the timeline, who, what."""
+    return {"after": after, "player": int(event["player"]), "text": event["text"]}
+
+
+def new_session(sid: str, players, clans="draft", map=None, seed: int = 0,
+                menu: AgentMenu | None = None) -> Session:
+    """A bot game or a game against bots: ``players`` lists agent names of ``menu`` (the
+    server's agents), ``"automa:LEVEL"`` or ``"human"``."""
+    menu = menu or AgentMenu()
     if not isinstance(players, list) or not 1 <= len(players) <= 4 or \
             not all(isinstance(p, str) and p.strip() for p in players):
-        raise ValueError(f"players must list 1 to 4 agent names or 'human', got {players!r}")
-    seats = [HUMAN if p.strip().lower() == HUMAN else p.strip() for p in players]
-    for name in seats:
-        if name != HUMAN:
-            make_agent(name)              # ValueError naming the allowed agents
+        raise ValueError(f"players must list 1 to 4 agent names or 'human', got {shown(players)}")
+    seats = [HUMAN if p.strip().lower() == HUMAN else menu.check(p) for p in players]
     if clans in (None, "", "none"):
         clans = None
     elif isinstance(clans, str) and clans not in ("draft", "auction"):
         clans = [c.strip() for c in clans.split(",")]
-    auction = clans == "auction"
     cfg = GameConfig(num_players=len(seats), seed=int(seed), map=map or None,
-                     clans="draft" if auction else clans, clan_auction=auction,
-                     solo=len(seats) == 1)
+                     **clan_options(clans), solo=len(seats) == 1,
+                     automa=automa_seats(seats) or None)
+    bots = {p: menu.make(name, len(seats), seed=int(seed) + p) for p, name in enumerate(seats)
+            if name != HUMAN and not (cfg.automa and p in cfg.automa)}
     mode = "play" if HUMAN in seats else "watch"
-    s = Session(sid, Game(cfg), seats, mode, seed=int(seed))
+    s = Session(sid, Game(cfg), seats, mode, agents=bots,
+                step_seconds=menu.limits.step_seconds)
     if mode == "play":
+        s.begin_request()
         s.bots_reply()
     return s
 
 
-def replay_session(sid: str, text: str, label: str = "") -> Session:
-    """A replay of a ``Game.to_json`` record; ValueError with a clear reason when it is bad."""
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError("the record is empty")
+def replay_session(sid: str, text: str, label: str = "", rulesets=()) -> Session:
+    """A replay of a ``Game.to_json`` record; ValueError with a clear reason when it is
+    bad (:func:`~caledonia_env.web.uploads.parse_upload`: no ruleset path, bounded nesting)."""
+    record, warnings = parse_upload(text, rulesets)
     try:
-        record = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"the record is not JSON: {e}") from None
-    if not isinstance(record, dict) or "actions" not in record or \
-            ("config" not in record and "scenario" not in record):
-        raise ValueError("not a game record: it needs 'config' (or 'scenario') and 'actions' "
-                         "(written by Game.to_json or 'caledonia play --record-dir')")
-    try:
-        final = Game.from_json(text)
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as e:
+        final = Game.from_json(record)
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError) as e:
         raise ValueError(f"invalid game record: {e}") from None
     start = Game.from_scenario(final.scenario) if final.scenario is not None else Game(final.config)
     names = record.get("agents") or record.get("players")
     n = start.num_players
     seats = [str(x) for x in names] if isinstance(names, list) and len(names) == n \
         else [f"player {p}" for p in range(n)]
-    s = Session(sid, start, [HUMAN] * n, "replay", label=label)
+    s = Session(sid, start, [HUMAN] * n, "replay", label=label, warnings=warnings)
     s.seats = seats
     game = start.clone()
     for a in final.history:

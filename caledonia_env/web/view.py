@@ -5,9 +5,10 @@ their names, a group and, for placements, the node they target (R-3 actions on t
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
-from ..data.ruleset import PORT_KINDS, PORT_PARAMS, SCORING_KINDS
+from ..data.names import PORT_KINDS, PORT_PARAMS, SCORING_KINDS
 from ..engine import layout as L
 from ..engine.actions import A_PLACE, A_PORT, A_ROW, A_SELECT
 from ..engine.constants import GOOD_NAMES, IMPORT_NAMES, MAX_NODES, N_CORNERS, N_UNITS, UNIT_NAMES
@@ -138,10 +139,13 @@ def position_json(session, pos: int | None = None) -> dict:
         "seats": session.seats, "position": pos, "length": session.end,
         "terminal": game.is_terminal, "round": game.round, "context": game.context,
         "current_player": game.current_player, "human_turn": human,
-        "scenario": to_scenario(game),
+        "scenario": scenario_json(game),
         "last": _entry(session.entries[pos - 1]) if pos > 0 else None,
         "log": [_entry(e) for e in session.entries],
         "rounds": sorted({e.round for e in session.entries}),
+        "automa": [e for e in session.events if e["after"] <= pos],
+        "warnings": list(session.warnings),
+        "notice": session.notice,
         "legal": legal_json(game) if not game.is_terminal else [],
         "units_left": [units_left(game, p) for p in range(game.num_players)],
         "score": None,
@@ -149,6 +153,15 @@ def position_json(session, pos: int | None = None) -> dict:
     if game.is_terminal:
         view["score"] = {"breakdown": game.score_breakdown(), "winners": game.winners()}
     return view
+
+
+def scenario_json(game) -> dict:
+    """``game.to_scenario()``; a game with Automa seats (A-0), which scenarios do not
+    store, is described as if every seat were a player's (the page only shows it)."""
+    if game.config.automa:
+        game = game.clone()
+        game.config = dataclasses.replace(game.config, automa=None)
+    return to_scenario(game)
 
 
 def units_left(game, p: int) -> dict:

@@ -3,9 +3,13 @@ import pytest
 from invariants import play_checked
 
 from caledonia_env import agents
+from caledonia_env.agents import registry
+from caledonia_env.agents.builtin import BUILTIN
 from caledonia_env.agents.base import Agent
 from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, evaluate, final_margin
+from caledonia_env.agents.mcts import MCTSAgent
 from caledonia_env import Game, GameConfig
+from caledonia_env.envs import opponents
 from caledonia_env.tournament import TournamentSpec, run, wilson
 
 FAST = ("random", "greedy", "mcts:4")
@@ -64,7 +68,6 @@ def test_register_prefix_kind_with_required_parameter():
         with pytest.raises(ValueError, match="already registered"):
             agents.register("test-fixed", factory)
     finally:
-        from caledonia_env.agents import registry
         registry._KINDS.pop("test-fixed", None)
 
 
@@ -72,6 +75,38 @@ def test_register_rejects_bad_kind_names():
     for bad in ("", "a:b", "a,b", " a"):
         with pytest.raises(ValueError):
             agents.register(bad, lambda param, seed: None)
+
+
+def test_builtin_kinds_are_the_one_table():
+    """Every built-in kind is a row of agents.builtin.BUILTIN, registered as it stands."""
+    names = {k.name for k in BUILTIN}
+    assert names == {"random", "greedy", "mcts", "automa", "ppo", "nmcts", "nmctsg", "puct",
+                     "puctr"}
+    assert names <= {k.name for k in agents.kinds()}
+    for k in BUILTIN:
+        assert registry._KINDS[k.name] == k
+        assert k.help and (k.param is None or k.example)
+    assert "flat" in registry._KINDS["mcts"].help and "no tree" in registry._KINDS["mcts"].help
+
+
+def test_one_random_policy_for_the_agents_and_the_envs():
+    """agents' RandomAgent is the env layer's class with the Agent interface: the same moves
+    from the same seed, in the registry and as the envs' built-in opponent."""
+    bot = agents.make("random", seed=4)
+    env_bot = opponents.make_opponent("random", seed=4)
+    assert isinstance(bot, Agent) and isinstance(bot, opponents.RandomAgent)
+    assert type(bot).act is opponents.RandomAgent.act and bot.name == "random"
+    assert repr(bot) == "RandomAgent(name='random', seed=4)"
+    game = Game(GameConfig(num_players=2, seed=3))
+    moves = []
+    while not game.is_terminal and len(moves) < 60:
+        a = bot.act(game)
+        assert env_bot.act(game) == a
+        moves.append(a)
+        game.step(a)
+    bot.reset(4)
+    replay = Game(GameConfig(num_players=2, seed=3))
+    assert play_checked(replay, [bot, bot], limit=60) == moves
 
 
 # ------------------------------------------------------------------ legality
@@ -140,7 +175,6 @@ def test_R_3_8_greedy_does_not_pass_first_with_money_to_invest():
 
 
 def test_mcts_rejects_bad_options():
-    from caledonia_env.agents.mcts import MCTSAgent
     with pytest.raises(ValueError):
         MCTSAgent(rollouts=0)
     with pytest.raises(ValueError):

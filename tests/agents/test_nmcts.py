@@ -9,6 +9,7 @@ from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.constants import CTX_GAME_OVER
 from caledonia_env.envs.observation import OBS_SIZE, encode_obs
+from caledonia_env.tournament import TournamentSpec, run, wilson
 
 torch = pytest.importorskip("torch", reason="nmcts needs the train extra (torch)")
 
@@ -179,7 +180,6 @@ def test_nmcts_rejects_bad_options_and_missing_checkpoints(tmp_path):
 
 def _first_seat_win_share(players, games, seed):
     """(win share, Wilson lower bound) of the first agent over a tournament, printed."""
-    from caledonia_env.tournament import TournamentSpec, run, wilson
     rows = run(TournamentSpec(players=players, games=games, seed=seed), workers=2)
     mine = [r for r in rows if r["player"] == 0]
     wins = sum(r["win"] for r in mine)

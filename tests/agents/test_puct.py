@@ -15,10 +15,15 @@ from caledonia_env.engine.constants import MAX_CONTRACTS
 torch = pytest.importorskip("torch", reason="puct and ppo agents need the train extra (torch)")
 
 from caledonia_env.agents import checkpoint as ck  # noqa: E402
-from caledonia_env.agents.evaluation import determinize  # noqa: E402
+from caledonia_env.agents.evaluation import (DEFAULT_WEIGHTS, determinize,  # noqa: E402
+                                             greedy_rollout, seed_numba)
+from caledonia_env.agents.evaluators import (search_net, shaping_weight,  # noqa: E402
+                                             terminal_mode)
 from caledonia_env.agents.policy import PolicyPlayer, PretrainedActor  # noqa: E402
-from caledonia_env.agents.puct import PUCTAgent, search_net  # noqa: E402
+from caledonia_env.agents.puct import ROLLOUT_MIX, PUCTAgent  # noqa: E402
 from caledonia_env.envs.observation import OBS_SIZE, encode_obs  # noqa: E402
+from caledonia_env.envs.rewards import (R_SCORE_DIFF, R_VP, R_WIN,  # noqa: E402
+                                        projected_score_diff, terminal_rewards)
 from small_nets import save_small as _save_small  # noqa: E402
 
 def _position(num_players=2, seed=3, moves=30, **kw):
@@ -152,8 +157,6 @@ def test_puct_root_noise_and_temperature():
 
 
 def test_terminal_values_use_the_checkpoints_reward_units():
-    from caledonia_env.agents.puct import terminal_mode
-    from caledonia_env.envs.rewards import R_SCORE_DIFF, R_VP, R_WIN
     assert terminal_mode({}, 2) == (R_SCORE_DIFF, 1.0)
     assert terminal_mode({"train": {"reward": "win"}}, 3) == (R_WIN, 1.0)
     assert terminal_mode({"train": {"reward": "vp", "reward_scale": 0.02}}, 1) == (R_VP, 0.02)
@@ -165,8 +168,6 @@ def test_terminal_values_use_the_checkpoints_reward_units():
 def test_leaf_values_add_back_the_shaping_potential(tmp_path):
     """A network trained with --shaping W estimates return - W * phi: the leaf adds
     W * scale * phi (each player's projected VP lead) to the same network's values."""
-    from caledonia_env.agents.puct import _Node, shaping_weight
-    from caledonia_env.envs.rewards import projected_score_diff
     game = _position(num_players=3, seed=4, moves=60)
     plain = _save_small(tmp_path / "plain.zip", 3, train={"reward": "score_diff"})
     shaped = _save_small(tmp_path / "shaped.zip", 3, train={"reward": "score_diff", "shaping": 0.5,
@@ -176,8 +177,7 @@ def test_leaf_values_add_back_the_shaping_potential(tmp_path):
     for path in (plain, shaped):
         agent = PUCTAgent(2, path, seed=0)
         agent.act(game)                          # loads the network and its units
-        p = int(game.state[L.S_PLAYER])
-        leaves.append(agent._expand(_Node(3), game.state.copy(), game.tables, p, 3))
+        leaves.append(agent.evaluator.evaluate(game.state, game.tables))
     phi = np.zeros(4)
     projected_score_diff(game.state, game.tables, np.empty_like(game.state), phi)
     assert np.abs(phi[:3]).max() > 0.01                  # a position with a lead to add back
@@ -189,18 +189,14 @@ def test_leaf_values_add_back_the_shaping_potential(tmp_path):
 def test_puctr_leaf_mixes_the_value_head_and_a_greedy_rollout(tmp_path):
     """puctr's leaf: (1 - mix) * the network's values + mix * the terminal rewards of a
     greedy rollout from the (determinized) leaf, in the same units."""
-    from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, greedy_rollout, seed_numba
-    from caledonia_env.agents.puct import ROLLOUT_MIX, _Node
-    from caledonia_env.envs.rewards import R_SCORE_DIFF, terminal_rewards
     game = _position(num_players=3, seed=4, moves=60)
     net = _save_small(tmp_path / "net.zip", 3, train={"reward": "score_diff", "reward_scale": 2.0})
-    p = int(game.state[L.S_PLAYER])
     leaves = {}
     for mix in (0.0, ROLLOUT_MIX, 1.0):
         agent = PUCTAgent(2, net, seed=0, rollout_mix=mix)
         agent.act(game)                          # loads the network and its units
         seed_numba(11)                           # the greedy rollout's tie noise
-        leaves[mix] = agent._expand(_Node(3), game.state.copy(), game.tables, p, 3)
+        leaves[mix] = agent.evaluator.evaluate(game.state, game.tables)
     end = game.state.copy()
     seed_numba(11)
     assert greedy_rollout(end, game.tables, DEFAULT_WEIGHTS, 100000) > 0
@@ -248,6 +244,7 @@ def test_actor_critic_matches_the_sb3_policy_and_the_search_net(tmp_path):
     model from the trainer's build_model, weights perturbed so values are not ~0), and
     the NumPy search network equals the ActorCritic."""
     pytest.importorskip("sb3_contrib")
+    # the trainer and the SB3 vector env need the optional sb3_contrib (skipped without it)
     from caledonia_env.envs import make_sb3_vec_env
     from caledonia_env.train.trainer import TrainConfig, build_model
     cfg = TrainConfig(n_envs=4, n_steps=16, batch_size=32, net="32:16,8")
@@ -375,7 +372,7 @@ def test_ppo_pretrained_plays_games_of_every_size_with_one_agent(monkeypatch):
 
 def test_play_games_batches_ppo_pretrained_in_3p_games(monkeypatch):
     pytest.importorskip("sb3_contrib")
-    from caledonia_env.train.players import play_games
+    from caledonia_env.train.players import play_games    # needs sb3_contrib (skipped without)
     monkeypatch.setattr(ck, "_FALLBACK_WARNED", set())
     with _fallback_expected(3):
         rows = play_games(["ppo:pretrained", "random", "random"], 2, seed=1)

@@ -15,6 +15,10 @@ from caledonia_env.data import (
     PORT_KINDS, PORT_PARAMS, PORTS, SCORING_KINDS, SCORING_TILES, SOURCES, STARTING_TILES,
     TABLES, TERRAINS, UNITS, Ruleset, RulesetError, load_ruleset,
 )
+from caledonia_env.engine.actions import PRICE_DELTAS
+from caledonia_env.engine.constants import MAX_DRAW, MAX_NB_BUY
+from caledonia_env.engine.tables import CAPACITY_LIMITS, check_engine_support
+from caledonia_env.game import Game
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "ruleset.md"
 
@@ -647,7 +651,6 @@ def test_engine_refuses_what_it_cannot_honour(over, expected):
     """R-3.3.1 (neighborhood purchases), R-3.3.2 / R-8.1 (structure draw), P4 (price steps) and
     every other capacity: the override loads, the engine refuses it naming file, table, field
     and the allowed range (derived from its MAX_* constants)."""
-    from caledonia_env.engine.tables import check_engine_support
 
     rs = load_ruleset(over)
     with pytest.raises(RulesetError) as info:
@@ -660,9 +663,6 @@ def test_engine_refuses_what_it_cannot_honour(over, expected):
 
 def test_engine_limits_follow_its_constants():
     """R-3.3.1 / R-3.3.2 / P4: the bounds are the engine's capacities, not literals."""
-    from caledonia_env.engine.actions import PRICE_DELTAS
-    from caledonia_env.engine.constants import MAX_DRAW, MAX_NB_BUY
-    from caledonia_env.engine.tables import CAPACITY_LIMITS
 
     bound = {(t, p): hi for t, p, lo, hi, why, length in CAPACITY_LIMITS}
     assert bound["economy", "neighborhood.limit_by_players.*"] == MAX_NB_BUY == 4
@@ -672,7 +672,6 @@ def test_engine_limits_follow_its_constants():
 
 def test_game_refuses_an_override_the_engine_cannot_honour(tmp_path):
     """R-3.3.1: a purchase limit above the action ids is refused when a game is built."""
-    from caledonia_env.game import Game
 
     over = tmp_path / "o.json"
     over.write_text(json.dumps({"economy": {"neighborhood": {"limit_by_players": {"4": 6}}}}))
@@ -681,6 +680,5 @@ def test_game_refuses_an_override_the_engine_cannot_honour(tmp_path):
 
 
 def test_default_ruleset_fits_the_engine(rs):
-    from caledonia_env.engine.tables import check_engine_support
 
     check_engine_support(rs)

@@ -26,9 +26,8 @@ if __name__ == "__main__":
 
 from caledonia_env import Game, GameConfig  # noqa: E402
 from caledonia_env.engine.actions import N_ACTIONS  # noqa: E402
-from caledonia_env.engine.constants import CTX_GAME_OVER  # noqa: E402
 from caledonia_env.engine.layout import (AM_EV_W, AM_LOG_CAP, AM_LOG_SIZE,  # noqa: E402
-                                         S_AM_NLOG, S_CTX, STATE_SIZE)
+                                         S_AM_NLOG, STATE_SIZE, game_over)
 from caledonia_env.engine.playout import random_legal_action  # noqa: E402
 from caledonia_env.engine.setup import new_game_log  # noqa: E402
 from caledonia_env.engine.step import apply_action_log  # noqa: E402
@@ -80,7 +79,7 @@ def _play(T, n_games, seed, out):
                 base = (e % AM_LOG_CAP) * AM_EV_W
                 for k in range(AM_EV_W):
                     h = _mix(h, amlog[base + k])
-            if s[S_CTX] == CTX_GAME_OVER or steps >= 100000:
+            if game_over(s) or steps >= 100000:
                 break
             a = random_legal_action(s, T, mask)
             for i in range(N_ACTIONS):

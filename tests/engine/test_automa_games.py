@@ -1,14 +1,25 @@
 """Whole games with Automa seats (A-0 … A-8): they end, money stays >= 0 (A-0.4), the
 same seed gives the same Automa turns (A-3.3), records replay exactly; Automa seats in
 the Game API and the envs (A-0.1)."""
+import re
+
+import gymnasium
 import numpy as np
 import pytest
+from gymnasium.utils.env_checker import check_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pettingzoo.test import api_test
 
+import caledonia_env
 from caledonia_env import Game, GameConfig
+from caledonia_env.engine import automa as A
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.board import pofs
+from caledonia_env.envs.common import rewards_of
+from caledonia_env.envs.gym_env import CaledoniaEnv
+from caledonia_env.envs.rewards import reward_mode
+from caledonia_env.envs.vector import CaledoniaVectorEnv
 
 
 def play_random(config, seed):
@@ -46,8 +57,6 @@ def test_a0_random_games_with_automa_end_and_replay(config, seed):
     assert [e["text"] for e in r.automa_events] == [e["text"] for e in g.automa_events]
     for p in config.automa:
         assert g.score_breakdown()[p]["glory"] == 10 * config.automa[p]
-    from caledonia_env.envs.common import rewards_of
-    from caledonia_env.envs.rewards import reward_mode
     assert np.array_equal(rewards_of(g, reward_mode("win")), g.returns())   # A-8.4 ties
 
 
@@ -77,7 +86,6 @@ def test_a10_scenarios_refuse_automa_games():
 
 
 def test_a0_aec_env_automa_seats_are_not_agents():
-    import caledonia_env
     env = caledonia_env.env(num_players=3, automa={1: 4}, seed=3)
     env.reset()
     assert env.possible_agents == ["player_0", "player_2"]
@@ -90,7 +98,6 @@ def test_a0_aec_env_automa_seats_are_not_agents():
 
 
 def test_a0_gym_env_automa_opponents():
-    import gymnasium
     env = gymnasium.make("Caledonia-v0", num_players=3, opponents=["automa:2", "random"])
     obs, info = env.reset(seed=4)
     game = env.unwrapped.game
@@ -104,7 +111,6 @@ def test_a0_gym_env_automa_opponents():
 
 
 def test_a0_vector_env_automa_opponents_fast_path():
-    from caledonia_env.envs.vector import CaledoniaVectorEnv
     v = CaledoniaVectorEnv(num_envs=3, num_players=2, opponents="automa:5", seed=1)
     assert v.fast and v.fixed_seat == 0
     assert v.configs[0].automa == {1: 5}
@@ -120,14 +126,10 @@ def test_a0_vector_env_automa_opponents_fast_path():
 
 
 def test_a0_aec_api_test_with_automa_seats():
-    import caledonia_env
-    from pettingzoo.test import api_test
     api_test(caledonia_env.env(num_players=3, automa={2: 5}), num_cycles=300)
 
 
 def test_a0_gym_check_env_with_automa_and_seat_rules():
-    from gymnasium.utils.env_checker import check_env
-    from caledonia_env.envs.gym_env import CaledoniaEnv
     check_env(CaledoniaEnv(num_players=2, opponents="automa:1", illegal_action="penalize"),
               skip_render_check=True)
     env = CaledoniaEnv(num_players=3, automa={0: 3})
@@ -143,7 +145,6 @@ def test_a13_pass_bonuses_in_passing_order_a48():
     16, 14, 12, 10 once the ruleset carries them)."""
     g = Game(GameConfig(num_players=4, automa={1: 1, 2: 1, 3: 1}, seed=8))
     s, T = g.state, g.tables
-    from caledonia_env.engine import automa as A
     s[L.S_N_PASSED] = 0
     for pos, p in enumerate((1, 2, 3)):
         m0 = int(s[pofs(p) + L.P_MONEY])
@@ -153,7 +154,6 @@ def test_a13_pass_bonuses_in_passing_order_a48():
 
 
 def test_a3_event_text_format():
-    import re
     g = play_random(GameConfig(num_players=2, automa={0: 4}, seed=11), 2)
     pat = re.compile(r"^automa P0: expand \w+ @ [A-D][12]-\d+(, neighborhood buy \d \w+)? "
                      r"\(card \d+\)$")

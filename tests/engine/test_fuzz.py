@@ -6,7 +6,7 @@ import pytest
 
 from caledonia_env import Game, GameConfig, fuzz
 from caledonia_env.engine import layout as L
-from caledonia_env.engine.constants import OCC_STRIDE, SHEEP, T_LOCH
+from caledonia_env.engine.constants import OCC_STRIDE, PH_OVER, SHEEP, TERRAIN_LOCH
 
 
 def test_fuzz_10000_games_every_configuration_clean():
@@ -69,12 +69,12 @@ def test_check_state_catches_units_and_hexes(state):
     g, s = state
     b = g.board
     land = next(v for v in range(b.n_hex) if b.active[v] and b.terrain[v] & 1
-                and not b.terrain[v] & T_LOCH and s[L.S_OCC + v] == -1)
+                and not b.terrain[v] & TERRAIN_LOCH and s[L.S_OCC + v] == -1)
     s[L.S_OCC + land] = 2 * OCC_STRIDE + SHEEP         # a fifth sheep out of nowhere
     assert fuzz.check_state(s, g.tables) == fuzz.E_UNITS
     s[_po(2) + L.P_BOARD + SHEEP] -= 1
     assert fuzz.check_state(s, g.tables) == fuzz.OK
-    loch = next(v for v in range(b.n_hex) if b.terrain[v] & T_LOCH)
+    loch = next(v for v in range(b.n_hex) if b.terrain[v] & TERRAIN_LOCH)
     s[L.S_OCC + land] = -1
     s[L.S_OCC + loch] = 2 * OCC_STRIDE + SHEEP         # a sheep on a loch
     assert fuzz.check_state(s, g.tables) == fuzz.E_HEX
@@ -89,6 +89,17 @@ def test_check_state_catches_price_and_round(state):
     s[L.S_PRICE] = int(g.ruleset.market.max[0])
     s[L.S_ROUND] = int(g.ruleset.setup.rounds) + 1
     assert fuzz.check_state(s, g.tables) == fuzz.E_ROUND
+
+
+def test_check_state_catches_a_game_over_mirror_out_of_step(state):
+    """game_over (the decision context) is the one test; the phase and S_DONE must follow it."""
+    g, s = state
+    assert not L.game_over(s) and fuzz.check_state(s, g.tables) == fuzz.OK
+    s[L.S_DONE] = 1
+    assert fuzz.check_state(s, g.tables) == fuzz.E_OVER
+    s[L.S_DONE] = 0
+    s[L.S_PHASE] = PH_OVER
+    assert fuzz.check_state(s, g.tables) == fuzz.E_OVER
 
 
 def test_failure_reports_step_and_replays_through_game():
@@ -115,4 +126,4 @@ def test_interpretation_switches_reach_the_tables():
     cfg = GameConfig(num_players=2, seed=1, interp_p4_exact=True, interp_retrieve_buy_side=False,
                      interp_export_min_contracts=0)
     T = Game(cfg).tables
-    assert (T[L.T_P4_EXACT], T[L.T_RETRIEVE_BUY], T[L.T_EXPORT_MIN]) == (1, 0, 0)
+    assert (T[L.T_PRICE_SHIFT_EXACT], T[L.T_RETRIEVE_BUY], T[L.T_EXPORT_MIN]) == (1, 0, 0)

@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from caledonia_env import Game, GameConfig, IllegalActionError
+from caledonia_env.engine import layout as L
 from caledonia_env.engine.layout import STATE_SIZE
 from caledonia_env.engine.playout import random_games
 from invariants import check_invariants
@@ -104,8 +105,7 @@ def test_many_random_games_in_numba_never_dead_end(players):
     finals = np.zeros((400, STATE_SIZE), np.int32)
     steps = random_games(tables, 400, 1234 + players, finals)
     assert steps > 0, "a random game hit a state with no legal action"
-    from caledonia_env.engine import layout as L
-    assert (finals[:, L.S_DONE] == 1).all()
+    assert all(L.game_over(f) for f in finals)
     assert (finals[:, L.S_ROUND] == 5).all()
 
 
@@ -124,20 +124,19 @@ def test_R_8_every_clan_in_every_seat_random_numba_games(players):
     """R-8: clans rotated over the seats (each clan in each seat), 8 random games per
     rotation inside numba: never an empty mask, every game ends after round 5, money,
     goods and merchants never negative."""
-    from caledonia_env.engine import layout as L
     for rotation in range(len(CLANS)):
         tables = Game(_clan_config(players, rotation, rotation)).tables
         finals = np.zeros((8, STATE_SIZE), np.int32)
         steps = random_games(tables, 8, 1000 * players + rotation, finals)
         assert steps > 0, f"dead end with clans rotation {rotation}"
-        assert (finals[:, L.S_DONE] == 1).all() and (finals[:, L.S_ROUND] == 5).all()
+        assert all(L.game_over(f) for f in finals) and (finals[:, L.S_ROUND] == 5).all()
         for p in range(players):
-            po = L.S_PLAYERS + p * L.P_SIZE
+            poff = L.S_PLAYERS + p * L.P_SIZE
             clan = CLANS[(p + rotation) % len(CLANS)]
-            assert (finals[:, po + L.P_CLAN] == CLANS.index(clan)).all()
-            assert (finals[:, po + L.P_MONEY] >= 0).all()
-            assert (finals[:, po + L.P_GOODS:po + L.P_GOODS + 6] >= 0).all()
-            assert (finals[:, po + L.P_MERCH] >= 0).all()
+            assert (finals[:, poff + L.P_CLAN] == CLANS.index(clan)).all()
+            assert (finals[:, poff + L.P_MONEY] >= 0).all()
+            assert (finals[:, poff + L.P_GOODS:poff + L.P_GOODS + 6] >= 0).all()
+            assert (finals[:, poff + L.P_MERCH] >= 0).all()
 
 
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
@@ -175,11 +174,10 @@ def test_random_illegal_action_raises_with_clans(seed, players, data):
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
 def test_R_8_many_clan_games_in_numba(players):
     """Heavier run: 50 random games per clan rotation and player count, draft and auction."""
-    from caledonia_env.engine import layout as L
     configs = [_clan_config(players, r, r) for r in range(len(CLANS))]
     configs += [GameConfig(num_players=players, solo=players == 1, seed=s, clans="draft",
                            clan_auction=s == 1, kickstarter_clan=True) for s in range(2)]
     for i, cfg in enumerate(configs):
         finals = np.zeros((50, STATE_SIZE), np.int32)
         assert random_games(Game(cfg).tables, 50, 77 * i + players, finals) > 0
-        assert (finals[:, L.S_DONE] == 1).all()
+        assert all(L.game_over(f) for f in finals)

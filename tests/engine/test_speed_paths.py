@@ -1,16 +1,25 @@
 """The fast paths (engine/api.py, Game.clone, the AEC wrapper) give the plain paths' results."""
+import dataclasses
 import random
 
 import numpy as np
 import pytest
 from numba import njit
+from numba.core import types
 
 import caledonia_env
 from caledonia_env import Game, GameConfig
+from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.board import pofs, reach_bits, reach_mask, reach_of
+from caledonia_env.engine.constants import EMPTY, FISHERMAN, MAX_NODES, NEUTRAL, OCC_STRIDE
+from caledonia_env.engine.jit import njit as plain_njit
+from caledonia_env.engine.layout import P_MONEY, P_SHIP, S_OCC, T_PORT_NODE
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.engine.playout import random_pick
+from caledonia_env.engine.ports import port_reachable, ports_open, reachable_ports
 from caledonia_env.engine.step import apply_action
+from caledonia_env.engine.tables import build_tables
 from caledonia_env.game import IllegalActionError, action_id
 
 
@@ -161,9 +170,6 @@ def test_reach_bits_match_reach_mask(config):
     """board.reach_bits (static bitsets, used by the mask) = board.reach_mask (reach lists) for
     every player along a random game; its empty-node and own-node bitsets = the empty nodes
     and the player's units (R-4)."""
-    from caledonia_env.engine import layout as L
-    from caledonia_env.engine.board import reach_bits, reach_mask
-    from caledonia_env.engine.constants import EMPTY, MAX_NODES, NEUTRAL, OCC_STRIDE
     game = Game(GameConfig(**config))
     rng = random.Random(1)
     want = np.zeros(MAX_NODES, np.int8)
@@ -251,8 +257,6 @@ def test_place_scan_bitsets_match_can_place(clans):
     Robertson's delta discount, free land of a bonus hex) marks exactly the placements the
     per-node reference check ``options.can_place`` allows, for every player along random
     games, with money cut at random so that the land cost decides."""
-    from caledonia_env.engine.board import pofs
-    from caledonia_env.engine.layout import P_MONEY
     rng = random.Random(7)
     legal = 0
     for seed in range(2):
@@ -273,9 +277,6 @@ def test_place_scan_bitsets_match_can_place(clans):
 def test_land_cost_tables_and_their_capacity():
     """T_LAND_LE[c] holds the nodes of land cost <= c; a map beyond the engine's land-cost
     capacity is refused with a clear error instead of a wrong affordability test."""
-    import dataclasses
-    from caledonia_env.engine import layout as L
-    from caledonia_env.engine.tables import build_tables
     game = Game(GameConfig(num_players=3, seed=4))
     T, board = game.tables, game.board
     nn = board.n_nodes
@@ -297,9 +298,6 @@ def test_reachable_ports_match_port_reachable(config):
     """R-5 / R-8.5: ``ports.reachable_ports`` (own nodes against the per-corner reacher
     bitsets, used after every main action) = ``ports.port_reachable`` with the full reach
     bitset, for every player, corner set and shipping level along random games."""
-    from caledonia_env.engine.board import pofs, reach_of
-    from caledonia_env.engine.layout import P_SHIP
-    from caledonia_env.engine.ports import port_reachable, ports_open, reachable_ports
     game = Game(GameConfig(**config))
     rng = random.Random(3)
     hits = 0
@@ -319,8 +317,6 @@ def test_reachable_ports_match_port_reachable(config):
         game.step(rng.choice(list(game.legal_actions())))
     assert hits > 20
     # a fisherman alone on a port node (R-8.5): that port is usable, no other is in reach
-    from caledonia_env.engine.constants import EMPTY, FISHERMAN, OCC_STRIDE
-    from caledonia_env.engine.layout import S_OCC, T_PORT_NODE
     for c in range(4):
         s = game.state.copy()
         occ = s[S_OCC:S_OCC + game.board.n_nodes]
@@ -332,9 +328,7 @@ def test_reachable_ports_match_port_reachable(config):
 def test_project_njit_compiles_one_specialization_for_constant_arguments():
     """engine.jit.njit: calls with constants from jitted code reuse one plain signature,
     where numba's own njit compiles one specialization per constant (cold-start cost)."""
-    from numba.core import types
 
-    from caledonia_env.engine.jit import njit as plain_njit
 
     def callee(x, flag):
         return x + 1 if flag else x - 1

@@ -7,7 +7,7 @@ import pytest
 from conftest import base_scenario
 
 from caledonia_env import Game, GameConfig
-from caledonia_env.data.ruleset import CLANS
+from caledonia_env.data.names import CLANS
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.board import reach_mask
@@ -15,7 +15,7 @@ from caledonia_env.engine.constants import (
     GOOD_NAMES,
     MAX_NODES,
     MAX_PLAYERS,
-    T_MOUNTAIN,
+    TERRAIN_MOUNTAIN,
     UNIT_NAMES,
 )
 from caledonia_env.envs.aec import raw_env
@@ -91,7 +91,7 @@ def test_R_3_1_decode_reads_back_prices_money_goods():
 
 
 def test_R_3_3_map_occupant_is_relative_to_observer(hexes):
-    a, b = hexes.land()[0], hexes.land(T_MOUNTAIN)[0]     # a miner stands on a mountain
+    a, b = hexes.land()[0], hexes.land(TERRAIN_MOUNTAIN)[0]     # a miner stands on a mountain
     g = Game.from_scenario(base_scenario(3, players=[
         {"units": {hexes.label(a): "sheep"}}, {"units": {hexes.label(b): "miner"}}, {}]))
     for observer in range(3):

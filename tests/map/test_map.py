@@ -5,13 +5,16 @@ import json
 import os
 from collections import deque
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 from caledonia_env.map import (MAX_NODES, MODULE_SIDES, TERRAIN_FOREST, TERRAIN_LOCH,
                                TERRAIN_MOUNTAIN, TERRAIN_PASTURE, TERRAIN_PORT, UNREACHABLE, Board,
                                MapError, all_configs, assemble, build_board, parse_side)
+from caledonia_env.engine.constants import MAX_NODES as ENGINE_MAX
 from caledonia_env.map.format import MAPS_DIR, load_side, odd_r_neighbors
+from caledonia_env.map.render import UNIT_SHORT, board_to_rgb_array, render_board
 
 LAND = TERRAIN_PASTURE | TERRAIN_FOREST | TERRAIN_MOUNTAIN
 MAX_SHIPPING = 6          # ruleset's top shipping level (5 lochs)
@@ -75,10 +78,6 @@ def test_size_and_max_nodes(cfg):
 
 
 def test_max_nodes_matches_engine():
-    try:
-        from caledonia_env.engine.constants import MAX_NODES as ENGINE_MAX
-    except Exception:                                  # pragma: no cover - engine absent
-        pytest.skip("engine constants not importable")
     assert ENGINE_MAX == MAX_NODES
 
 
@@ -507,8 +506,6 @@ def test_custom_side_file(tmp_path):
 
 # ------------------------------------------------------------------ rendering and CLI
 def test_render_and_rgb():
-    from caledonia_env.map.render import board_to_rgb_array, render_board
-    import matplotlib.pyplot as plt
     b = build_board("A1,B2,C1,D2", num_players=2)
     fig = render_board(b, units={b.node("A1-12"): (0, "distillery"), b.node("C1-07"): (1, "sheep")},
                        port_tiles={0: "P3", 1: "P7"})
@@ -527,7 +524,6 @@ def _legend_texts(fig):
 def test_render_legend_explains_every_symbol_drawn():
     """Every unit code drawn has a legend entry naming the unit, every player with units has
     its colour (with the label given, e.g. the clan), and the map features drawn are listed."""
-    from caledonia_env.map.render import UNIT_SHORT, render_board
     import matplotlib.pyplot as plt
     b = build_board("A1,B2,C1,D2", num_players=2)
     units = {b.node("A1-12"): (0, "distillery"), b.node("C1-07"): (1, "sheep"),

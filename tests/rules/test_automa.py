@@ -1,6 +1,6 @@
 """The publisher's Automa as an engine seat (A-0 … A-8, reference checks A-13).
 
-Scenario tests drive the numba functions of ``caledonia_env.engine.automa`` on a real
+Scenario tests drive the numba functions of ``caledonia_env.engine.automa*`` on a real
 game state with a controlled support card (a copy of the tables with one card row
 rewritten), so each A- rule is checked on its own.
 """
@@ -10,11 +10,15 @@ import pytest
 from caledonia_env import Game, GameConfig
 from caledonia_env.data.automa import ACTIONS, CRITERIA, MODULES, load_automa
 from caledonia_env.engine import automa as A
+from caledonia_env.engine import automa_deck as AD
+from caledonia_env.engine import automa_expand as AX
+from caledonia_env.engine import automa_phases as APH
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.board import pofs
 from caledonia_env.engine.constants import (BAKERY, COW, DAIRY, DISTILLERY, EMPTY, FIELD,
                                             LUMBERJACK, MILK, MINER, NEUTRAL, OCC_STRIDE, SHEEP,
-                                            T_FOREST, T_LOCH, T_PASTURE, T_PORT)
+                                            TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_PASTURE,
+                                            TERRAIN_PORT)
 from caledonia_env.engine.flow import end_round, start_production, start_round
 from caledonia_env.engine.scoring import settlement_networks
 
@@ -26,7 +30,7 @@ def game(seed=1, n=2, automa=None):
     return Game(GameConfig(num_players=n, automa=automa or {AP: 5}, seed=seed))
 
 
-def po(p=AP):
+def poff(p=AP):
     return pofs(p)
 
 
@@ -49,21 +53,21 @@ def tables_with_card(g, c, actions=None, criteria=None, modules="ABCD", steps=7,
     T = g.tables.copy()
     base = L.T_AM_CARDS + c * L.AM_CARD_W
     if actions is not None:
-        T[base + A.CARD_N_ACTIONS] = len(actions)
+        T[base + AD.CARD_N_ACTIONS] = len(actions)
         for i, a in enumerate(actions):
-            T[base + A.CARD_ACTIONS + i] = ACTIONS.index(a)
+            T[base + AD.CARD_ACTIONS + i] = ACTIONS.index(a)
     if criteria is not None:
         for i, k in enumerate(criteria):
-            T[base + A.CARD_CRITERIA + i] = CRITERIA.index(k)
-    T[base + A.CARD_MODULES] = sum(1 << MODULES.index(m) for m in modules)
-    T[base + A.CARD_STEPS] = steps
+            T[base + AD.CARD_CRITERIA + i] = CRITERIA.index(k)
+    T[base + AD.CARD_MODULES] = sum(1 << MODULES.index(m) for m in modules)
+    T[base + AD.CARD_STEPS] = steps
     if upgrade is not None:
-        T[base + A.CARD_UPGRADE] = ("merchant", "shipping").index(upgrade)
+        T[base + AD.CARD_UPGRADE] = ("merchant", "shipping").index(upgrade)
     return T
 
 
 def land(g, v):
-    return g.board.terrain[v] & (T_LOCH | T_PORT) == 0 and g.board.active[v]
+    return g.board.terrain[v] & (TERRAIN_LOCH | TERRAIN_PORT) == 0 and g.board.active[v]
 
 
 def nbrs(g, v):
@@ -88,12 +92,12 @@ def isolate(g, x, keep):
 def pasture_with_free_neighbors(g, k, module=None):
     s = g.state
     for v in range(g.board.n_hex):
-        if not land(g, v) or s[L.S_OCC + v] != EMPTY or not g.board.terrain[v] & T_PASTURE:
+        if not land(g, v) or s[L.S_OCC + v] != EMPTY or not g.board.terrain[v] & TERRAIN_PASTURE:
             continue
         if module is not None and g.board.module[v] != module:
             continue
         free = [w for w in nbrs(g, v) if land(g, w) and s[L.S_OCC + w] == EMPTY
-                and g.board.terrain[w] & T_PASTURE]
+                and g.board.terrain[w] & TERRAIN_PASTURE]
         if len(free) >= k:
             return v, free
     raise AssertionError("no such hex")
@@ -106,20 +110,20 @@ def test_a13_deck_sizes_by_round_and_removal_a22():
     s, T = g.state, g.tables
     for rnd, removed, size in ((1, 0, 14), (3, 1 << 4, 17), (5, 0, 22)):
         s[L.S_ROUND] = rnd
-        s[po() + L.P_AM_REMOVED] = removed
-        A.build_deck(s, T, po())
-        assert s[po() + L.P_AM_NPILE] == size
+        s[poff() + L.P_AM_REMOVED] = removed
+        AD.build_deck(s, T, poff())
+        assert s[poff() + L.P_AM_NPILE] == size
 
 
 def _set_pile(s, ids):
     """Pile with the first id on top (card ids are rows + 1)."""
     rows = [i - 1 for i in ids][::-1]
-    s[po() + L.P_AM_PILE:po() + L.P_AM_PILE + len(rows)] = rows
-    s[po() + L.P_AM_NPILE] = len(rows)
-    s[po() + L.P_AM_DISCARD] = 0
-    s[po() + L.P_AM_REMOVED] = 0
-    s[po() + L.P_AM_ACTION] = -1
-    s[po() + L.P_AM_SUPPORT] = -1
+    s[poff() + L.P_AM_PILE:poff() + L.P_AM_PILE + len(rows)] = rows
+    s[poff() + L.P_AM_NPILE] = len(rows)
+    s[poff() + L.P_AM_DISCARD] = 0
+    s[poff() + L.P_AM_REMOVED] = 0
+    s[poff() + L.P_AM_ACTION] = -1
+    s[poff() + L.P_AM_SUPPORT] = -1
 
 
 def _bits(x):
@@ -132,13 +136,13 @@ def test_a13_draw_support_and_reshuffle_a23_a24_a25():
     g = game()
     s, T = g.state, g.tables
     _set_pile(s, [1, 2, 3])
-    assert A.next_action_card(s, T, po()) + 1 == 1
-    assert A.next_action_card(s, T, po()) + 1 == 2
-    assert _bits(s[po() + L.P_AM_DISCARD]) == {1}
-    s[po() + L.P_AM_SUPPORT] = A.draw_card(s, T, po())
-    assert s[po() + L.P_AM_SUPPORT] + 1 == 3
-    A.next_action_card(s, T, po())
-    assert s[po() + L.P_AM_NPILE] == 2 and s[po() + L.P_AM_DISCARD] == 0
+    assert AD.next_action_card(s, T, poff()) + 1 == 1
+    assert AD.next_action_card(s, T, poff()) + 1 == 2
+    assert _bits(s[poff() + L.P_AM_DISCARD]) == {1}
+    s[poff() + L.P_AM_SUPPORT] = AD.draw_card(s, T, poff())
+    assert s[poff() + L.P_AM_SUPPORT] + 1 == 3
+    AD.next_action_card(s, T, poff())
+    assert s[poff() + L.P_AM_NPILE] == 2 and s[poff() + L.P_AM_DISCARD] == 0
 
 
 def test_a13_skip_cards_removed_as_action_only_a26():
@@ -147,22 +151,22 @@ def test_a13_skip_cards_removed_as_action_only_a26():
     g = game()
     s, T = g.state, g.tables
     _set_pile(s, [10, 2, 11, 3])
-    assert A.next_action_card(s, T, po()) + 1 == 10
-    assert A.next_action_card(s, T, po()) + 1 == 2
-    assert _bits(s[po() + L.P_AM_REMOVED]) == {10} and s[po() + L.P_AM_DISCARD] == 0
-    s[po() + L.P_AM_SUPPORT] = A.draw_card(s, T, po())
-    assert A.next_action_card(s, T, po()) + 1 == 3
-    assert _bits(s[po() + L.P_AM_DISCARD]) == {2, 11}
-    assert _bits(s[po() + L.P_AM_REMOVED]) == {10}
+    assert AD.next_action_card(s, T, poff()) + 1 == 10
+    assert AD.next_action_card(s, T, poff()) + 1 == 2
+    assert _bits(s[poff() + L.P_AM_REMOVED]) == {10} and s[poff() + L.P_AM_DISCARD] == 0
+    s[poff() + L.P_AM_SUPPORT] = AD.draw_card(s, T, poff())
+    assert AD.next_action_card(s, T, poff()) + 1 == 3
+    assert _bits(s[poff() + L.P_AM_DISCARD]) == {2, 11}
+    assert _bits(s[poff() + L.P_AM_REMOVED]) == {10}
 
 
 def test_a13_removed_cards_stay_out_of_later_decks_a26():
     g = game()
     s, T = g.state, g.tables
-    s[po() + L.P_AM_REMOVED] = 1 << 9
+    s[poff() + L.P_AM_REMOVED] = 1 << 9
     s[L.S_ROUND] = 2
-    A.build_deck(s, T, po())
-    pile = set(s[po() + L.P_AM_PILE:po() + L.P_AM_PILE + s[po() + L.P_AM_NPILE]])
+    AD.build_deck(s, T, poff())
+    pile = set(s[poff() + L.P_AM_PILE:poff() + L.P_AM_PILE + s[poff() + L.P_AM_NPILE]])
     assert 9 not in pile and len(pile) == 15
 
 
@@ -173,7 +177,7 @@ def test_a3_skip_card_spends_the_turn_without_passing_a41():
     _set_pile(s, [11])
     before = money(g)
     A.automa_turn(s, T, AP)
-    assert s[po() + L.P_PASSED] == 0 and money(g) == before
+    assert s[poff() + L.P_PASSED] == 0 and money(g) == before
 
 
 def test_a32_passes_only_past_the_last_entry_a48():
@@ -185,7 +189,7 @@ def test_a32_passes_only_past_the_last_entry_a48():
     s[L.S_N_PASSED] = 1
     before = money(g)
     A.automa_turn(s, T, AP)
-    assert s[po() + L.P_PASSED] == 1 and s[L.S_NEXT_ORDER + 1] == AP
+    assert s[poff() + L.P_PASSED] == 1 and s[L.S_NEXT_ORDER + 1] == AP
     assert money(g) - before == T[L.T_PASS_BONUS + 1]
 
 
@@ -198,7 +202,7 @@ def test_a13_contract_fee_by_round_a46():
         g2 = game()
         s = g2.state
         s[L.S_ROUND] = rnd
-        s[po() + L.P_MONEY] = 50
+        s[poff() + L.P_MONEY] = 50
         assert A.am_take(s, T, AP, 0)
         assert money(g2) == 50 + T[L.T_AM_FEE + rnd - 1]
 
@@ -211,14 +215,14 @@ def test_a13_unit_cycle_a454():
         s = g.state
         x, free = pasture_with_free_neighbors(g, 1)
         isolate(g, x, keep=[free[0]])
-        s[po() + L.P_MONEY] = 200
-        s[po() + L.P_AM_PREF] = pref
+        s[poff() + L.P_MONEY] = 200
+        s[poff() + L.P_AM_PREF] = pref
         T = tables_with_card(g, 0, criteria=["costs", "port", "settlements", "neighborhood"],
                              steps=steps)
-        s[po() + L.P_AM_SUPPORT] = 0
-        assert A.am_expand(s, T, AP, 0)
+        s[poff() + L.P_AM_SUPPORT] = 0
+        assert AX.am_expand(s, T, AP, 0)
         assert s[L.S_OCC + free[0]] == AP * 16 + unit
-        assert s[po() + L.P_AM_PREF] == new_pref
+        assert s[poff() + L.P_AM_PREF] == new_pref
 
 
 def test_a454_unit_skips_types_not_on_board_or_unaffordable():
@@ -227,14 +231,14 @@ def test_a454_unit_skips_types_not_on_board_or_unaffordable():
     s = g.state
     x, free = pasture_with_free_neighbors(g, 1)
     isolate(g, x, keep=[free[0]])
-    s[po() + L.P_MONEY] = 200
-    s[po() + L.P_AM_PREF] = 0
-    s[po() + L.P_BOARD + COW] = 0          # cow (P') gone -> cheese dairy next
+    s[poff() + L.P_MONEY] = 200
+    s[poff() + L.P_AM_PREF] = 0
+    s[poff() + L.P_BOARD + COW] = 0          # cow (P') gone -> cheese dairy next
     T = tables_with_card(g, 0, steps=1)
-    s[po() + L.P_AM_SUPPORT] = 0
-    assert A.am_expand(s, T, AP, 0)
+    s[poff() + L.P_AM_SUPPORT] = 0
+    assert AX.am_expand(s, T, AP, 0)
     assert s[L.S_OCC + free[0]] == AP * 16 + DAIRY
-    assert s[po() + L.P_AM_PREF] == 1      # P' stored whatever unit was placed
+    assert s[poff() + L.P_AM_PREF] == 1      # P' stored whatever unit was placed
 
 
 # ----------------------------------------------------------------- A-4.5 expand criteria
@@ -246,14 +250,14 @@ def test_a453_costs_criterion_takes_the_cheapest_land():
         if not land(g, x) or s[L.S_OCC + x] != EMPTY:
             continue
         free = [w for w in nbrs(g, x) if land(g, w) and s[L.S_OCC + w] == EMPTY
-                and g.board.terrain[w] & T_PASTURE]
+                and g.board.terrain[w] & TERRAIN_PASTURE]
         if len({int(g.board.land_cost[w]) for w in free}) >= 2:
             break
     isolate(g, x, keep=free)
-    s[po() + L.P_MONEY] = 200
+    s[poff() + L.P_MONEY] = 200
     T = tables_with_card(g, 0, criteria=["costs", "port", "settlements", "neighborhood"])
-    s[po() + L.P_AM_SUPPORT] = 0
-    assert A.am_expand(s, T, AP, 0)
+    s[poff() + L.P_AM_SUPPORT] = 0
+    assert AX.am_expand(s, T, AP, 0)
     placed = [w for w in free if s[L.S_OCC + w] >= 0 and s[L.S_OCC + w] // 16 == AP]
     assert len(placed) == 1
     assert g.board.land_cost[placed[0]] == min(g.board.land_cost[w] for w in free)
@@ -265,13 +269,13 @@ def test_a451_modules_restrict_candidates_and_none_is_not_possible():
     s = g.state
     x, free = pasture_with_free_neighbors(g, 1)
     isolate(g, x, keep=[free[0]])
-    s[po() + L.P_MONEY] = 200
+    s[poff() + L.P_MONEY] = 200
     other = [m for m in MODULES if MODULES.index(m) != g.board.module[free[0]]]
     T = tables_with_card(g, 0, modules="".join(other))
-    s[po() + L.P_AM_SUPPORT] = 0
-    assert not A.am_expand(s, T, AP, 0)      # the only free hex is outside the card's modules
+    s[poff() + L.P_AM_SUPPORT] = 0
+    assert not AX.am_expand(s, T, AP, 0)      # the only free hex is outside the card's modules
     s[L.S_ROUND] = 5                   # round 5: all four modules
-    assert A.am_expand(s, T, AP, 0)
+    assert AX.am_expand(s, T, AP, 0)
 
 
 def test_a04_expand_needs_money_for_land_and_unit():
@@ -280,17 +284,17 @@ def test_a04_expand_needs_money_for_land_and_unit():
     s = g.state
     x, free = pasture_with_free_neighbors(g, 1)
     isolate(g, x, keep=[free[0]])
-    s[po() + L.P_MONEY] = int(g.board.land_cost[free[0]])    # no unit affordable on top
+    s[poff() + L.P_MONEY] = int(g.board.land_cost[free[0]])    # no unit affordable on top
     T = tables_with_card(g, 0)
-    s[po() + L.P_AM_SUPPORT] = 0
-    assert not A.am_expand(s, T, AP, 0)
+    s[poff() + L.P_AM_SUPPORT] = 0
+    assert not AX.am_expand(s, T, AP, 0)
 
 
 def settlement_key(s, T, p, v):
     """The A-4.5.3 settlement key of one hex, with the network table built for it."""
     comp, root, size = (np.empty(L.MAX_NODES, np.int32) for _ in range(3))
-    roots = A.network_table(s, T, p, comp, root, size)
-    return A.settlement_key(s, T, p, v, comp, root, size, roots, np.zeros(L.MAX_NODES, np.int32))
+    roots = AX.network_table(s, T, p, comp, root, size)
+    return AX.settlement_key(s, T, p, v, comp, root, size, roots, np.zeros(L.MAX_NODES, np.int32))
 
 
 def settlement_key_by_recount(g, s, p, v):
@@ -344,7 +348,7 @@ def test_a453_settlements_tiers_proposal():
     g = game(seed=2)
     s, T = g.state, g.tables
     clear_units(g, AP)
-    s[po() + L.P_SHIP] = 0
+    s[poff() + L.P_SHIP] = 0
     # v with two neighbors x, y that are not neighbors of each other
     for v in range(g.board.n_hex):
         nb = [w for w in nbrs(g, v) if land(g, w) and s[L.S_OCC + w] == EMPTY]
@@ -359,7 +363,7 @@ def test_a453_settlements_tiers_proposal():
     z = [w for w in nbrs(g, x) if land(g, w) and w != v and s[L.S_OCC + w] == EMPTY
          and w not in nbrs(g, y) and g.board.ship_req[w, y] > 0][0]
     assert settlement_key(s, T, AP, z) // 1000 == 0
-    s[po() + L.P_SHIP] = 6
+    s[poff() + L.P_SHIP] = 6
     far = [w for w in range(g.board.n_hex) if land(g, w) and s[L.S_OCC + w] == EMPTY
            and all(w not in nbrs(g, q) for q in (x, y)) and g.board.ship_req[x, w] <= 6][0]
     assert settlement_key(s, T, AP, far) // 1000 in (1, 2)
@@ -376,14 +380,14 @@ def test_a453_port_criterion_yes_no_in_card_modules():
         near = [int(w) for w in g.board.adjacent[pnode] if w >= 0 and land(g, w)]
         if near:
             break
-    s[po() + L.P_PORTS_USED] = 0
-    s[po() + L.P_SHIP] = 0
+    s[poff() + L.P_PORTS_USED] = 0
+    s[poff() + L.P_SHIP] = 0
     v = near[0]
-    assert A.port_key(s, T, AP, v, 15) == 1
-    assert A.port_key(s, T, AP, v, 1 << c) == 1
-    assert A.port_key(s, T, AP, v, 15 & ~(1 << c)) == 0     # [interp] card's modules only
-    s[po() + L.P_PORTS_USED] = 15
-    assert A.port_key(s, T, AP, v, 15) == 0
+    assert AX.port_key(s, T, AP, v, 15) == 1
+    assert AX.port_key(s, T, AP, v, 1 << c) == 1
+    assert AX.port_key(s, T, AP, v, 15 & ~(1 << c)) == 0     # [interp] card's modules only
+    s[poff() + L.P_PORTS_USED] = 15
+    assert AX.port_key(s, T, AP, v, 15) == 0
 
 
 def test_a455_neighborhood_purchase_money_and_merchants():
@@ -395,22 +399,22 @@ def test_a455_neighborhood_purchase_money_and_merchants():
     v = free[0]
     isolate(g, x, keep=[v])
     w = [q for q in nbrs(g, v) if q != x and land(g, q) and s[L.S_OCC + q] in (EMPTY, NEUTRAL)
-         and g.board.terrain[q] & T_PASTURE]
+         and g.board.terrain[q] & TERRAIN_PASTURE]
     if not w:
         pytest.skip("no pasture neighbor for the human cow on this map")
     s[L.S_OCC + w[0]] = HUMAN * 16 + COW
-    s[po() + L.P_MONEY] = 200
-    s[po() + L.P_MERCH] = 3
+    s[poff() + L.P_MONEY] = 200
+    s[poff() + L.P_MERCH] = 3
     price = int(s[L.S_PRICE + MILK])
-    assert A.bracket(s, g.tables, MILK) == A.MEDIUM
+    assert AX.bracket(s, g.tables, MILK) == AX.MEDIUM
     T = tables_with_card(g, 0)
-    s[po() + L.P_AM_SUPPORT] = 0
-    used = bin(int(s[po() + L.P_PORTS_USED])).count("1")
-    assert A.am_expand(s, T, AP, 0)
-    claimed = bin(int(s[po() + L.P_PORTS_USED])).count("1") - used     # A-6 on the way
-    assert s[po() + L.P_MARKET + MILK] == 2
+    s[poff() + L.P_AM_SUPPORT] = 0
+    used = bin(int(s[poff() + L.P_PORTS_USED])).count("1")
+    assert AX.am_expand(s, T, AP, 0)
+    claimed = bin(int(s[poff() + L.P_PORTS_USED])).count("1") - used     # A-6 on the way
+    assert s[poff() + L.P_MARKET + MILK] == 2
     assert s[L.S_PRICE + MILK] == price + 2
-    assert s[po() + L.P_GOODS + MILK] == 0
+    assert s[poff() + L.P_GOODS + MILK] == 0
     u = int(s[L.S_OCC + v]) % 16
     paid = int(g.board.land_cost[v]) + int(T[L.T_UNIT_COST + u])
     assert money(g) == 200 - paid + 2 * T[L.T_AM_NB_MONEY] + claimed * T[L.T_AM_PORT_MONEY]
@@ -422,9 +426,9 @@ def test_a5_brackets_proposal_from_market_band():
     s, T = g.state, g.tables
     for gd in range(6):
         lo, hi = T[L.T_SOLO_AVG_MIN + gd], T[L.T_SOLO_AVG_MAX + gd]
-        for price, want in ((lo - 1, A.LOWER), (lo, A.MEDIUM), (hi, A.MEDIUM), (hi + 1, A.UPPER)):
+        for price, want in ((lo - 1, AX.LOWER), (lo, AX.MEDIUM), (hi, AX.MEDIUM), (hi + 1, AX.UPPER)):
             s[L.S_PRICE + gd] = price
-            assert A.bracket(s, T, gd) == want
+            assert AX.bracket(s, T, gd) == want
 
 
 def test_a44_trade_direction_by_bracket_and_money():
@@ -434,10 +438,10 @@ def test_a44_trade_direction_by_bracket_and_money():
         s, T = g.state, g.tables
         for gd in range(6):
             s[L.S_PRICE + gd] = T[price_of + gd]
-        s[po() + L.P_MERCH] = 5
+        s[poff() + L.P_MERCH] = 5
         m0 = money(g)
         assert A.am_trade(s, T, AP, 0)
-        placed = s[po() + L.P_MARKET:po() + L.P_MARKET + 12]
+        placed = s[poff() + L.P_MARKET:poff() + L.P_MARKET + 12]
         gd = int(np.flatnonzero(placed)[0]) % 6
         n = int(placed.sum())
         assert placed[side * 6 + gd] == n and 1 <= n <= 3
@@ -450,13 +454,13 @@ def test_a44_trade_excludes_goods_with_an_automa_merchant():
     """A-4.4 / A-11.7: never a good holding an Automa merchant; none left -> not possible."""
     g = game()
     s, T = g.state, g.tables
-    s[po() + L.P_MERCH] = 5
+    s[poff() + L.P_MERCH] = 5
     for gd in range(5):
-        s[po() + L.P_MARKET + gd] = 1
+        s[poff() + L.P_MARKET + gd] = 1
     assert A.am_trade(s, T, AP, 0)
-    assert s[po() + L.P_MARKET + 5] + s[po() + L.P_MARKET + 11] > 0
+    assert s[poff() + L.P_MARKET + 5] + s[poff() + L.P_MARKET + 11] > 0
     assert not A.am_trade(s, T, AP, 0)
-    s[po() + L.P_MERCH] = 0
+    s[poff() + L.P_MERCH] = 0
     assert not A.am_trade(s, T, AP, 0)
 
 
@@ -466,17 +470,17 @@ def test_a42_technology_needs_three_workers_and_money():
     s, T = g.state, g.tables
     clear_units(g, AP)
     forests = [v for v in range(g.board.n_hex) if land(g, v) and s[L.S_OCC + v] == EMPTY
-               and g.board.terrain[v] & T_FOREST][:3]
+               and g.board.terrain[v] & TERRAIN_FOREST][:3]
     for v in forests[:2]:
         put(g, AP, LUMBERJACK, v)
-    s[po() + L.P_MONEY] = 50
+    s[poff() + L.P_MONEY] = 50
     assert not A.am_tech(s, T, AP, 0)
     put(g, AP, LUMBERJACK, forests[2])
-    s[po() + L.P_MONEY] = T[L.T_TECH_COST] - 1
+    s[poff() + L.P_MONEY] = T[L.T_TECH_COST] - 1
     assert not A.am_tech(s, T, AP, 0)
-    s[po() + L.P_MONEY] = T[L.T_TECH_COST]
+    s[poff() + L.P_MONEY] = T[L.T_TECH_COST]
     assert A.am_tech(s, T, AP, 0)
-    assert s[po() + L.P_TECH] == 1 and money(g) == 0
+    assert s[poff() + L.P_TECH] == 1 and money(g) == 0
     assert not A.am_tech(s, T, AP, 0)
 
 
@@ -485,17 +489,17 @@ def test_a43_upgrade_order_from_support_card_and_ports():
     g = game()
     s = g.state
     T = tables_with_card(g, 0, upgrade="shipping")
-    s[po() + L.P_AM_SUPPORT] = 0
-    s[po() + L.P_MONEY] = 20
-    ship = int(s[po() + L.P_SHIP])
+    s[poff() + L.P_AM_SUPPORT] = 0
+    s[poff() + L.P_MONEY] = 20
+    ship = int(s[poff() + L.P_SHIP])
     assert A.am_upgrade(s, T, AP, 0)
-    assert s[po() + L.P_SHIP] == ship + 1
-    s[po() + L.P_SHIP] = T[L.T_SHIP_MAX]
-    track = int(s[po() + L.P_TRACK])
+    assert s[poff() + L.P_SHIP] == ship + 1
+    s[poff() + L.P_SHIP] = T[L.T_SHIP_MAX]
+    track = int(s[poff() + L.P_TRACK])
     m0 = money(g)
     assert A.am_upgrade(s, T, AP, 0)
-    assert s[po() + L.P_TRACK] == track - 1 and money(g) == m0 - T[L.T_HIRE_COST]
-    s[po() + L.P_MONEY] = 3
+    assert s[poff() + L.P_TRACK] == track - 1 and money(g) == m0 - T[L.T_HIRE_COST]
+    s[poff() + L.P_MONEY] = 3
     assert not A.am_upgrade(s, T, AP, 0)
 
 
@@ -504,16 +508,16 @@ def test_a6_port_claim_gives_money_once():
     g = game()
     s, T = g.state, g.tables
     c = [k for k in range(4) if s[L.S_PORTS + k] >= 0][0]
-    s[po() + L.P_PORTS_USED] = 0
+    s[poff() + L.P_PORTS_USED] = 0
     clear_units(g, AP)
     v = [int(w) for w in g.board.adjacent[g.board.n_hex + c] if w >= 0 and land(g, w)
          and s[L.S_OCC + w] == EMPTY][0]
     put(g, AP, SHEEP, v)
     m0 = money(g)
-    A.claim_ports(s, T, AP)
-    assert money(g) - m0 >= T[L.T_AM_PORT_MONEY] and (s[po() + L.P_PORTS_USED] >> c) & 1
+    AX.claim_ports(s, T, AP)
+    assert money(g) - m0 >= T[L.T_AM_PORT_MONEY] and (s[poff() + L.P_PORTS_USED] >> c) & 1
     m1 = money(g)
-    A.claim_ports(s, T, AP)
+    AX.claim_ports(s, T, AP)
     assert money(g) == m1
 
 
@@ -522,22 +526,22 @@ def test_a46_rounds_1_to_3_cheapest_contract():
     g = game(seed=3)
     s, T = g.state, g.tables
     s[L.S_ROUND] = 2
-    s[po() + L.P_MONEY] = 100
+    s[poff() + L.P_MONEY] = 100
     offered = [int(c) for c in s[L.S_SLOTS:L.S_SLOTS + 6] if c >= 0]
     best = min(A.contract_money_cost(T, c) for c in offered)
     assert A.am_take(s, T, AP, 0)
-    assert A.contract_money_cost(T, int(s[po() + L.P_BOX])) == best
+    assert A.contract_money_cost(T, int(s[poff() + L.P_BOX])) == best
 
 
 def test_a46_rounds_4_5_rarest_import_then_dearest():
     g = game(seed=3)
     s, T = g.state, g.tables
     s[L.S_ROUND] = 4
-    s[po() + L.P_MONEY] = 100
+    s[poff() + L.P_MONEY] = 100
     offered = [int(c) for c in s[L.S_SLOTS:L.S_SLOTS + 6] if c >= 0]
     keys = {c: A.rarity_key(s, T, AP, c) for c in offered}
     assert A.am_take(s, T, AP, 0)
-    got = int(s[po() + L.P_BOX])
+    got = int(s[poff() + L.P_BOX])
     assert keys[got] == min(keys.values())
     assert A.contract_money_cost(T, got) == max(A.contract_money_cost(T, c) for c in offered
                                                  if keys[c] == keys[got])
@@ -551,12 +555,12 @@ def test_a46_round5_only_affordable_and_fulfilled_at_once_a47():
     offered = [int(c) for c in s[L.S_SLOTS:L.S_SLOTS + 6] if c >= 0]
     cheapest = min(A.contract_money_cost(T, c) for c in offered)
     fee = -T[L.T_AM_FEE + 4]
-    s[po() + L.P_MONEY] = fee + cheapest - 1
+    s[poff() + L.P_MONEY] = fee + cheapest - 1
     assert not A.am_take(s, T, AP, 0)
-    s[po() + L.P_MONEY] = fee + cheapest
-    n0 = int(s[po() + L.P_N_FULFILLED])
+    s[poff() + L.P_MONEY] = fee + cheapest
+    n0 = int(s[poff() + L.P_N_FULFILLED])
     assert A.am_take(s, T, AP, 0)
-    assert s[po() + L.P_BOX] == -1 and s[po() + L.P_N_FULFILLED] == n0 + 1
+    assert s[poff() + L.P_BOX] == -1 and s[poff() + L.P_N_FULFILLED] == n0 + 1
     assert money(g) >= 0
 
 
@@ -564,11 +568,11 @@ def test_a47_fulfil_pays_c_and_gains_money_for_bonuses():
     g = game(seed=3)
     s, T = g.state, g.tables
     c = int([k for k in s[L.S_SLOTS:L.S_SLOTS + 6] if k >= 0][0])
-    s[po() + L.P_BOX] = c
+    s[poff() + L.P_BOX] = c
     cost = A.contract_money_cost(T, c)
-    s[po() + L.P_MONEY] = cost - 1
+    s[poff() + L.P_MONEY] = cost - 1
     assert not A.am_fulfill(s, T, AP, 0)
-    s[po() + L.P_MONEY] = cost
+    s[poff() + L.P_MONEY] = cost
     imports0 = s[L.S_IMPORT:L.S_IMPORT + 3].copy()
     assert A.am_fulfill(s, T, AP, 0)
     gain = (A.cval(T, c, L.C_GAIN_MONEY) + 5 * A.cval(T, c, L.C_GAIN_HEX)
@@ -577,7 +581,7 @@ def test_a47_fulfil_pays_c_and_gains_money_for_bonuses():
     assert marks >= 0                       # plus the £1 import marks (R-3.7.1)
     for i in range(3):
         assert s[L.S_IMPORT + i] >= imports0[i]
-    assert s[po() + L.P_BOX] == -1 and s[L.S_BONUS_HEX] == 0 and s[L.S_BONUS_UPG] == 0
+    assert s[poff() + L.P_BOX] == -1 and s[L.S_BONUS_HEX] == 0 and s[L.S_BONUS_UPG] == 0
 
 
 # ----------------------------------------------------------------- A-1 setup
@@ -587,14 +591,14 @@ def test_a1_setup_money_shipping_workers_order_picks():
     for level in (1, 5):
         g = Game(GameConfig(num_players=3, automa={0: level}, seed=level))
         s, T = g.state, g.tables
-        pz = pofs(0)
-        assert s[pz + L.P_SHIP] == T[L.T_AM_SHIP] == 2
+        poff = pofs(0)
+        assert s[poff + L.P_SHIP] == T[L.T_AM_SHIP] == 2
         workers = [v for v in range(g.board.n_hex) if s[L.S_OCC + v] in (LUMBERJACK, MINER)]
         assert sorted(g.board.module[v] for v in workers) == [0, 1, 2, 3]
         spent = sum(int(g.board.land_cost[v]) + int(T[L.T_UNIT_COST + s[L.S_OCC + v]])
                     for v in workers)
-        ports = bin(int(s[pz + L.P_PORTS_USED])).count("1")
-        assert s[pz + L.P_MONEY] == load_automa().level(level)["money"] - spent + 10 * ports
+        ports = bin(int(s[poff + L.P_PORTS_USED])).count("1")
+        assert s[poff + L.P_MONEY] == load_automa().level(level)["money"] - spent + 10 * ports
         assert s[L.S_ORDER + 2] == 0                       # Automa last in round 1
         assert sum(1 for i in range(5) if s[L.S_PICKS + i] >= 0) == 3
         texts = [e["text"] for e in g.automa_events]
@@ -611,7 +615,7 @@ def test_a71_preparation_money_and_new_deck():
     m0 = money(g)
     start_round(s, T, False)
     assert money(g) - m0 == T[L.T_AM_PREP_MONEY] == 10
-    assert s[po() + L.P_AM_NPILE] == 16 and s[po() + L.P_AM_ACTION] == -1
+    assert s[poff() + L.P_AM_NPILE] == 16 and s[poff() + L.P_AM_ACTION] == -1
 
 
 def test_a72_production_money_instead_of_goods():
@@ -620,7 +624,7 @@ def test_a72_production_money_instead_of_goods():
     s, T = g.state, g.tables
     clear_units(g, AP)
     past = [v for v in range(g.board.n_hex) if land(g, v) and s[L.S_OCC + v] == EMPTY
-            and g.board.terrain[v] & T_PASTURE]
+            and g.board.terrain[v] & TERRAIN_PASTURE]
     for u, v in zip((SHEEP, COW, FIELD, DAIRY, BAKERY, DISTILLERY), past):
         put(g, AP, u, v)
     s[L.S_NEXT_ORDER:L.S_NEXT_ORDER + 2] = [0, 1]
@@ -628,17 +632,17 @@ def test_a72_production_money_instead_of_goods():
     start_production(s, T)            # nothing to process: the next round's preparation follows
     assert s[L.S_ROUND] == 2
     assert money(g) - m0 == 5 * 5 + 10 + T[L.T_AM_PREP_MONEY]
-    assert all(s[po() + L.P_GOODS + k] == 0 for k in range(6))
+    assert all(s[poff() + L.P_GOODS + k] == 0 for k in range(6))
 
 
 def test_a73_no_round_scoring_for_the_automa():
     g = game()
     s, T = g.state, g.tables
     s[L.S_NEXT_ORDER:L.S_NEXT_ORDER + 2] = [0, 1]
-    s[po() + L.P_MONEY] = 500
-    s[po() + L.P_GOODS:po() + L.P_GOODS + 6] = 9
+    s[poff() + L.P_MONEY] = 500
+    s[poff() + L.P_GOODS:poff() + L.P_GOODS + 6] = 9
     end_round(s, T)
-    assert s[po() + L.P_GLORY] == 0
+    assert s[poff() + L.P_GLORY] == 0
 
 
 # ----------------------------------------------------------------- A-8 final scoring
@@ -646,7 +650,7 @@ def test_a8_final_fixed_glory_and_money_per_five():
     """A-8.1 / A-8.2: glory = difficulty value, 1 VP per full £5, no goods."""
     g = game()
     s, T = g.state, g.tables
-    s[po() + L.P_MONEY] = 47
+    s[poff() + L.P_MONEY] = 47
     s[L.S_ROUND] = T[L.T_ROUNDS]
     s[L.S_NEXT_ORDER:L.S_NEXT_ORDER + 2] = [0, 1]
     end_round(s, T)
@@ -661,7 +665,7 @@ def test_a83_two_seat_export_majority(v, w, exp):
     g = game()
     T = g.tables
     a, b = v
-    assert (A.two_seat(a, b, 0, T, L.T_AM_TWO_EXPORT), A.two_seat(b, a, 0, T, L.T_AM_TWO_EXPORT)) == w
+    assert (APH.two_seat(a, b, 0, T, L.T_AM_TWO_EXPORT), APH.two_seat(b, a, 0, T, L.T_AM_TWO_EXPORT)) == w
 
 
 @pytest.mark.parametrize("v,w", [((5, 3), (12, 6)), ((5, 4), (12, 6)), ((5, 2), (12, 0)),
@@ -671,14 +675,14 @@ def test_a83_two_seat_settlement_majority(v, w):
     g = game()
     a, b = v
     T = g.tables
-    assert (A.two_seat(a, b, 1, T, L.T_AM_TWO_SETTLE), A.two_seat(b, a, 1, T, L.T_AM_TWO_SETTLE)) == w
+    assert (APH.two_seat(a, b, 1, T, L.T_AM_TWO_SETTLE), APH.two_seat(b, a, 1, T, L.T_AM_TWO_SETTLE)) == w
 
 
 def test_a83_applies_to_the_human_in_a_two_seat_game():
     g = game()
     s, T = g.state, g.tables
     s[pofs(HUMAN) + L.P_N_FULFILLED] = 2
-    s[po() + L.P_N_FULFILLED] = 3
+    s[poff() + L.P_N_FULFILLED] = 3
     s[L.S_ROUND] = T[L.T_ROUNDS]
     s[L.S_NEXT_ORDER:L.S_NEXT_ORDER + 2] = [0, 1]
     end_round(s, T)

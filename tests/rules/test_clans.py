@@ -6,7 +6,8 @@ from caledonia_env import Game, GameConfig
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import A_PLACE
 from caledonia_env.engine.constants import MAX_NODES
-from caledonia_env.engine.constants import T_FOREST, T_LOCH, T_MOUNTAIN, T_PASTURE
+from caledonia_env.engine.constants import (TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_MOUNTAIN,
+                                            TERRAIN_PASTURE)
 from conftest import Hexes, base_scenario, mask_names
 
 RS = Game(GameConfig(num_players=2)).ruleset
@@ -41,7 +42,7 @@ def board_of(n=2):
 def pasture_cluster(board, k, avoid=()):
     """k active pastures (pasture only) connected through neighbor adjacency."""
     h = Hexes(board)
-    pastures = set(h.land(T_PASTURE, only=True))
+    pastures = set(h.land(TERRAIN_PASTURE, only=True))
     for start in sorted(pastures):
         if start in avoid:
             continue
@@ -277,7 +278,7 @@ def test_R_8_1_structure_bonus_draws_6_keeps_up_to_2_paying_once():
 def test_R_8_1_port_P8_draws_6():
     board = board_of()
     a = [board.labels[v] for v in board.adjacent[board.node("port-A")] if v >= 0
-         and board.terrain[v] & T_PASTURE][0]
+         and board.terrain[v] & TERRAIN_PASTURE][0]
     d = solo_turns(ports={"A": "P8", "B": None, "C": None, "D": None})
     d["players"][0] = {"money": 10, "clan": "buchanan", "units": {a: "sheep"}}
     g = Game.from_scenario(d)
@@ -406,9 +407,9 @@ def test_R_8_4_fergusson_three_border_workers_third_after_everyone(players):
 # ------------------------------------------------------------ R-8.5 MacDonald
 def _loch_next_to_pasture(board, avoid=()):
     h = Hexes(board)
-    for v in h.land(T_PASTURE, only=True):
+    for v in h.land(TERRAIN_PASTURE, only=True):
         for w in h.adjacent(v):
-            if w < board.n_hex and board.terrain[w] & T_LOCH and w not in avoid \
+            if w < board.n_hex and board.terrain[w] & TERRAIN_LOCH and w not in avoid \
                     and w in h.neighbors(v):
                 return board.labels[v], board.labels[w]
     raise AssertionError
@@ -416,7 +417,7 @@ def _loch_next_to_pasture(board, avoid=()):
 
 def _loch_pair(board):
     """Two adjacent lochs (a, b), and a third loch c adjacent to b but not to a."""
-    lochs = [v for v in range(board.n_hex) if board.terrain[v] & T_LOCH]
+    lochs = [v for v in range(board.n_hex) if board.terrain[v] & TERRAIN_LOCH]
     adj = {v: [int(w) for w in board.adjacent[v] if w >= 0] for v in range(board.n_nodes)}
     for a in lochs:
         for b in adj[a]:
@@ -442,10 +443,10 @@ def test_R_8_5_macdonald_has_no_technology():
 def test_R_8_5_workers_cost_6_earn_4_and_share_one_pool():
     board = board_of()
     h = Hexes(board)
-    mountains = h.land(T_MOUNTAIN)
+    mountains = h.land(TERRAIN_MOUNTAIN)
     mountain, m2 = next((v, [w for w in h.neighbors(v) if w in mountains])
                         for v in mountains if any(w in mountains for w in h.neighbors(v)))
-    forest = [v for v in h.land(T_FOREST) if v not in h.adjacent(mountain) + [mountain] + m2][0]
+    forest = [v for v in h.land(TERRAIN_FOREST) if v not in h.adjacent(mountain) + [mountain] + m2][0]
     a, b, c = _loch_pair(board)
     lab = board.labels
     d = solo_turns()
@@ -465,7 +466,7 @@ def test_R_8_5_workers_cost_6_earn_4_and_share_one_pool():
     pass_bonus = int(RS.export_board.pass_bonus[2][1])
     assert pv(g, 0, L.P_MONEY) == money + pass_bonus + 3 * CP["macdonald"]["worker_income"]
     # the pool: with the lumberjacks used up, a lumberjack still comes from the miners
-    forests = h.land(T_FOREST)
+    forests = h.land(TERRAIN_FOREST)
     f, f2 = next((v, w) for v in forests for w in h.neighbors(v) if w in forests)
     others = [v for v in forests if v not in (f, f2)][:3]
     d["players"][0]["units"] = {lab[v]: "lumberjack" for v in [f] + others}
@@ -480,7 +481,7 @@ def test_R_8_5_fisherman_on_lochs_and_ports_never_adjacent():
     land, loch = _loch_next_to_pasture(board)
     d = solo_turns(ports={"A": "P2", "B": None, "C": None, "D": None})
     port_land = [board.labels[v] for v in board.adjacent[board.node("port-A")]
-                 if v >= 0 and board.terrain[v] & T_PASTURE][0]
+                 if v >= 0 and board.terrain[v] & TERRAIN_PASTURE][0]
     d["players"][0] = {"money": 50, "clan": "macdonald", "units": {land: "sheep", port_land: "cow"}}
     g = Game.from_scenario(d)
     names = mask_names(g)
@@ -495,7 +496,7 @@ def test_R_8_5_fisherman_on_lochs_and_ports_never_adjacent():
     v = board.node(loch)
     names = mask_names(g)
     for w in board.adjacent[v]:
-        if w >= 0 and board.terrain[w] & T_LOCH:
+        if w >= 0 and board.terrain[w] & TERRAIN_LOCH:
             assert f"expand fisherman @ {board.labels[w]}" not in names
     assert any(n.startswith("expand fisherman @") for n in names)
     # no port tile at a corner: no fisherman there; other clans: no fishermen at all
@@ -518,7 +519,7 @@ def test_R_8_5_rowing_once_per_turn_before_the_main_action():
     assert g.context == "fisherman rowing"
     dests = mask_names(g)
     assert f"select @ {lab[b]}" in dests
-    assert all(board.terrain[board.node(n.split("@ ")[1])] & T_LOCH for n in dests)
+    assert all(board.terrain[board.node(n.split("@ ")[1])] & TERRAIN_LOCH for n in dests)
     step(g, f"select @ {lab[b]}")
     assert g.context == "main action"
     assert g.state[L.S_OCC + b] == 0 * 16 + 8 and g.state[L.S_OCC + a] == -1
@@ -535,10 +536,10 @@ def test_R_8_5_land_next_to_a_fisherman_is_a_neighbor():
     board = board_of()
     h = Hexes(board)
     for v in range(board.n_hex):
-        if not board.terrain[v] & T_LOCH:
+        if not board.terrain[v] & TERRAIN_LOCH:
             continue
         lands = [w for w in h.adjacent(v) if w < board.n_hex and board.active[w]
-                 and board.terrain[w] & T_PASTURE and not board.terrain[w] & T_LOCH]
+                 and board.terrain[w] & TERRAIN_PASTURE and not board.terrain[w] & TERRAIN_LOCH]
         if lands:
             break
     d = solo_turns()
@@ -554,12 +555,12 @@ def test_R_8_5_neighborhood_bonus_when_deploying_not_when_rowing():
 
     def land_nb(v):
         return [int(w) for w in board.neighbor[v] if 0 <= w < board.n_hex and board.active[w]
-                and board.terrain[w] & T_PASTURE and not board.terrain[w] & T_LOCH]
+                and board.terrain[w] & TERRAIN_PASTURE and not board.terrain[w] & TERRAIN_LOCH]
 
     loch, m, own, opp = next(
-        (v, m, nb[0], nb[1]) for v in range(board.n_hex) if board.terrain[v] & T_LOCH
+        (v, m, nb[0], nb[1]) for v in range(board.n_hex) if board.terrain[v] & TERRAIN_LOCH
         for nb in [land_nb(v)] if len(nb) >= 2
-        for m in board.adjacent[v] if m >= 0 and board.terrain[m] & T_LOCH
+        for m in board.adjacent[v] if m >= 0 and board.terrain[m] & TERRAIN_LOCH
         and opp_free(board, m, nb[1]))
     d = solo_turns()
     d["players"][0] = {"money": 50, "clan": "macdonald", "merchants": 2, "units": {lab[own]: "sheep"}}
@@ -669,7 +670,7 @@ def test_R_8_6_cellar_counts_for_T2_and_is_emptied_before_final_scoring():
 
 
 # ------------------------------------------------------------ R-8.7 Robertson
-def _delta_with_neighbor(board, cost=None, terrain=T_PASTURE):
+def _delta_with_neighbor(board, cost=None, terrain=TERRAIN_PASTURE):
     h = Hexes(board)
     for v in range(board.n_hex):
         if not (board.delta[v] and board.active[v] and board.terrain[v] & terrain):
@@ -677,8 +678,8 @@ def _delta_with_neighbor(board, cost=None, terrain=T_PASTURE):
         if cost is not None and board.land_cost[v] != cost:
             continue
         for w in h.neighbors(v):
-            if w < board.n_hex and board.active[w] and board.terrain[w] & T_PASTURE \
-                    and not board.terrain[w] & T_LOCH and not board.delta[w]:
+            if w < board.n_hex and board.active[w] and board.terrain[w] & TERRAIN_PASTURE \
+                    and not board.terrain[w] & TERRAIN_LOCH and not board.delta[w]:
                 return board.labels[v], board.labels[w]
     raise AssertionError
 
@@ -744,7 +745,7 @@ def test_R_8_8_stewart_gets_1_per_trade_before_paying():
 
 def test_R_8_8_stewart_neighborhood_1_per_good_type():
     h = Hexes(board_of())
-    pastures = h.land(T_PASTURE, only=True)
+    pastures = h.land(TERRAIN_PASTURE, only=True)
     x, (v, w, y) = next((x, nb[:3]) for x in pastures
                         for nb in [[u for u in h.neighbors(x) if u in pastures]] if len(nb) >= 3)
     d = solo_turns()
@@ -818,7 +819,7 @@ def _rowing_layout():
     for cfg in all_configs():
         board = build_board(cfg, num_players=2)
         adj = {v: [int(w) for w in board.adjacent[v] if w >= 0] for v in range(board.n_nodes)}
-        lochs = [v for v in range(board.n_hex) if board.terrain[v] & T_LOCH]
+        lochs = [v for v in range(board.n_hex) if board.terrain[v] & TERRAIN_LOCH]
         for a in lochs:
             for b in adj[a]:
                 if b not in lochs:
@@ -837,7 +838,7 @@ def test_R_8_5_rowing_keeps_fishermen_apart():
                        "units": {lab[a]: "fisherman", lab[other]: "fisherman"}}
     g = Game.from_scenario(d)
     adj = {v: [int(w) for w in board.adjacent[v] if w >= 0] for v in range(board.n_nodes)}
-    expected = {f"select @ {lab[w]}" for w in adj[a] if board.terrain[w] & T_LOCH
+    expected = {f"select @ {lab[w]}" for w in adj[a] if board.terrain[w] & TERRAIN_LOCH
                 and w != other and other not in adj[w]}
     assert f"select @ {lab[b]}" not in expected
     if expected:

@@ -11,7 +11,8 @@ from conftest import Hexes, base_scenario, mask_names
 
 from caledonia_env import Game
 from caledonia_env.engine import layout as L
-from caledonia_env.engine.constants import FISHERMAN, OCC_STRIDE, P4, T_LOCH, T_PASTURE
+from caledonia_env.engine.constants import (FISHERMAN, OCC_STRIDE, PORT_PRICE_SHIFT, TERRAIN_LOCH,
+                                            TERRAIN_PASTURE)
 from caledonia_env.engine.ports import port_param
 from caledonia_env.game import Static
 
@@ -54,7 +55,7 @@ def hx():
 
 def pasture_chain(hx, k):
     """k pasture hexes, each a neighbor of the previous one."""
-    pastures = set(hx.land(T_PASTURE))
+    pastures = set(hx.land(TERRAIN_PASTURE))
     for start in sorted(pastures):
         chain = [start]
         while len(chain) < k:
@@ -112,7 +113,7 @@ def test_R_3_3_1_neighborhood_limit_is_per_good_per_turn_across_expansions(hx):
     """R-3.3.1: "pas plus de trois éléments du même type de marchandises par tour": two free
     hexes next to the same opponent sheep in one turn still buy at most the limit of wool."""
     v, w, x = hx.pasture_triangle()
-    own = next(y for y in hx.neighbors(v) if y not in (w, x) and y in hx.land(T_PASTURE))
+    own = next(y for y in hx.neighbors(v) if y not in (w, x) and y in hx.land(TERRAIN_PASTURE))
     d = others_passed(market={"wool": 2}, pending={"free_hexes": 2, "main_done": 1},
                        context="export bonus")
     d["players"][0] = {"money": 100, "merchants": 7, "units": {hx.label(own): "field"}}
@@ -135,7 +136,7 @@ def test_R_3_3_1_neighborhood_limit_is_per_good_per_turn_across_expansions(hx):
 def test_R_3_3_1_limit_resets_next_turn(hx):
     """R-3.3.1: the per-turn count starts again in the next turn."""
     v, w, x = hx.pasture_triangle()
-    own = next(y for y in hx.neighbors(v) if y not in (w, x) and y in hx.land(T_PASTURE))
+    own = next(y for y in hx.neighbors(v) if y not in (w, x) and y in hx.land(TERRAIN_PASTURE))
     d = others_passed(market={"wool": 2})
     d["players"][0] = {"money": 100, "merchants": 7, "units": {hx.label(own): "field"}}
     d["players"][1]["units"] = {hx.label(x): "sheep"}
@@ -151,7 +152,7 @@ def test_R_3_3_1_limit_resets_next_turn(hx):
 def _loch_next_to_port(board):
     port = board.node("port-A")
     for v in board.adjacent[port]:
-        if v >= 0 and board.terrain[v] & T_LOCH:
+        if v >= 0 and board.terrain[v] & TERRAIN_LOCH:
             return int(v), port
     raise AssertionError("no loch next to port A")
 
@@ -183,7 +184,7 @@ def test_R_8_5_fisherman_may_row_onto_a_port_tile():
 def test_R_8_6_barrel_out_inside_a_neighborhood_purchase(hx):
     """R-8.6: "à tout moment": a MacKenzie barrel leaves the cellar to pay a purchase."""
     v, w, x = hx.pasture_triangle()
-    own = next(y for y in hx.neighbors(v) if y not in (w, x) and y in hx.land(T_PASTURE))
+    own = next(y for y in hx.neighbors(v) if y not in (w, x) and y in hx.land(TERRAIN_PASTURE))
     d = others_passed()
     cost = SHEEP_COST + int(hx.b.land_cost[v])
     d["players"][0] = {"money": cost, "merchants": 3, "clan": "mackenzie", "cellar": [0, 1],
@@ -221,7 +222,7 @@ def test_P4_exact_steps_switch(exact):
     step(g, "port A")
     assert g.context == "port price"
     sizes = {abs(int(n.split()[-1])) for n in mask_names(g)}
-    steps = port_param(g.tables, P4, 0)
+    steps = port_param(g.tables, PORT_PRICE_SHIFT, 0)
     assert steps == 3
     assert sizes == ({steps} if exact else set(range(1, steps + 1)))
 

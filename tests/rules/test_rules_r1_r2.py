@@ -8,18 +8,13 @@ import pytest
 from conftest import base_scenario, mask_names
 
 from caledonia_env import Game, GameConfig
-from caledonia_env.engine.constants import (
-    T_FOREST,
-    T_LOCH,
-    T_MOUNTAIN,
-    T_PASTURE,
-    T_PORT,
-)
+from caledonia_env.engine.constants import (TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_MOUNTAIN,
+                                            TERRAIN_PASTURE, TERRAIN_PORT)
 
 MODULES = "ABCD"
 UNIT_INDEX = {"sheep": 0, "cow": 1, "field": 2, "cheese_dairy": 3, "bakery": 4,
               "distillery": 5, "lumberjack": 6, "miner": 7}
-PLACE_TERRAIN = {"lumberjack": T_FOREST, "miner": T_MOUNTAIN}
+PLACE_TERRAIN = {"lumberjack": TERRAIN_FOREST, "miner": TERRAIN_MOUNTAIN}
 
 
 def players(g):
@@ -71,19 +66,19 @@ def test_R_1_1_two_players_misted_hexes_inactive_lochs_active():
     g2 = Game.from_scenario(base_scenario(2))
     g4 = Game.from_scenario(base_scenario(4))
     b2, b4 = g2.board, g4.board
-    land = T_PASTURE | T_FOREST | T_MOUNTAIN
+    land = TERRAIN_PASTURE | TERRAIN_FOREST | TERRAIN_MOUNTAIN
     inactive = [v for v in range(b2.n_hex) if not b2.active[v]]
     assert inactive, "the 2-player map has misted hexes"
-    assert all(b2.terrain[v] & land and not b2.terrain[v] & T_LOCH for v in inactive)
-    assert all(b2.active[v] for v in range(b2.n_nodes) if b2.terrain[v] & (T_LOCH | T_PORT))
+    assert all(b2.terrain[v] & land and not b2.terrain[v] & TERRAIN_LOCH for v in inactive)
+    assert all(b2.active[v] for v in range(b2.n_nodes) if b2.terrain[v] & (TERRAIN_LOCH | TERRAIN_PORT))
     assert all(b4.active[v] for v in range(b4.n_nodes))
     # a misted pasture hex next to an active pasture hex: offered only in the 4-player game
     target = source = None
     for v in inactive:
-        if b2.terrain[v] & T_PASTURE:
+        if b2.terrain[v] & TERRAIN_PASTURE:
             for w in b2.neighbor[v]:
-                if w >= 0 and b2.active[w] and b2.terrain[w] & T_PASTURE \
-                        and not b2.terrain[w] & (T_LOCH | T_PORT):
+                if w >= 0 and b2.active[w] and b2.terrain[w] & TERRAIN_PASTURE \
+                        and not b2.terrain[w] & (TERRAIN_LOCH | TERRAIN_PORT):
                     target, source = v, int(w)
                     break
         if target is not None:
@@ -214,8 +209,8 @@ def test_R_1_5_starting_player_material(n):
     # every unit type can be placed 4 times: the board holds count[u] of each
     import caledonia_env.engine.layout as L
     for p in range(n):
-        po = L.S_PLAYERS + p * L.P_SIZE
-        assert list(g.state[po + L.P_BOARD:po + L.P_BOARD + 8]) == [int(x) for x in rs.units.count]
+        poff = L.S_PLAYERS + p * L.P_SIZE
+        assert list(g.state[poff + L.P_BOARD:poff + L.P_BOARD + 8]) == [int(x) for x in rs.units.count]
 
 
 # ------------------------------------------------------------------ R-1.6 first player
@@ -280,7 +275,7 @@ def expected_worker_hexes(g, money):
         occupied |= set(pd["units"])
     out = set()
     for v in range(b.n_hex):
-        if not b.active[v] or b.terrain[v] & (T_LOCH | T_PORT) or b.labels[v] in occupied:
+        if not b.active[v] or b.terrain[v] & (TERRAIN_LOCH | TERRAIN_PORT) or b.labels[v] in occupied:
             continue
         for unit, bit in PLACE_TERRAIN.items():
             cost = int(rs.units.cost[UNIT_INDEX[unit]]) + int(b.land_cost[v])
@@ -329,7 +324,7 @@ def test_R_1_8_starting_worker_must_be_affordable():
     rs = g0.ruleset
     b = g0.board
     cheapest = min(int(b.land_cost[v]) for v in range(b.n_hex)
-                   if b.active[v] and b.terrain[v] & T_FOREST)
+                   if b.active[v] and b.terrain[v] & TERRAIN_FOREST)
     money = int(rs.units.cost[UNIT_INDEX["lumberjack"]]) + cheapest
     assert money < int(rs.units.cost[UNIT_INDEX["miner"]]) + 1
     d["players"][0] = {"money": money}
@@ -395,7 +390,7 @@ def test_R_2_scoring_after_production(hexes):
     counts the wool just produced."""
     d = base_scenario(2, round=2, scoring_tiles=[None, "T1", None, None, None],
                       next_turn_order=[1], turn_order=[0, 1])
-    d["players"][0] = {"money": 0, "units": {hexes.label(hexes.land(T_PASTURE)[0]): "sheep"}}
+    d["players"][0] = {"money": 0, "units": {hexes.label(hexes.land(TERRAIN_PASTURE)[0]): "sheep"}}
     d["players"][1] = {"money": 0, "passed": True}
     g = Game.from_scenario(d)
     rs = g.ruleset
@@ -490,7 +485,7 @@ def test_R_2_2_one_main_action_then_only_ports_or_end_turn():
     g0 = Game.from_scenario(d)
     b = g0.board
     port_hex = next(b.labels[w] for w in b.adjacent[b.ports[0]]
-                if w >= 0 and b.terrain[w] & T_PASTURE and b.active[w])
+                if w >= 0 and b.terrain[w] & TERRAIN_PASTURE and b.active[w])
     d["players"][0] = {"money": 50, "units": {port_hex: "sheep"}}
     d["players"][1] = {"money": 50}
     g = Game.from_scenario(d)

@@ -12,20 +12,15 @@ import pytest
 from conftest import base_scenario, mask_names
 
 from caledonia_env import Game
-from caledonia_env.data.ruleset import CONTRACT_COLUMNS
-from caledonia_env.engine.constants import (
-    T_FOREST,
-    T_LOCH,
-    T_MOUNTAIN,
-    T_PASTURE,
-    T_PORT,
-)
+from caledonia_env.data.names import CONTRACT_COLUMNS
+from caledonia_env.engine.constants import (TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_MOUNTAIN,
+                                            TERRAIN_PASTURE, TERRAIN_PORT)
 
 GOODS = ("wool", "grain", "milk", "bread", "cheese", "whisky")
 UNITS = ("sheep", "cow", "field", "cheese_dairy", "bakery", "distillery", "lumberjack", "miner")
 U = {u: i for i, u in enumerate(UNITS)}
 G = {g: i for i, g in enumerate(GOODS)}
-UNIT_TERRAIN = {u: (T_FOREST if u == "lumberjack" else T_MOUNTAIN if u == "miner" else T_PASTURE)
+UNIT_TERRAIN = {u: (TERRAIN_FOREST if u == "lumberjack" else TERRAIN_MOUNTAIN if u == "miner" else TERRAIN_PASTURE)
                 for u in UNITS}
 RS = Game.from_scenario(base_scenario()).ruleset
 
@@ -80,13 +75,13 @@ def opponents_passed(n=2, **kw):
 
 
 def is_land(b, v):
-    return bool(b.active[v]) and not b.terrain[v] & (T_LOCH | T_PORT)
+    return bool(b.active[v]) and not b.terrain[v] & (TERRAIN_LOCH | TERRAIN_PORT)
 
 
 def pasture_chain(b, k):
     """k active pasture hexes, each a neighbor of an earlier one (BFS over neighbors)."""
     for start in range(b.n_hex):
-        if not (is_land(b, start) and b.terrain[start] & T_PASTURE):
+        if not (is_land(b, start) and b.terrain[start] & TERRAIN_PASTURE):
             continue
         seen, queue, out = {start}, deque([start]), []
         while queue and len(out) < k:
@@ -94,7 +89,7 @@ def pasture_chain(b, k):
             out.append(v)
             for w in b.neighbor[v]:
                 w = int(w)
-                if w >= 0 and w not in seen and is_land(b, w) and b.terrain[w] & T_PASTURE:
+                if w >= 0 and w not in seen and is_land(b, w) and b.terrain[w] & TERRAIN_PASTURE:
                     seen.add(w)
                     queue.append(w)
         if len(out) == k:
@@ -107,11 +102,11 @@ def river_crossing(b):
     that is not adjacent to v."""
     for a, c in b.river_pairs:
         for v, w in ((int(a), int(c)), (int(c), int(a))):
-            if not (is_land(b, v) and is_land(b, w) and b.terrain[v] & b.terrain[w] & T_PASTURE):
+            if not (is_land(b, v) and is_land(b, w) and b.terrain[v] & b.terrain[w] & TERRAIN_PASTURE):
                 continue
             for x in b.neighbor[w]:
                 x = int(x)
-                if x >= 0 and x != v and is_land(b, x) and b.terrain[x] & T_PASTURE \
+                if x >= 0 and x != v and is_land(b, x) and b.terrain[x] & TERRAIN_PASTURE \
                         and x not in {int(y) for y in b.adjacent[v]}:
                     return v, w, x
     raise AssertionError("no river between pastures")
@@ -236,7 +231,7 @@ def test_R_3_1_one_good_per_trade_action():
     b = mk(d).board
     near = next(int(w) for w in b.adjacent[b.ports[0]] if w >= 0 and is_land(b, w))
     d["players"][0] = {"money": 50, "merchants": 4, "units": {lab(b, near): "lumberjack"
-                       if b.terrain[near] & T_FOREST else "miner" if b.terrain[near] & T_MOUNTAIN
+                       if b.terrain[near] & TERRAIN_FOREST else "miner" if b.terrain[near] & TERRAIN_MOUNTAIN
                        else "sheep"}}
     g = mk(d)
     do(g, "trade buy 1 wool")
@@ -333,8 +328,8 @@ def test_R_3_3_level_0_offers_exactly_the_empty_neighbors(board):
                if w >= 0 and int(w) not in chain and is_land(board, int(w)))
     d["players"][0] = {"money": 1000, "units": {lab(board, chain[0]): "sheep",
                                                 lab(board, chain[2]): "field"}}
-    d["players"][1] = {"money": 0, "units": {lab(board, opp): "miner" if board.terrain[opp] & T_MOUNTAIN
-                                             else "lumberjack" if board.terrain[opp] & T_FOREST
+    d["players"][1] = {"money": 0, "units": {lab(board, opp): "miner" if board.terrain[opp] & TERRAIN_MOUNTAIN
+                                             else "lumberjack" if board.terrain[opp] & TERRAIN_FOREST
                                              else "cow"}}
     g = mk(d)
     occupied = {chain[0], chain[2], opp}
@@ -364,7 +359,7 @@ SPREAD = ("field", "cheese_dairy", "bakery", "distillery")   # 2 of each: none r
 
 def spread_units(board, k=8):
     """k pasture hexes spread over the map (every few land hexes)."""
-    past = [v for v in range(board.n_hex) if is_land(board, v) and board.terrain[v] & T_PASTURE]
+    past = [v for v in range(board.n_hex) if is_land(board, v) and board.terrain[v] & TERRAIN_PASTURE]
     return past[::max(1, len(past) // k)][:k]
 
 
@@ -387,7 +382,7 @@ def test_R_3_3_terrain_limits_over_the_whole_reach(board):
               if board.terrain[v] & UNIT_TERRAIN[u]}
     assert got == expect
     kinds = {int(board.terrain[board.node(h)]) for _, h in got}
-    assert {T_PASTURE, T_FOREST, T_MOUNTAIN} <= kinds
+    assert {TERRAIN_PASTURE, TERRAIN_FOREST, TERRAIN_MOUNTAIN} <= kinds
     assert any(k.bit_count() >= 2 for k in kinds)           # a mixed hex is reached
 
 
@@ -395,7 +390,7 @@ def test_R_3_3_no_lumberjacks_left_no_forest_only_hex(board):
     """R-3.3 (rulebook): with every lumberjack deployed a forest-only hex takes nothing;
     mixed hexes still take the other units that fit."""
     level = int(RS.economy.shipping_max_level)
-    forests = [v for v in range(board.n_hex) if is_land(board, v) and board.terrain[v] & T_FOREST]
+    forests = [v for v in range(board.n_hex) if is_land(board, v) and board.terrain[v] & TERRAIN_FOREST]
     own = forests[:4] + spread_units(board)
     d = base_scenario()
     d["players"][0] = {"money": 10000, "shipping": level,
@@ -407,9 +402,9 @@ def test_R_3_3_no_lumberjacks_left_no_forest_only_hex(board):
     expect = {(u, lab(board, v)) for v in reach for u in UNITS
               if u != "lumberjack" and board.terrain[v] & UNIT_TERRAIN[u]}
     assert got == expect
-    assert any(board.terrain[v] == T_FOREST for v in reach)      # such hexes were in reach
-    assert not any(board.terrain[board.node(h)] == T_FOREST for _, h in got)
-    assert any(board.terrain[v] & T_FOREST and board.terrain[v] != T_FOREST for v in reach)
+    assert any(board.terrain[v] == TERRAIN_FOREST for v in reach)      # such hexes were in reach
+    assert not any(board.terrain[board.node(h)] == TERRAIN_FOREST for _, h in got)
+    assert any(board.terrain[v] & TERRAIN_FOREST and board.terrain[v] != TERRAIN_FOREST for v in reach)
 
 
 def test_R_3_3_must_afford_and_have_the_unit(board):
@@ -436,10 +431,10 @@ def nb_setup(board, n=2, opp_units=("distillery",), money=100, merchants=5, **kw
     """P0 sheep at x0; P1 units around target t (neighbors of t, not of x0's other side).
     Returns (scenario, target label)."""
     for t in range(board.n_hex):
-        if not (is_land(board, t) and board.terrain[t] & T_PASTURE):
+        if not (is_land(board, t) and board.terrain[t] & TERRAIN_PASTURE):
             continue
         nbs = [int(w) for w in board.neighbor[t] if w >= 0 and is_land(board, int(w))
-               and board.terrain[int(w)] & T_PASTURE]
+               and board.terrain[int(w)] & TERRAIN_PASTURE]
         if len(nbs) >= len(opp_units) + 1:
             src, rest = nbs[0], nbs[1:1 + len(opp_units)]
             d = base_scenario(n, **kw)
@@ -523,18 +518,18 @@ def test_R_3_3_1_workers_and_own_units_give_no_bonus(board):
     assert g.context != "neighborhood purchase"
     # opponent workers next to the target
     for v in range(board.n_hex):
-        if not (is_land(board, v) and board.terrain[v] & T_PASTURE):
+        if not (is_land(board, v) and board.terrain[v] & TERRAIN_PASTURE):
             continue
         workers = [int(w) for w in board.neighbor[v] if w >= 0 and is_land(board, int(w))
-                   and board.terrain[int(w)] & (T_FOREST | T_MOUNTAIN)
-                   and not board.terrain[int(w)] & T_PASTURE]
+                   and board.terrain[int(w)] & (TERRAIN_FOREST | TERRAIN_MOUNTAIN)
+                   and not board.terrain[int(w)] & TERRAIN_PASTURE]
         src = [int(w) for w in board.neighbor[v] if w >= 0 and is_land(board, int(w))
-               and board.terrain[int(w)] & T_PASTURE]
+               and board.terrain[int(w)] & TERRAIN_PASTURE]
         if workers and src:
             w = workers[0]
             d = base_scenario()
             d["players"][0] = {"money": 100, "merchants": 5, "units": {lab(board, src[0]): "sheep"}}
-            unit = "lumberjack" if board.terrain[w] & T_FOREST else "miner"
+            unit = "lumberjack" if board.terrain[w] & TERRAIN_FOREST else "miner"
             d["players"][1] = {"money": 0, "units": {lab(board, w): unit}}
             g = mk(d)
             do(g, f"expand sheep @ {lab(board, v)}")
@@ -547,10 +542,10 @@ def test_R_3_3_1_expanding_a_worker_also_gets_the_bonus(board):
     """R-3.3.1: the bonus depends on the neighbors of the hex, not on the unit placed: a
     lumberjack placed next to an opponent sheep may buy wool."""
     for t in range(board.n_hex):
-        if not (is_land(board, t) and board.terrain[t] == T_FOREST):
+        if not (is_land(board, t) and board.terrain[t] == TERRAIN_FOREST):
             continue
         past = [int(w) for w in board.neighbor[t] if w >= 0 and is_land(board, int(w))
-                and board.terrain[int(w)] & T_PASTURE]
+                and board.terrain[int(w)] & TERRAIN_PASTURE]
         if len(past) >= 2:
             d = base_scenario(market={"wool": 5})
             d["players"][0] = {"money": 100, "merchants": 3, "units": {lab(board, past[0]): "cow"}}
@@ -748,7 +743,7 @@ def test_R_3_3_2_after_the_neighborhood_bonus(board):
     # an opponent cow next to the fourth hex (and not on the chain)
     t = chain[3]
     opp = next(int(w) for w in board.neighbor[t] if w >= 0 and int(w) not in chain[:4]
-           and is_land(board, int(w)) and board.terrain[int(w)] & T_PASTURE)
+           and is_land(board, int(w)) and board.terrain[int(w)] & TERRAIN_PASTURE)
     d["players"][1]["units"] = {lab(board, opp): "cow"}
     g = mk(d)
     do(g, f"expand distillery @ {lab(board, t)}")
@@ -811,8 +806,8 @@ def test_R_3_5_technology_upgrade_once_each_for_10():
 @pytest.mark.parametrize("tech", [False, True])
 def test_R_3_5_upgraded_workers_earn_more(board, tech):
     """R-3.5 / R-6.1: lumberjacks earn £4 (£6 upgraded), miners £6 (£8 upgraded)."""
-    forest = [v for v in range(board.n_hex) if is_land(board, v) and board.terrain[v] == T_FOREST]
-    mountain = [v for v in range(board.n_hex) if is_land(board, v) and board.terrain[v] == T_MOUNTAIN]
+    forest = [v for v in range(board.n_hex) if is_land(board, v) and board.terrain[v] == TERRAIN_FOREST]
+    mountain = [v for v in range(board.n_hex) if is_land(board, v) and board.terrain[v] == TERRAIN_MOUNTAIN]
     d = opponents_passed()
     d["players"][0] = {"money": 0, "technology": {"lumberjack": tech, "miner": tech},
                        "units": {lab(board, forest[0]): "lumberjack", lab(board, forest[1]): "lumberjack",
@@ -1018,7 +1013,7 @@ def test_R_3_7_2_free_hex_affordable_without_land_cost(board):
     c = contract(7)
     v = pasture_chain(board, 1)[0]
     w = max((int(x) for x in board.neighbor[v] if x >= 0 and is_land(board, int(x))
-             and board.terrain[int(x)] & T_PASTURE), key=lambda x: board.land_cost[x])
+             and board.terrain[int(x)] & TERRAIN_PASTURE), key=lambda x: board.land_cost[x])
     d = opponents_passed()
     d["players"][0] = {"money": 0, "goods": {"bread": 2}, "contracts": [7],
                        "units": {lab(board, v): "sheep"}}

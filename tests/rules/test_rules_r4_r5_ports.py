@@ -14,9 +14,9 @@ import pytest
 from conftest import base_scenario, mask_names
 
 from caledonia_env import Game
-from caledonia_env.data.ruleset import PORT_PARAMS, PORTS, UNITS
+from caledonia_env.data.names import PORT_PARAMS, PORTS, UNITS
 from caledonia_env.engine import layout as L
-from caledonia_env.engine.constants import T_LOCH, T_PASTURE, T_PORT
+from caledonia_env.engine.constants import TERRAIN_LOCH, TERRAIN_PASTURE, TERRAIN_PORT
 
 NO_PORTS = {"A": None, "B": None, "C": None, "D": None}
 
@@ -81,7 +81,7 @@ def oracle_req(board, u):
     dist = {}
     queue = deque()
     for lo in adj[u]:
-        if board.terrain[lo] & T_LOCH:
+        if board.terrain[lo] & TERRAIN_LOCH:
             dist[lo] = 1
             queue.append(lo)
     while queue:
@@ -90,7 +90,7 @@ def oracle_req(board, u):
             if v == u:
                 continue
             out[v] = min(out.get(v, 10**6), dist[lo] + 1)
-            if board.terrain[v] & T_LOCH and v not in dist:
+            if board.terrain[v] & TERRAIN_LOCH and v not in dist:
                 dist[v] = dist[lo] + 1
                 queue.append(v)
     return out
@@ -112,7 +112,7 @@ def test_R_4_level_0_only_neighbors(board2):
     g = game_of({"money": 100, "units": {"A1-07": "sheep"}})
     req = oracle_req(board2, u)
     want = {board2.labels[v] for v, r in req.items()
-            if r == 0 and board2.terrain[v] & T_PASTURE and board2.active[v]}
+            if r == 0 and board2.terrain[v] & TERRAIN_PASTURE and board2.active[v]}
     assert expand_targets(g) == want
     assert "A1-12" not in want          # across the river
     assert "A1-08" not in expand_targets(g, "sheep")   # a loch is never a target
@@ -164,9 +164,9 @@ def test_R_4_mask_matches_independent_range_for_every_source_and_level(cfg, n):
     the offered sheep expansions are exactly the empty active pastures within range."""
     g = game_of({"money": 200, "units": {}}, n=n, map=cfg)
     board2 = g.board
-    po = L.S_PLAYERS
+    poff = L.S_PLAYERS
     pastures = [v for v in range(board2.n_hex) if board2.active[v]
-                and board2.terrain[v] & T_PASTURE and not board2.terrain[v] & T_LOCH]
+                and board2.terrain[v] & TERRAIN_PASTURE and not board2.terrain[v] & TERRAIN_LOCH]
     sheep_occ = 0 * 16 + UNITS.index("sheep")
     checked = 0
     for u in pastures:
@@ -174,7 +174,7 @@ def test_R_4_mask_matches_independent_range_for_every_source_and_level(cfg, n):
         g.state[L.S_OCC:L.S_OCC + board2.n_nodes] = -1
         g.state[L.S_OCC + u] = sheep_occ
         for level in range(ship_max(g) + 1):
-            g.state[po + L.P_SHIP] = level
+            g.state[poff + L.P_SHIP] = level
             want = {board2.labels[v] for v in pastures if v != u and req.get(v, 99) <= level}
             assert expand_targets(g) == want, (board2.labels[u], level)
             checked += 1
@@ -201,15 +201,15 @@ def test_R_4_ports_are_targets_of_shipping_range(board2):
 def test_R_4_port_reach_matches_independent_range(board2):
     """R-4: every port, every pasture source, every level: port usable iff within range."""
     g = game_of({"money": 0}, ports={c: "P2" for c in "ABCD"})
-    po = L.S_PLAYERS
+    poff = L.S_PLAYERS
     for u in range(board2.n_hex):
-        if not (board2.active[u] and board2.terrain[u] & T_PASTURE):
+        if not (board2.active[u] and board2.terrain[u] & TERRAIN_PASTURE):
             continue
         req = oracle_req(board2, u)
         g.state[L.S_OCC:L.S_OCC + board2.n_nodes] = -1
         g.state[L.S_OCC + u] = UNITS.index("sheep")
         for level in (0, 1, 2, 4):
-            g.state[po + L.P_SHIP] = level
+            g.state[poff + L.P_SHIP] = level
             names = mask_names(g)
             for c, node in zip("ABCD", board2.ports):
                 assert (f"port {c} (P2)" in names) == (req.get(int(node), 99) <= level)
@@ -219,7 +219,7 @@ def test_R_4_ports_are_never_expansion_targets(board2):
     """R-4: ports are nodes of the range, not hexes to expand onto."""
     g = game_of({"money": 100, "units": {"A1-03": "sheep"}, "shipping": 3})
     targets = {board2.node(x) for x in expand_targets(g)}
-    assert not any(board2.terrain[v] & (T_PORT | T_LOCH) for v in targets)
+    assert not any(board2.terrain[v] & (TERRAIN_PORT | TERRAIN_LOCH) for v in targets)
 
 
 def test_R_4_free_hex_uses_the_same_range():

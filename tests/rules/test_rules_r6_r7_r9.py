@@ -11,7 +11,7 @@ import pytest
 from conftest import Hexes, base_scenario, mask_names
 
 from caledonia_env import Game
-from caledonia_env.data.ruleset import SCORING_TILES, UNITS
+from caledonia_env.data.names import SCORING_TILES, UNITS
 from caledonia_env.engine import layout as L
 
 GOODS = ("wool", "grain", "milk", "bread", "cheese", "whisky")

@@ -4,7 +4,7 @@ import pytest
 
 from caledonia_env import Game, GameConfig
 from caledonia_env.engine import layout as L
-from caledonia_env.engine.constants import NEUTRAL, T_LOCH, T_PORT, UNIT_NAMES
+from caledonia_env.engine.constants import NEUTRAL, TERRAIN_LOCH, TERRAIN_PORT, UNIT_NAMES
 from caledonia_env.engine.layout import STATE_SIZE
 from caledonia_env.engine.playout import random_games
 from conftest import base_scenario, mask_names
@@ -63,7 +63,7 @@ def test_R_9_2_two_player_map_with_neutral_pieces_on_every_1_hex():
     two = Game(GameConfig(num_players=2, seed=4, map="A2,B1,C2,D1")).board
     assert (b.active == two.active).all()                     # the 1-2 player map
     for v in range(b.n_hex):
-        land = not b.terrain[v] & (T_LOCH | T_PORT) and b.active[v]
+        land = not b.terrain[v] & (TERRAIN_LOCH | TERRAIN_PORT) and b.active[v]
         blocked = g.state[L.S_OCC + v] == NEUTRAL
         assert blocked == (land and b.land_cost[v] == SO.blocked_land_cost), b.labels[v]
     # blocked hexes are never offered
@@ -185,7 +185,7 @@ def test_R_9_2_solo_export_scoring(fulfilled, vp):
 def _linked_settlements(board, k, level):
     """k lone land hexes (no two neighbors), all linked through shipping range ``level``."""
     land = [v for v in range(board.n_hex) if board.active[v]
-            and not board.terrain[v] & (T_LOCH | T_PORT)]
+            and not board.terrain[v] & (TERRAIN_LOCH | TERRAIN_PORT)]
     nbr = {v: {int(w) for w in board.neighbor[v] if w >= 0} for v in land}
     req = board.ship_req
     for start in land:
@@ -250,7 +250,7 @@ def test_R_9_2_random_solo_games_end_after_five_rounds(clans):
     T = Game(GameConfig(num_players=1, solo=True, seed=2, clans=clans)).tables
     finals = np.zeros((50, STATE_SIZE), np.int32)
     assert random_games(T, 50, 99, finals) > 0
-    assert (finals[:, L.S_DONE] == 1).all() and (finals[:, L.S_ROUND] == 5).all()
+    assert all(L.game_over(f) for f in finals) and (finals[:, L.S_ROUND] == 5).all()
     assert (finals[:, L.S_SLOTS:L.S_SLOTS + 6] >= 0).sum(axis=1).max() <= 5
 
 

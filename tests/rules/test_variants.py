@@ -5,7 +5,7 @@ import pytest
 
 from caledonia_env import Game, GameConfig
 from caledonia_env.engine import layout as L
-from caledonia_env.engine.constants import NEUTRAL, T_LOCH, T_PORT
+from caledonia_env.engine.constants import NEUTRAL, TERRAIN_LOCH, TERRAIN_PORT
 from caledonia_env.engine.layout import STATE_SIZE
 from caledonia_env.engine.playout import random_games
 from conftest import base_scenario, finish_round5, mask_names
@@ -89,7 +89,7 @@ def test_R_9_3_smaller_map_covers_one_land_hex_per_module(players):
         cov = _covered(g)
         assert len(cov) == 4
         assert sorted(int(b.module[v]) for v in cov) == [0, 1, 2, 3]
-        assert all(b.active[v] and not b.terrain[v] & (T_LOCH | T_PORT) for v in cov)
+        assert all(b.active[v] and not b.terrain[v] & (TERRAIN_LOCH | TERRAIN_PORT) for v in cov)
         again = Game(GameConfig(num_players=players, seed=seed, smaller_map=True))
         assert _covered(again) == cov                        # from the seed
         seen.add(tuple(b.labels[v] for v in cov))
@@ -101,7 +101,7 @@ def test_R_9_3_smaller_map_covers_one_land_hex_per_module(players):
 def test_R_9_3_smaller_map_given_hexes_are_never_available():
     b = Game(GameConfig(num_players=2, map="A1,B1,C1,D1")).board
     land = [b.labels[v] for v in range(b.n_hex) if b.active[v]
-            and not b.terrain[v] & (T_LOCH | T_PORT)]
+            and not b.terrain[v] & (TERRAIN_LOCH | TERRAIN_PORT)]
     given = tuple(land[i] for i in (0, 20, 40, 60))
     g = Game(GameConfig(num_players=2, map="A1,B1,C1,D1", smaller_map=True, covered_hexes=given))
     assert sorted(b.labels[v] for v in _covered(g)) == sorted(given)
@@ -122,9 +122,9 @@ def test_R_9_3_smaller_map_errors():
     with pytest.raises(ValueError, match="four"):
         GameConfig(num_players=2, smaller_map=True, covered_hexes=("A1-01",))
     b = Game(GameConfig(num_players=2, map="A1,B1,C1,D1")).board
-    loch = [b.labels[v] for v in range(b.n_hex) if b.terrain[v] & T_LOCH][0]
+    loch = [b.labels[v] for v in range(b.n_hex) if b.terrain[v] & TERRAIN_LOCH][0]
     land = [b.labels[v] for v in range(b.n_hex) if b.active[v]
-            and not b.terrain[v] & (T_LOCH | T_PORT)]
+            and not b.terrain[v] & (TERRAIN_LOCH | TERRAIN_PORT)]
     with pytest.raises(ValueError, match="active land hex"):
         Game(GameConfig(num_players=2, map="A1,B1,C1,D1", smaller_map=True,
                         covered_hexes=(loch,) + tuple(land[:3])))
@@ -154,7 +154,7 @@ def test_R_9_3_variants_combine_with_clans_in_random_games():
     T = Game(cfg).tables
     finals = np.zeros((30, STATE_SIZE), np.int32)
     assert random_games(T, 30, 5, finals) > 0
-    assert (finals[:, L.S_DONE] == 1).all()
+    assert all(L.game_over(f) for f in finals)
     assert (finals[:, L.S_IMPORT:L.S_IMPORT + 3] == 0).all()
 
 

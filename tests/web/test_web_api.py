@@ -3,11 +3,13 @@
 Every position the API shows is checked against the engine: the game rebuilt from its
 config and the logged actions must give the same ``to_scenario()`` and legal actions.
 """
+import argparse
 import importlib.util
 import json
 import os
 import subprocess
 import sys
+import urllib.request
 
 import pytest
 
@@ -24,9 +26,15 @@ from caledonia_env.web import create_app  # noqa: E402
 from caledonia_env.web.cli import add_serve_parser, cmd_serve  # noqa: E402
 
 
+def local(app):
+    """A test client whose requests carry ``Host: localhost`` (the app answers only its
+    allowed host names, docs/web.md Security)."""
+    return TestClient(app, base_url="http://localhost")
+
+
 @pytest.fixture
 def client():
-    return TestClient(create_app(limit=8))
+    return local(create_app(limit=8))
 
 
 def engine_at(view, config):
@@ -206,7 +214,7 @@ def test_malformed_or_tampered_record_gives_a_clear_400(client, case):
 
 
 @pytest.mark.parametrize("body, words", [
-    ({"players": ["nobody", "random"]}, "unknown agent"),
+    ({"players": ["nobody", "random"]}, "not offered"),
     ({"players": []}, "players"),
     ({"players": ["random"] * 5}, "players"),
     ({"players": "random"}, "players"),
@@ -236,7 +244,7 @@ def test_malformed_requests_and_unknown_game(client):
 
 
 def test_games_are_independent_and_the_oldest_is_evicted():
-    c = TestClient(create_app(limit=2))
+    c = local(create_app(limit=2))
     ids = [c.post("/api/games", json={"players": ["random", "random"], "seed": s}).json()["id"]
            for s in range(3)]
     assert len(set(ids)) == 3
@@ -261,7 +269,7 @@ def test_page_and_static_files_are_served(client):
 
 def test_ppo_pretrained_seat_plays():
     pytest.importorskip("torch", reason="ppo:pretrained needs the train extra (torch)")
-    c = TestClient(create_app())
+    c = local(create_app())
     v = c.post("/api/games", json={"players": ["ppo:pretrained", "random"], "seed": 1}).json()
     v = c.post(f"/api/games/{v['id']}/goto", json={"round": 2}).json()
     assert v["round"] == 2 and {e["player"] for e in v["log"]} == {0, 1}
@@ -269,7 +277,6 @@ def test_ppo_pretrained_seat_plays():
 
 
 def test_serve_parser_and_bad_options():
-    import argparse
     parser = argparse.ArgumentParser()
     add_serve_parser(parser.add_subparsers(dest="cmd"))
     args = parser.parse_args(["serve"])
@@ -277,6 +284,9 @@ def test_serve_parser_and_bad_options():
     assert args.func is cmd_serve
     assert cmd_serve(parser.parse_args(["serve", "--port", "70000"])) == 2
     assert cmd_serve(parser.parse_args(["serve", "--games", "0"])) == 2
+    assert (args.agent_dir, args.allowed_host, args.ruleset) == (None, [], [])
+    assert (args.max_rollouts, args.max_sims, args.max_seconds, args.step_seconds) == \
+        (512, 256, 5.0, 10.0)
 
 
 def test_serve_parser_loads_without_the_web_extra():
@@ -288,7 +298,6 @@ def test_serve_parser_loads_without_the_web_extra():
 
 def test_serve_prints_its_url_and_answers():
     pytest.importorskip("uvicorn", reason="the web extra (uvicorn) is not installed")
-    import urllib.request
     code = ("import argparse,sys; from caledonia_env.web.cli import add_serve_parser; "
             "p=argparse.ArgumentParser(); add_serve_parser(p.add_subparsers()); "
             "a=p.parse_args(['serve','--port','0']); sys.exit(a.func(a))")

@@ -39,8 +39,8 @@ async function call(method, path, body) {
 async function init() {
   const meta = await api("GET", "/api/meta");
   const dl = el("datalist", { id: "agent-names" });
-  const names = ["human", "greedy", "random", "mcts:16", "mcts:64"];
-  if (meta.agents.some((a) => a.name === "ppo")) names.push("ppo:pretrained");
+  const names = ["human", "greedy", "random", "mcts:16", "mcts:64", "automa:3"];
+  if (meta.agents.some((a) => a.name === "ppo")) for (const c of meta.checkpoints) names.push(`ppo:${c}`);
   for (const n of names) dl.append(el("option", { value: n }));
   document.body.append(dl);
   const defaults = ["human", "greedy", "", ""];
@@ -230,18 +230,29 @@ function render() {
     bt.onclick = () => move("goto", { round: r });
     rounds.append(bt);
   }
-  renderLog(); renderActions(); renderPlayers(); renderMarket(); renderExport(); renderScores(); renderLegend();
+  renderWarnings(); renderLog(); renderActions(); renderPlayers(); renderMarket(); renderExport(); renderScores(); renderLegend();
+}
+
+function renderWarnings() {
+  const v = S.view, box = $("warning"), lines = [...v.warnings];
+  if (v.notice) lines.push(v.notice);
+  box.textContent = lines.join("\n");
+  box.hidden = !lines.length;
 }
 
 function renderLog() {
   const v = S.view, ol = $("log");
   ol.replaceChildren();
+  const automa = (after) => v.automa.filter((a) => a.after === after).forEach((a) => ol.append(
+    el("li", { class: "automa" }, `automa P${a.player}: ${a.text.replace(/^automa P\d+: /, "")}`)));
+  automa(0);
   v.log.forEach((e, i) => {
     const li = el("li", { class: i === v.position - 1 ? "cur" : "", value: i + 1 });
     li.append(el("span", { class: "dot", style: `background:${S.board.colors.players[e.player]}` }),
               ` R${e.round} P${e.player}: ${e.name}`);
     li.onclick = () => move("goto", { position: i + 1 });
     ol.append(li);
+    automa(i + 1);
   });
   const cur = ol.querySelector(".cur"); if (cur) cur.scrollIntoView({ block: "nearest" });
 }

@@ -1,0 +1,110 @@
+"""The built-in agent kinds, in one table: name, factory, help, parameter syntax, example.
+
+``agents`` installs :data:`BUILTIN` into the registry (:mod:`agents.registry`) on import;
+``register`` adds further kinds the same way. A factory is ``factory(param, seed, **kw)``:
+``param`` is the text after ``KIND:`` (None without one), ``kw`` go to the agent's
+constructor.
+"""
+from __future__ import annotations
+
+from .automa import make_automa
+from .greedy import GreedyAgent
+from .mcts import MCTSAgent
+from .nmcts import NetMCTSAgent
+from .policy import count_and_path
+from .ppo import PPOAgent
+from .puct import ROLLOUT_MIX, PUCTAgent
+from .random_agent import RandomAgent
+from .registry import Kind, register
+
+
+def _no_param(cls):
+    def factory(param, seed, **kw):
+        return cls(seed=seed, **kw)
+    return factory
+
+
+def _mcts(param, seed, **kw):
+    """``mcts``, ``mcts:N`` (N rollouts per decision) or ``mcts:Xs`` (X seconds)."""
+    if param is not None:
+        text = param.strip().lower()
+        try:
+            if text.endswith("s"):
+                kw["seconds"] = float(text[:-1])
+                if not kw["seconds"] > 0:
+                    raise ValueError
+            else:
+                kw["rollouts"] = int(text)
+                if kw["rollouts"] < 1:
+                    raise ValueError
+        except ValueError:
+            raise ValueError(f"mcts parameter must be a rollout count N >= 1 (mcts:200) or "
+                             f"seconds per decision (mcts:0.5s), got {param!r}") from None
+    return MCTSAgent(seed=seed, **kw)
+
+
+def _ppo(param, seed, **kw):
+    return PPOAgent(param, seed=seed, **kw)
+
+
+def _nmcts(kind, **fixed):
+    def factory(param, seed, **kw):
+        rollouts, path = count_and_path(kind, param, "ROLLOUTS")
+        return NetMCTSAgent(rollouts, path, seed=seed, **fixed, **kw)
+    return factory
+
+
+def _puct(kind, **defaults):
+    def factory(param, seed, **kw):
+        sims, path = count_and_path(kind, param, "SIMS")
+        return PUCTAgent(sims, path, seed=seed, **{**defaults, **kw})
+    return factory
+
+
+_NET_PATH = ("optionally :PATH of a checkpoint (default: the shipped policy for the game's "
+             "player count)")
+
+BUILTIN = (
+    Kind("random", _no_param(RandomAgent), "uniformly random legal action.",
+         None, False, None),
+    Kind("greedy", _no_param(GreedyAgent),
+         "one-step lookahead with a hand-written position evaluation.", None, False, None),
+    Kind("mcts", _mcts,
+         "flat Monte-Carlo search (one level, no tree) over the greedy bot's best candidates "
+         "with greedy rollouts (default 64 rollouts per decision).",
+         "N rollouts per decision, or Xs seconds per decision", False,
+         "mcts:200, mcts:0.5s"),
+    Kind("automa", make_automa,
+         "seat played by the engine as the publisher's Automa (a marker; see docs/automa.md).",
+         "difficulty 1-5", True, "automa:5"),
+    Kind("ppo", _ppo,
+         "a MaskablePPO policy trained by 'caledonia train' (needs the train extra).",
+         "PATH of a checkpoint .zip, or 'pretrained' for the shipped policy of the game's "
+         "player count", True, "ppo:runs/x/best.zip, ppo:pretrained"),
+    Kind("nmcts", _nmcts("nmcts"),
+         "mcts (flat, no tree) with a trained policy network: its most likely actions are "
+         "the candidates and it plays the rollouts (needs the train extra).",
+         f"ROLLOUTS per decision, {_NET_PATH}", True, "nmcts:32, nmcts:64:runs/x/best.zip"),
+    Kind("nmctsg", _nmcts("nmctsg", opponents="greedy"),
+         "nmcts whose rollouts play the other seats with the greedy bot (an opponent model; "
+         "needs the train extra).",
+         "ROLLOUTS per decision, optionally :PATH of a checkpoint", True, "nmctsg:64"),
+    Kind("puct", _puct("puct"),
+         "PUCT tree search (AlphaZero-style) with a trained policy/value network over a "
+         "determinized contract pile and dice (needs the train extra).",
+         f"SIMS simulations per decision, {_NET_PATH}", True,
+         "puct:64, puct:32:runs/x/best.zip"),
+    Kind("puctr", _puct("puctr", rollout_mix=ROLLOUT_MIX),
+         "puct whose leaves average the value head and a greedy rollout to the end of the "
+         "game (AlphaGo's mixed leaf evaluation; needs the train extra).",
+         "SIMS simulations per decision (one rollout each), optionally :PATH of a "
+         "checkpoint", True, "puctr:32"),
+)
+
+
+def install() -> None:
+    """Put every built-in kind into the registry (replacing a kind of the same name that an
+    agent module registered on import: this table is the one place they are defined)."""
+    for k in BUILTIN:
+        register(k.name, k.factory, help=k.help, param=k.param,
+                 param_required=k.param_required, example=k.example, replace=True)
