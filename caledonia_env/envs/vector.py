@@ -52,9 +52,9 @@ from gymnasium import spaces
 
 from ..config import MODULES, GameConfig
 from ..engine.actions import N_ACTIONS
-from ..engine.api import MASK_SIZE
-from ..engine.constants import CTX_GAME_OVER, MAX_PLAYERS
-from ..engine.layout import S_CTX, S_PLAYER, STATE_SIZE
+from ..engine.actions import MASK_WIDTH
+from ..engine.constants import MAX_PLAYERS
+from ..engine.layout import S_PLAYER, STATE_SIZE, game_over
 from ..engine.mask import legal_mask
 from ..engine.step import apply_action
 from ..game import Game, IllegalActionError, _variants, action_ids, get_static
@@ -169,7 +169,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
         self.seats = np.zeros(n, np.int64)
         self.rng = np.zeros(n, np.int64)
         self._obs = np.zeros((2, n, OBS_SIZE), np.float32)
-        self._masks = np.zeros((2, n, MASK_SIZE), np.int8)   # rows padded to whole words
+        self._masks = np.zeros((2, n, MASK_WIDTH), np.int8)   # rows padded to whole words
         self._cur = 0
         self.final_obs = np.zeros((n, OBS_SIZE), np.float32)
         self._rewards = np.zeros((2, n), np.float32)
@@ -330,7 +330,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
         seat = int(self.seats[i])
         s = g.state
         n = g.num_players
-        while s[S_CTX] != CTX_GAME_OVER and s[S_PLAYER] != seat:
+        while not game_over(s) and s[S_PLAYER] != seat:
             p = int(s[S_PLAYER])
             agent = self._opponents[i][(p - seat) % n - 1]
             a = int(agent.act(g))

@@ -3,8 +3,8 @@
 Used by :class:`caledonia_env.envs.vector.CaledoniaVectorEnv` (its card is there). Each
 env row ``i`` owns a state ``S[i]``, a static table index ``tidx[i]`` into ``TB``, a
 learner seat ``seats[i]`` and a 64-bit LCG stream ``rng[i]`` that draws the table, the
-game seed, the seat and the random opponents' moves. Mask rows are int8[``MASK_SIZE``]
-(:data:`caledonia_env.engine.api.MASK_SIZE`: N_ACTIONS padded to whole 8-byte words,
+game seed, the seat and the random opponents' moves. Mask rows are int8[``MASK_WIDTH``]
+(:data:`caledonia_env.engine.actions.MASK_WIDTH`: N_ACTIONS padded to whole 8-byte words,
 counted word-wise by :func:`_random_legal`).
 The ``cfg`` vector of :func:`step_serial` holds the options at the ``CFG_*`` indices.
 """
@@ -13,9 +13,9 @@ from numba import prange
 
 from ..engine.actions import N_ACTIONS
 from ..engine.board import pofs
-from ..engine.constants import CTX_GAME_OVER, MAX_PLAYERS
+from ..engine.constants import MAX_PLAYERS
 from ..engine.jit import njit
-from ..engine.layout import P_SCORE, S_CTX, S_PLAYER, T_NP
+from ..engine.layout import P_SCORE, S_PLAYER, T_NP, game_over
 from ..engine.mask import legal_mask
 from ..engine.setup import new_game
 from ..engine.step import apply_action
@@ -39,7 +39,7 @@ def _rand(rng, i, n):
 
 @njit(cache=True)
 def _random_legal(mask, rng, i):
-    """A uniformly random legal action of a 0/1 mask padded to MASK_SIZE (-1 if none).
+    """A uniformly random legal action of a 0/1 mask padded to MASK_WIDTH (-1 if none).
 
     Counts 8 mask bytes at a time (a multiply sums the bytes of a 64-bit word)."""
     w = mask.view(np.uint64)
@@ -65,7 +65,7 @@ def _random_legal(mask, rng, i):
 def _advance(s, T, seat, mask, rng, i):
     """Random legal opponents play until ``seat`` decides or the game ends; returns their moves."""
     k = 0
-    while s[S_CTX] != CTX_GAME_OVER and s[S_PLAYER] != seat:
+    while not game_over(s) and s[S_PLAYER] != seat:
         legal_mask(s, T, mask)
         a = _random_legal(mask, rng, i)
         if a < 0:
@@ -91,7 +91,7 @@ def _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_play
         seats[i] = fixed_seat if fixed_seat >= 0 else _rand(rng, i, T[T_NP])
         if advance:
             moves += _advance(S[i], T, seats[i], mask, rng, i)
-        if S[i, S_CTX] != CTX_GAME_OVER:
+        if not game_over(S[i]):
             return moves
 
 
@@ -101,7 +101,7 @@ def _settle(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, m
     """If env i's game is over (or it was forfeited): reward, last obs, scores, auto-reset."""
     s = S[i]
     T = TB[tidx[i]]
-    if not illegal and s[S_CTX] != CTX_GAME_OVER:
+    if not illegal and not game_over(s):
         rewards[i] = 0.0
         dones[i] = False
         return 0
@@ -214,6 +214,6 @@ def settle_all(S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, m
 def sample_legal_actions(masks, rng, out):
     """out[i] = a uniformly random legal action of masks[i] (-1 if none); rng: int64[N] state.
 
-    ``masks`` rows must be padded to MASK_SIZE (as the vector env's buffers are)."""
+    ``masks`` rows must be padded to MASK_WIDTH (as the vector env's buffers are)."""
     for i in range(masks.shape[0]):
         out[i] = _random_legal(masks[i], rng, i)

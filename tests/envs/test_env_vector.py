@@ -8,7 +8,7 @@ from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.envs.observation import OBS_SIZE, encode_obs
 from caledonia_env.envs.rewards import R_WIN, SCORE_TOTAL, terminal_rewards
-from caledonia_env.engine.api import MASK_SIZE
+from caledonia_env.engine.actions import MASK_WIDTH
 from caledonia_env.envs.vector import CaledoniaVectorEnv, make_sb3_vec_env
 from caledonia_env.envs.vector_kernels import sample_legal_actions
 
@@ -186,7 +186,7 @@ def test_R_8_clan_games_in_the_vector_env():
 def test_random_legal_pick_is_uniform_over_the_mask():
     """The opponents' word-wise random pick returns only legal ids, each about equally often."""
     legal = np.array([0, 7, 8, 63, 64, 1000, N_ACTIONS - 1])
-    masks = np.zeros((4000, MASK_SIZE), np.int8)
+    masks = np.zeros((4000, MASK_WIDTH), np.int8)
     masks[:, legal] = 1
     masks[-1] = 0
     rng = np.arange(1, 4001, dtype=np.int64) * 7919
