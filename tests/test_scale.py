@@ -6,6 +6,7 @@ import io
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -97,7 +98,6 @@ def test_bad_arguments_name_the_allowed_values(tmp_path):
 
 
 def _wait(cond, what, seconds=120):
-    import time
     t0 = time.monotonic()
     while not cond():
         if time.monotonic() - t0 > seconds:
