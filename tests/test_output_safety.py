@@ -232,3 +232,22 @@ def test_interrupt_of_a_local_run_says_no_file_was_written(tmp_path, monkeypatch
                        "--out", str(out)])) == 130
     assert "no output file was written" in capsys.readouterr().err
     assert os.listdir(tmp_path) == []
+
+
+def test_run_study_reports_what_an_interruption_kept(tmp_path):
+    out = tmp_path / "s.csv"
+    spec = T.TournamentSpec(players=SPEC.players, games=4, seed=SPEC.seed)
+
+    def stop(rows):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt) as e:
+        scale.run_study(spec, str(out), backend="local", workers=1, chunk=1, on_rows=stop)
+    assert e.value.study_output == (str(out), 1)
+    assert scale.interrupt_note(e.value) == (f"1 complete game kept in {out}; run the same "
+                                             f"command with --resume to play the rest")
+    assert len(scale.read_rows(str(out))) == 2
+    untouched = KeyboardInterrupt()
+    untouched.study_output = (str(tmp_path / "new.csv"), None)
+    assert scale.interrupt_note(untouched) == "no output file was written"
+    assert scale.interrupt_note(KeyboardInterrupt()) is None

@@ -204,7 +204,7 @@ def test_evaluate_on_ray_gives_the_local_rows(ray_local, eval_local, tmp_path, c
     pq = tmp_path / "ray.parquet"
     assert main(EVAL + ["--league-file", "", "--backend", "ray", "--out", str(pq)]) == 0
     ref = list(csv.DictReader(io.StringIO(local_csv)))
-    assert same(scale.read_rows(str(pq))) == same(scale._typed(r) for r in ref)
+    assert same(scale.read_rows(str(pq))) == same(scale.typed_row(r) for r in ref)
 
 
 def test_evaluate_resume_plays_only_the_missing_games(ray_local, eval_local, tmp_path, capsys):
@@ -250,4 +250,4 @@ def test_evaluate_on_local_processes_gives_the_local_rows(eval_local, tmp_path):
     out = tmp_path / "pool.parquet"
     assert main(EVAL + ["--league-file", "", "--workers", "2", "--out", str(out)]) == 0
     ref = list(csv.DictReader(io.StringIO(eval_local[0])))
-    assert same(scale.read_rows(str(out))) == same(scale._typed(r) for r in ref)
+    assert same(scale.read_rows(str(out))) == same(scale.typed_row(r) for r in ref)

@@ -20,6 +20,7 @@ import os
 import signal
 import sys
 
+from .. import scale
 from .common import Terminated, UsageError, terminated, watch_sigterm
 from .parser import build_parser
 
@@ -28,15 +29,10 @@ __all__ = ["Terminated", "UsageError", "build_parser", "interrupt_note", "main"]
 
 def interrupt_note(e: BaseException) -> str:
     """What an interruption left behind, truthfully: the complete games kept in a streamed
-    --out (``e.study_output``, set by ``scale.run_study``) and how to finish them, or that
-    no output file was written (every other output is written whole at the end)."""
-    out, games = getattr(e, "study_output", (None, None))
-    if out is not None and games:
-        return (f"{games} complete game{'s' * (games != 1)} kept in {out}; run the same "
-                f"command with --resume to play the rest")
-    if out is not None and games is None and os.path.lexists(out):
-        return f"{out} was left as it was"
-    return "no output file was written (outputs are written whole, at the end)"
+    --out (``scale.interrupt_note``) and how to finish them, or that no output file was
+    written (every other output is written whole at the end)."""
+    return (scale.interrupt_note(e)
+            or "no output file was written (outputs are written whole, at the end)")
 
 
 def main(argv=None) -> int:
