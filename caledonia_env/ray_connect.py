@@ -14,6 +14,11 @@ import threading
 CONNECT_TIMEOUT = 15.0       # seconds to wait for the cluster of --address
 
 
+class ClusterUnreachable(ConnectionError, ValueError):
+    """No Ray cluster answered at the address: a ConnectionError, and a ValueError so that
+    commands that report bad input in one line (exit 2) report this one the same way."""
+
+
 def import_ray():
     """The ray module; ImportError saying how to install it."""
     try:
@@ -33,7 +38,7 @@ def _host_port(address: str) -> tuple[str, int] | None:
 
 
 def probe(address: str, timeout: float) -> None:
-    """ConnectionError at once if nothing listens at ``address`` (a TCP connection within
+    """ClusterUnreachable at once if nothing listens at ``address`` (a TCP connection within
     ``timeout`` seconds); an address without a port ('auto') is left to Ray."""
     hp = _host_port(address)
     if hp is None:
@@ -42,7 +47,7 @@ def probe(address: str, timeout: float) -> None:
         socket.create_connection(hp, timeout=timeout).close()
     except OSError as e:
         reason = e.strerror or str(e) or type(e).__name__
-        raise ConnectionError(f"cannot reach the Ray cluster at {address}: {reason} "
+        raise ClusterUnreachable(f"cannot reach the Ray cluster at {address}: {reason} "
                               f"(waited up to {timeout:g} s, --connect-timeout)") from None
 
 
@@ -56,7 +61,7 @@ class _Quiet(logging.Filter):
 
 
 def _init_within(ray, address: str, timeout: float) -> None:
-    """``ray.init(address)`` in a helper thread; ConnectionError if it fails or has not
+    """``ray.init(address)`` in a helper thread; ClusterUnreachable if it fails or has not
     finished within ``timeout`` seconds (Ray itself retries for minutes)."""
     box: dict = {}
 
@@ -78,11 +83,11 @@ def _init_within(ray, address: str, timeout: float) -> None:
         for log in logs:
             log.removeFilter(quiet)
     if th.is_alive():
-        raise ConnectionError(f"no Ray cluster answered at {address} within {timeout:g} s "
+        raise ClusterUnreachable(f"no Ray cluster answered at {address} within {timeout:g} s "
                               f"(--connect-timeout); is it running, and is the address right?")
     if "error" in box:
         first = (str(box["error"]).strip().splitlines() or [type(box["error"]).__name__])[0]
-        raise ConnectionError(f"cannot connect to the Ray cluster at {address}: {first}")
+        raise ClusterUnreachable(f"cannot connect to the Ray cluster at {address}: {first}")
 
 
 def connect(ray, address: str | None, workers: int | None, timeout: float) -> bool:

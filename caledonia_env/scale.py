@@ -198,7 +198,7 @@ def run_study(study, out: str | None, backend: str = "ray", workers: int | None 
     None (default: all cores). ``chunk``: games per task (default: about eight tasks per
     worker, at most 64 games). ``progress(n)`` and ``on_rows(rows)`` are called with each
     finished chunk (after it is written). ``connect_timeout``: seconds to wait for the Ray
-    cluster at ``address`` (ConnectionError after). Returns a summary: games played /
+    cluster at ``address`` (``ray_connect.ClusterUnreachable`` after). Returns a summary: games played /
     skipped, seconds, and per worker process its node and warm-up time.
 
     ``out`` is checked first (ValueError): it must be absent or a writable regular file

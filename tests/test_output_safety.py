@@ -92,6 +92,18 @@ def test_play_refuses_an_out_it_may_not_replace(kind, valuable, tmp_path, capsys
         assert stat.S_ISFIFO(os.lstat(out).st_mode)
 
 
+def test_play_refuses_a_device_file(tmp_path, capsys):
+    """A character device (made here, as /dev/null's twin, when the tests may make one)."""
+    dev = tmp_path / "null.csv"
+    try:
+        os.mknod(dev, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, OSError):
+        pytest.skip("making a device node needs root")
+    assert main(_play(["--players", "random,random", "--games", "1", "--out", str(dev)])) == 2
+    assert "a character device" in capsys.readouterr().err
+    assert stat.S_ISCHR(os.lstat(dev).st_mode)
+
+
 # --------------------------------------------------------------------- --resume
 RULESET = {"final_scoring": {"money_per_vp": 9}}
 
@@ -251,3 +263,16 @@ def test_run_study_reports_what_an_interruption_kept(tmp_path):
     untouched.study_output = (str(tmp_path / "new.csv"), None)
     assert scale.interrupt_note(untouched) == "no output file was written"
     assert scale.interrupt_note(KeyboardInterrupt()) is None
+
+
+def test_resume_refuses_a_ruleset_whose_numbers_changed(tmp_path):
+    """Same --ruleset path, other content: the fingerprint tells them apart."""
+    rules = tmp_path / "rules.json"
+    rules.write_text("{}")
+    out = tmp_path / "r.csv"
+    spec = T.TournamentSpec(players=SPEC.players, games=2, seed=1, ruleset=str(rules))
+    scale.run_study(spec, str(out), backend="local", workers=1)
+    rules.write_text(json.dumps(RULESET))
+    more = T.TournamentSpec(players=SPEC.players, games=4, seed=1, ruleset=str(rules))
+    with pytest.raises(ValueError, match="ruleset_fingerprint is"):
+        scale.run_study(more, str(out), backend="local", workers=1, resume=True)

@@ -117,3 +117,16 @@ def test_sigterm_on_ray_exits_cleanly_and_keeps_the_finished_games(tmp_path):
     assert "***" not in err and "Traceback" not in err and "SIGTERM received" not in err
     kept = scale.complete_games(scale.read_rows(str(out)), 2)
     assert kept
+
+
+def test_evaluate_reports_an_unreachable_cluster_in_one_line(tmp_path, capsys):
+    """`caledonia evaluate` (train/cli.py) reports bad input that is a ValueError in one
+    line: an unreachable cluster is one."""
+    pytest.importorskip("torch")
+    address = f"127.0.0.1:{_closed_port()}"
+    assert main(["evaluate", "pretrained", "--vs", "greedy", "--games", "2", "-q",
+                 "--league-file", "", "--backend", "ray", "--address", address,
+                 "--out", str(tmp_path / "e.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot reach the Ray cluster" in err and err.count("\n") == 1, err
+    assert not (tmp_path / "e.csv").exists()

@@ -44,7 +44,7 @@ def _run_games(args, spec, bar):
                                       address=args.address, resume=args.resume,
                                       progress=bar.update,
                                       connect_timeout=args.connect_timeout)
-        except (ValueError, ImportError, ConnectionError) as e:
+        except (ValueError, ImportError) as e:     # ClusterUnreachable is a ValueError
             raise UsageError(str(e)) from None
         if summary["skipped"]:
             print(f"--resume: {summary['skipped']} games already in {out}, "

@@ -10,7 +10,7 @@ from ..atomic import atomic_path
 
 def balance_figure(stats: list[dict], names, ahead, meet, num_players: int, title: str):
     """Bar chart of win rates with 95% CIs (par = 1/players) and the head-to-head matrix."""
-    import matplotlib                 # inside: matplotlib is an optional extra
+    import matplotlib                 # inside: a slow import, needed only to draw
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(15, 6), gridspec_kw={"width_ratios": [1, 1.1]})
