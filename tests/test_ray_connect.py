@@ -1,7 +1,6 @@
 """Joining Ray (caledonia_env.ray_connect, docs/scale.md): an address that refuses fails at
 once, a silent one after --connect-timeout, each in one line and without touching --out;
 SIGTERM while a local Ray plays exits cleanly (slow: it starts Ray)."""
-import signal
 import socket
 import subprocess
 import sys
@@ -14,6 +13,7 @@ from caledonia_env import scale
 from caledonia_env import tournament as T
 from caledonia_env.cli import main
 from caledonia_env.ray_connect import _host_port
+from signals import terminate_when
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
 
@@ -102,16 +102,7 @@ def test_sigterm_on_ray_exits_cleanly_and_keeps_the_finished_games(tmp_path):
             "--games", "3000", "--backend", "ray", "--workers", "2", "--out", str(out), "-q"]
     proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    try:
-        deadline = time.monotonic() + 600
-        while not (out.exists() and out.read_text().count("\n") > 5):
-            assert proc.poll() is None and time.monotonic() < deadline
-            time.sleep(0.5)
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    err = terminate_when(proc, lambda: out.exists() and out.read_text().count("\n") > 5)
     assert proc.returncode == 143, err
     assert "terminated;" in err and "complete games kept in" in err and "--resume" in err
     assert "***" not in err and "Traceback" not in err and "SIGTERM received" not in err
