@@ -112,23 +112,29 @@ def complete_games(rows: list[dict], num_players: int) -> set[int]:
 
 def check_resume(rows: list[dict], study, out: str, sample: int = 200) -> None:
     """ValueError (one line, naming the first difference) unless the rows of ``out`` are
-    games of ``study``: every game's players 0..n-1 once, game numbers below
-    ``study.games``, and for a sample of games (at most ``sample``, first and last
-    included) the study's own check: ``study.mismatch(rows) -> str | None`` (what
-    differs), or ``study.belongs(row)`` of studies without it."""
+    games of ``study``: game numbers below ``study.games``, each game's players ``0 .. k-1``
+    once with ``k <= num_players`` and ``k < num_players`` for one game at most (an
+    interruption cuts the last game written, nothing else), and for a sample of games (at
+    most ``sample``, first and last included) the study's own check:
+    ``study.mismatch(rows) -> str | None`` (what differs), or ``study.belongs(row)`` of
+    studies without it."""
     n = num_players(study)
     games: dict = {}
     for r in rows:
         games.setdefault(r["game"], []).append(r)
+    short = []
     for g, rs in games.items():
-        players = sorted(r["player"] for r in rs)
         if not 0 <= g < study.games:
             raise ValueError(f"resume: {out} holds game {g}; this study has games 0-"
                              f"{study.games - 1} (another study: another --games?)")
-        if players != list(range(len(players))) or len(players) > n or \
-                (g != max(games) and len(players) != n):
+        players = sorted(r["player"] for r in rs)
+        if len(players) < n:
+            short.append(g)
+        if len(players) > n or players != list(range(len(players))) or len(short) > 1:
+            g = g if len(short) < 2 else short[0]
             raise ValueError(f"resume: {out} holds another study: game {g} has players "
-                             f"{players}, this study has {n} players per game")
+                             f"{sorted(r['player'] for r in games[g])}, this study has {n} "
+                             f"players per game")
     keys = sorted(games)
     picked = keys[::max(1, len(keys) // sample)] + keys[-1:]
     for g in picked:

@@ -276,3 +276,21 @@ def test_resume_refuses_a_ruleset_whose_numbers_changed(tmp_path):
     more = T.TournamentSpec(players=SPEC.players, games=4, seed=1, ruleset=str(rules))
     with pytest.raises(ValueError, match="ruleset_fingerprint is"):
         scale.run_study(more, str(out), backend="local", workers=1, resume=True)
+
+
+def test_resume_keeps_one_cut_game_anywhere_but_refuses_more():
+    """Ray finishes chunks out of order, so the game cut by an interruption need not be the
+    highest-numbered; one cut game is resumed, several short games are another study."""
+    study = scale.TournamentStudy(T.TournamentSpec(players=SPEC.players, games=6, seed=5))
+    rows = T.run(T.TournamentSpec(players=SPEC.players, games=4, seed=5))
+    cut = [r for r in rows if not (r["game"] == 1 and r["player"] == 1)]
+    scale.check_resume(cut, study, "x.csv")
+    twice = [r for r in cut if not (r["game"] == 2 and r["player"] == 1)]
+    with pytest.raises(ValueError, match=r"game 1 has players \[0\], this study has 2"):
+        scale.check_resume(twice, study, "x.csv")
+    doubled = rows + [dict(rows[0])]
+    with pytest.raises(ValueError, match=r"game 0 has players \[0, 0, 1\]"):
+        scale.check_resume(doubled, study, "x.csv")
+    duplicate = [dict(r, player=0) if r["game"] == 3 else r for r in rows]
+    with pytest.raises(ValueError, match=r"game 3 has players \[0, 0\]"):
+        scale.check_resume(duplicate, study, "x.csv")
