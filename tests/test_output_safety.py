@@ -294,3 +294,13 @@ def test_resume_keeps_one_cut_game_anywhere_but_refuses_more():
     duplicate = [dict(r, player=0) if r["game"] == 3 else r for r in rows]
     with pytest.raises(ValueError, match=r"game 3 has players \[0, 0\]"):
         scale.check_resume(duplicate, study, "x.csv")
+
+
+def test_resume_checks_every_game_not_a_sample():
+    """400 games of this study but one, game 201, of another seed: found."""
+    template = T.run(T.TournamentSpec(players=SPEC.players, games=1, seed=5))
+    rows = [dict(r, game=g, game_seed=T.game_seeds(5 if g != 201 else 9, g, 2)[0])
+            for g in range(400) for r in template]
+    study = scale.TournamentStudy(T.TournamentSpec(players=SPEC.players, games=400, seed=5))
+    with pytest.raises(ValueError, match="game 201 has game seed"):
+        scale.check_resume(rows, study, "x.csv")
