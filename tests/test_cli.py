@@ -115,7 +115,7 @@ def test_failed_run_leaves_nothing_half_written(tmp_path, monkeypatch):
             raise RuntimeError("engine exploded")
         return real(spec, g, record)
 
-    monkeypatch.setattr(tn, "play_game", broken)
+    monkeypatch.setattr("caledonia_env.tournament.runner.play_game", broken)
     out, rec = tmp_path / "r.csv", tmp_path / "rec"
     with pytest.raises(RuntimeError):
         main(["play", "--players", "random,random", "--games", "4", "--out", str(out),
