@@ -2,7 +2,6 @@
 step by step) and ``render`` (a position drawn to a PNG)."""
 from __future__ import annotations
 
-import json
 import sys
 import time
 
@@ -10,7 +9,9 @@ import numpy as np
 
 from ..engine import layout as L
 from ..engine.constants import NEUTRAL, OCC_STRIDE, UNIT_NAMES
+from .. import records
 from ..game import Game, IllegalActionError
+from ..records import RecordError
 from ..tournament import save_figure
 from .common import UsageError, check_output_path, game_config, num_players
 
@@ -20,19 +21,10 @@ def read_record(path: str):
     actions; UsageError if it is unreadable, invalid, or does not replay to its checksums
     (the message names the first diverging step)."""
     try:
-        with open(path) as f:
-            text = f.read()
-    except OSError as e:
-        raise UsageError(f"cannot read game record {path!r}: {e.strerror or e}") from None
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise UsageError(f"{path!r} is not a JSON game record (written by Game.to_json / "
-                         f"'caledonia play --record-dir'): {e}") from None
-    if not isinstance(record, dict) or "actions" not in record or \
-            ("config" not in record and "scenario" not in record):
-        raise UsageError(f"{path!r} is not a game record: it needs 'config' (or 'scenario') "
-                         f"and 'actions' (written by Game.to_json)")
+        record = records.load(path)          # bounded, UTF-8, depth-checked JSON
+    except RecordError as e:
+        raise UsageError(f"{e} (game records are written by Game.to_json / "
+                         f"'caledonia play --record-dir')") from None
     try:
         start = Game.record_start(record)
     except (ValueError, TypeError, KeyError) as e:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..config import CLAN_NAMES
 from ..data import load_ruleset
+from ..engine.tables import check_engine_support
 from .variants import VARIANTS, variant_options
 
 
@@ -53,7 +54,7 @@ def rules_from_args(args, num_players: int, clans: bool = True) -> tuple[object,
         raise ValueError(f"--variant: {e}") from None
     if getattr(args, "ruleset", None):
         try:
-            load_ruleset(args.ruleset)
+            check_engine_support(load_ruleset(args.ruleset))   # values the engine can hold
         except (ValueError, OSError) as e:
             raise ValueError(f"--ruleset: {e}") from None
         kw["ruleset"] = args.ruleset
