@@ -23,7 +23,6 @@ from caledonia_env.engine.constants import (
     BREAD,
     CHEESE,
     COW,
-    CTX_GAME_OVER,
     DAIRY,
     DISTILLERY,
     EMPTY,
@@ -40,7 +39,6 @@ from caledonia_env.engine.constants import (
     N_GOODS,
     N_UNITS,
     PH_ACTIONS,
-    PH_OVER,
     PH_PRODUCTION,
     SHEEP,
     TERRAIN_LOCH,
@@ -76,7 +74,7 @@ from caledonia_env.engine.layout import (
     S_AUC_STAGE,
     S_BONUS_HEX,
     S_BONUS_UPG,
-    S_CTX,
+    game_over,
     S_DECK,
     S_DECK_COUNT,
     S_DECK_HEAD,
@@ -168,7 +166,7 @@ DEFAULT_WEIGHTS = np.array([
 @njit(cache=True)
 def productions_left(s, T):
     """Production phases (R-6) still to come from this state."""
-    if s[S_PHASE] == PH_OVER:
+    if game_over(s):
         return 0
     left = T[T_ROUNDS] - s[S_ROUND]
     if s[S_PHASE] < PH_PRODUCTION:
@@ -242,7 +240,7 @@ def evaluate(s, T, p, w):
     """Estimated final VP of player p (exact once the game is over)."""
     po = pofs(p)
     n = s[S_NP]
-    if s[S_CTX] == CTX_GAME_OVER:
+    if game_over(s):
         return s[po + P_SCORE + SCORE_TOTAL] + (s[po + P_MONEY] % T[T_MONEY_PER_VP]) * 0.01
     pl = productions_left(s, T)
     mv = money_value(T, pl, w)
@@ -407,7 +405,7 @@ def greedy_rollout(s, T, w, max_steps):
     mask = np.zeros(N_ACTIONS, np.int8)
     buf = np.empty_like(s)
     steps = 0
-    while s[S_CTX] != CTX_GAME_OVER and steps < max_steps:
+    while not game_over(s) and steps < max_steps:
         a = greedy_action(s, T, w, mask, buf)
         if a < 0:
             return -1 - steps
@@ -503,7 +501,7 @@ def rollout_margins(s, T, w, p, actions, seeds, buf, out):
         determinize(buf, T, seeds[i])
         apply_action(buf, T, actions[i])
         steps = greedy_rollout(buf, T, w, 100000)
-        if steps < 0 or buf[S_CTX] != CTX_GAME_OVER:
+        if steps < 0 or not game_over(buf):
             out[i] = -1e9
         else:
             out[i] = final_margin(buf, T, p)
@@ -518,7 +516,7 @@ def random_rollout_margins(s, T, w, p, actions, seeds, buf, out):
         determinize(buf, T, seeds[i])
         apply_action(buf, T, actions[i])
         steps = rollout(buf, T, seeds[i] + 1, 100000)
-        if steps < 0 or buf[S_CTX] != CTX_GAME_OVER:
+        if steps < 0 or not game_over(buf):
             out[i] = -1e9
         else:
             out[i] = final_margin(buf, T, p)

@@ -35,9 +35,9 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from ..engine.actions import N_ACTIONS
-from ..engine.constants import CTX_GAME_OVER, MAX_PLAYERS
+from ..engine.constants import MAX_PLAYERS
 from ..engine.jit import njit
-from ..engine.layout import S_CTX, S_NP, S_PLAYER
+from ..engine.layout import S_NP, S_PLAYER, game_over
 from ..engine.mask import legal_mask
 from ..engine.playout import rollout
 from ..envs.observation import OBS_SIZE, encode_obs
@@ -158,7 +158,7 @@ class GreedyRollouts(RolloutEvaluator):
             steps = rollout(s, T, _numba_draw(), MAX_STEPS)
         else:
             steps = greedy_rollout(s, T, self.weights, MAX_STEPS)
-        return steps >= 0 and s[S_CTX] == CTX_GAME_OVER
+        return steps >= 0 and game_over(s)
 
     def playouts(self, s, T, p, actions, seeds, out) -> None:
         ROLLOUT_POLICIES[self.rollout](s, T, self.weights, p, actions, seeds, self.buffer(s), out)
@@ -228,7 +228,7 @@ class PolicyRollouts(RolloutEvaluator):
     def finish(self, s, T) -> bool:
         me = int(s[S_PLAYER]) if self.opponents == "greedy" else -1
         steps = mixed_rollout(s, T, *self._net, self.temperature, me, self.weights, MAX_STEPS)
-        return steps >= 0 and s[S_CTX] == CTX_GAME_OVER
+        return steps >= 0 and game_over(s)
 
     def playouts(self, s, T, p, actions, seeds, out) -> None:
         policy_rollout_margins(s, T, *self._net, self.temperature, self.opponents == "greedy",
@@ -333,7 +333,7 @@ class NetworkValues(Evaluator):
         return self.net.logits(hidden, actions)
 
     def evaluate(self, s, T) -> np.ndarray:
-        if s[S_CTX] == CTX_GAME_OVER:
+        if game_over(s):
             return self.terminal(s, T)
         return self.expand(s, T)[0]
 

@@ -54,9 +54,8 @@ import time
 import numpy as np
 
 from ..engine.actions import N_ACTIONS
-from ..engine.constants import CTX_GAME_OVER
 from ..engine.jit import njit
-from ..engine.layout import S_CTX, S_PLAYER
+from ..engine.layout import S_PLAYER, game_over
 from ..engine.mask import count_legal, legal_mask
 from ..engine.step import apply_action
 from .base import Agent
@@ -72,7 +71,7 @@ def advance(s, T, a, mask):
     (0 once the game is over); its mask is left in ``mask``."""
     apply_action(s, T, a)
     while True:
-        if s[S_CTX] == CTX_GAME_OVER:
+        if game_over(s):
             mask[:] = 0
             return 0
         legal_mask(s, T, mask)
@@ -194,7 +193,7 @@ class PUCTAgent(Agent):
         node = root
         path = []
         while True:
-            if buf[S_CTX] == CTX_GAME_OVER:
+            if game_over(buf):
                 values = self.evaluator.terminal(buf, T)
                 break
             p = int(buf[S_PLAYER])

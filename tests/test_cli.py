@@ -115,7 +115,7 @@ def test_failed_run_leaves_nothing_half_written(tmp_path, monkeypatch):
             raise RuntimeError("engine exploded")
         return real(spec, g, record)
 
-    monkeypatch.setattr(tn, "play_game", broken)
+    monkeypatch.setattr("caledonia_env.tournament.runner.play_game", broken)
     out, rec = tmp_path / "r.csv", tmp_path / "rec"
     with pytest.raises(RuntimeError):
         main(["play", "--players", "random,random", "--games", "4", "--out", str(out),
@@ -335,18 +335,33 @@ def test_replay_steps_on_enter(played, capsys, monkeypatch):
 
 @pytest.mark.parametrize("content, needle", [
     (None, "cannot read"),
-    ("not json {", "not a JSON game record"),
-    ('{"hello": 1}', "not a game record"),
+    ("not json {", "a game record is JSON"),
+    ('{"hello": 1}', "unsupported game record version"),
+    (b"\xff\xfe{}", "UTF-8"),
+    ("[" * 5000 + "]" * 5000, "nest"),
     ('{"version": 1, "config": {"num_players": 7}, "actions": []}', "num_players"),
     ('{"version": 1, "config": {"num_players": 2, "seed": 1}, "actions": [99999]}',
      "does not replay"),
 ])
 def test_replay_bad_files_exit_2(tmp_path, capsys, content, needle):
     path = tmp_path / "g.json"
-    if content is not None:
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
         path.write_text(content)
     assert main(["replay", str(path), "--all"]) == 2
-    assert needle in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert needle in err and "Traceback" not in err
+
+
+def test_ruleset_value_the_engine_cannot_hold_exits_2(tmp_path, capsys):
+    """A ruleset the schema accepts but the engine cannot play (a bid above the engine's
+    limit) is one line and exit 2 before any game, not a traceback at game creation."""
+    rules = tmp_path / "rules.json"
+    rules.write_text('{"setup": {"auction_max_bid": 100}}')
+    assert main(["demo", "--ruleset", str(rules)]) == 2
+    err = capsys.readouterr().err
+    assert "auction_max_bid" in err and "Traceback" not in err
 
 
 # ---------------------------------------------------------------- render

@@ -34,7 +34,7 @@ LAYERS = [
     ("game", "scenario", "records", "render_text", "fuzz"),
     ("envs",),
     ("agents",),
-    ("tournament", "scale"),
+    ("tournament", "scale", "ray_connect", "study_file"),
     ("train",),
     ("cli", "__main__", "__init__", "web"),
 ]

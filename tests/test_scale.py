@@ -1,17 +1,20 @@
 """Game studies on Ray (caledonia_env.scale, docs/scale.md): same rows as the local runner,
 resume after an interruption, Parquet output, `caledonia evaluate --backend ray` with a
 ppo checkpoint; a slow test runs a two-node Ray cluster."""
+import contextlib
 import csv
 import io
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from caledonia_env import scale
 from caledonia_env import tournament as T
+from caledonia_env.cli import main
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
 
@@ -97,7 +100,6 @@ def test_bad_arguments_name_the_allowed_values(tmp_path):
 
 
 def _wait(cond, what, seconds=120):
-    import time
     t0 = time.monotonic()
     while not cond():
         if time.monotonic() - t0 > seconds:
@@ -147,7 +149,6 @@ def test_two_ray_nodes_on_this_machine_share_the_games(tmp_path):
 
 def test_cli_backend_ray_resume_and_parquet(ray_local, tmp_path, capsys):
     """`caledonia play/balance --backend ray --resume --out x.parquet` (docs/scale.md)."""
-    from caledonia_env.cli import main
     out = tmp_path / "p.csv"
     assert main(["play", "--players", "greedy,random", "--games", "6", "--backend", "ray",
                  "--out", str(out), "-q"]) == 0
@@ -175,9 +176,7 @@ def eval_local(tmp_path_factory):
     """`caledonia evaluate pretrained --vs greedy --games 6` in one process: its --out CSV
     and its printed win-rate line."""
     pytest.importorskip("torch")
-    from caledonia_env.cli import main
     out = tmp_path_factory.mktemp("eval") / "local.csv"
-    import contextlib
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         assert main(EVAL + ["--league-file", "", "--out", str(out)]) == 0
@@ -192,7 +191,6 @@ def _win_line(text: str) -> str:
 def test_evaluate_on_ray_gives_the_local_rows(ray_local, eval_local, tmp_path, capsys):
     """Six games on the module's Ray (2 CPUs: one game per task) give the rows and the
     summary of the one-process run; Parquet too."""
-    from caledonia_env.cli import main
     local_csv, local_line = eval_local
     out = tmp_path / "ray.csv"
     assert main(EVAL + ["--league-file", "", "--backend", "ray", "--out", str(out)]) == 0
@@ -204,13 +202,12 @@ def test_evaluate_on_ray_gives_the_local_rows(ray_local, eval_local, tmp_path, c
     pq = tmp_path / "ray.parquet"
     assert main(EVAL + ["--league-file", "", "--backend", "ray", "--out", str(pq)]) == 0
     ref = list(csv.DictReader(io.StringIO(local_csv)))
-    assert same(scale.read_rows(str(pq))) == same(scale._typed(r) for r in ref)
+    assert same(scale.read_rows(str(pq))) == same(scale.typed_row(r) for r in ref)
 
 
 def test_evaluate_resume_plays_only_the_missing_games(ray_local, eval_local, tmp_path, capsys):
     """A file cut after three games (and half a line): --resume plays the other three, the
     league file gets only those, and the file ends as the one-process run's."""
-    from caledonia_env.cli import main
     local_csv, _ = eval_local
     lines = local_csv.splitlines(keepends=True)
     out = tmp_path / "part.csv"
@@ -230,7 +227,6 @@ def test_evaluate_resume_plays_only_the_missing_games(ray_local, eval_local, tmp
 
 def test_evaluate_scale_out_options_fail_clearly(tmp_path, capsys):
     pytest.importorskip("torch")
-    from caledonia_env.cli import main
     for extra, needle in ((["--league", "--backend", "ray"], "--league plays in this process"),
                           (["--league", "--workers", "2"], "--league plays in this process"),
                           (["--resume"], "--resume needs --out"),
@@ -246,8 +242,7 @@ def test_evaluate_on_local_processes_gives_the_local_rows(eval_local, tmp_path):
     """--workers 2 without Ray: a forkserver process pool (torch is loaded in the parent),
     each worker loading the checkpoint once."""
     pytest.importorskip("pyarrow")
-    from caledonia_env.cli import main
     out = tmp_path / "pool.parquet"
     assert main(EVAL + ["--league-file", "", "--workers", "2", "--out", str(out)]) == 0
     ref = list(csv.DictReader(io.StringIO(eval_local[0])))
-    assert same(scale.read_rows(str(out))) == same(scale._typed(r) for r in ref)
+    assert same(scale.read_rows(str(out))) == same(scale.typed_row(r) for r in ref)

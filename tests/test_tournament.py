@@ -4,10 +4,8 @@ import csv
 import itertools
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 
 import pytest
@@ -15,6 +13,7 @@ import pytest
 from caledonia_env import tournament as tn
 from caledonia_env.cli import main
 from caledonia_env.config import CLAN_NAMES
+from signals import terminate_when
 
 BASE_CLANS = [c for c in CLAN_NAMES if c != "brewer"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -190,18 +189,9 @@ def test_sigterm_during_play_leaves_no_partial_output(tmp_path):
         [sys.executable, "-m", "caledonia_env", "play", "--players", "greedy,greedy",
          "--games", "100000", "--workers", "2", "--out", str(out), "--record-dir", str(rec),
          "-q"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 600
-        while not any(n.startswith(".records-") for n in os.listdir(tmp_path)):
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline
-            time.sleep(0.2)
-        time.sleep(1.0)                  # some games finished and written to the temp folder
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=300)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    err = terminate_when(
+        proc, lambda: any(n.startswith(".records-") for n in os.listdir(tmp_path)),
+        pause=1.0)                       # some games finished and written to the temp folder
     assert proc.returncode == 143, err
-    assert "terminated" in err
+    assert "terminated; no output file was written" in err
     assert os.listdir(tmp_path) == []

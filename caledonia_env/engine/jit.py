@@ -1,19 +1,46 @@
-"""``njit`` for the whole project: numba's, without one compilation per constant argument.
+"""``njit`` for the whole project, and the on-disk cache of every project numba function.
 
-When jitted code calls another jitted function with a constant (``unit_cost(s, T, p, 6,
-...)``, ``can_tech(s, T, p, t, True)``), numba types that argument as ``Literal[int](6)``
-or ``Literal[bool](True)`` and compiles a separate specialization of the callee, and of
-everything it calls with that argument, for every constant value: a cold start compiled
-``log_event`` 11 times and ``unit_cost`` 5 times. The functions made here resolve every
-call from jitted code with the arguments' plain types (``types.unliteral``), so each
-function is compiled once per array/scalar signature. Python callers are unaffected
-(their arguments never have literal types). A function that needs a literal argument
-(``numba.literally``) must use numba's own ``njit``.
+One compilation per plain signature. When jitted code calls another jitted function with a
+constant (``unit_cost(s, T, p, 6, ...)``, ``can_tech(s, T, p, t, True)``), numba types that
+argument as ``Literal[int](6)`` or ``Literal[bool](True)`` and compiles a separate
+specialization of the callee, and of everything it calls with that argument, for every
+constant value: a cold start compiled ``log_event`` 11 times and ``unit_cost`` 5 times. The
+functions made by :func:`njit` resolve every call from jitted code with the arguments' plain
+types (``types.unliteral``), so each function is compiled once per array/scalar signature.
+Python callers are unaffected (their arguments never have literal types). A function that
+needs a literal argument (``numba.literally``) must use numba's own ``njit``.
+
+No stale cached code. numba reuses a cached function after checking only the hash of the
+function's own file, but a kernel has its callees and the global constants of other modules
+compiled into it: an edit to ``engine/layout.py`` or ``envs/observation.py`` would leave
+stale machine code in every kernel that uses them. :class:`ProjectCacheLocator`, put first
+in numba's list of cache locators when this module loads, serves every function defined in
+a file of this project (the package, ``agents/``, ``train/`` and, in a source checkout, the
+repository's ``tests/`` and ``benchmarks/``) and adds to numba's check a hash of all the
+project's numba sources (:data:`ProjectSources.files`: ``engine/``, ``envs/``, ``agents/``,
+``fuzz.py``) and numba's version: an edit to any of them recompiles every project function.
+The hash also names the cache folder, so two versions of the sources (two branches) keep
+their own caches:
+
+- ``$NUMBA_CACHE_DIR/caledonia_env/<hash>/`` when ``NUMBA_CACHE_DIR`` is set,
+- else ``$XDG_CACHE_HOME/caledonia_env/numba/<hash>/`` (``~/.cache`` without XDG_CACHE_HOME).
+
+numba's configuration is never changed: functions of other files (the user's own numba
+code) keep numba's own locators and ``NUMBA_CACHE_DIR``. A user who overrides numba's
+locator list (``NUMBA_CACHE_LOCATOR_CLASSES``) should name
+``caledonia_env.engine.jit.ProjectCacheLocator`` first in it.
 """
 from __future__ import annotations
 
+import dataclasses
+import functools
+import hashlib
+import importlib.util
+import os
+from pathlib import Path
+
 import numba
-from numba.core import types
+from numba.core import caching, types
 
 
 def _plain_calls(dispatcher):
@@ -38,3 +65,120 @@ def njit(*args, **options):
         return _plain_calls(numba.njit(args[0]))
     decorate = numba.njit(*args, **options)
     return lambda func: _plain_calls(decorate(func))
+
+
+# ================================================================== the cache
+#: folders below a project root whose files are not the project's (installed packages)
+_FOREIGN_PARTS = ("site-packages", "dist-packages")
+
+
+def sources_digest(files) -> str:
+    """SHA-256 (hex) of the files' folder/name and contents, in the given order, and numba's
+    version."""
+    digest = hashlib.sha256(numba.__version__.encode())
+    for path in map(Path, files):
+        digest.update(f"{path.parent.name}/{path.name}\0".encode())
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class ProjectSources:
+    """The project as numba's cache sees it: functions defined in a file below one of
+    ``roots`` are cached by :class:`ProjectCacheLocator`, keyed by the contents of ``files``."""
+
+    roots: tuple[Path, ...]
+    files: tuple[Path, ...]
+
+    def covers(self, py_file: str) -> bool:
+        """Whether a function defined in ``py_file`` is project code (not below an installed
+        package's folder, e.g. a virtual environment inside the checkout)."""
+        path = Path(os.path.realpath(py_file))
+        for root in self.roots:
+            if path.is_relative_to(root):
+                inner = path.relative_to(root).parts[:-1]
+                return not any(p in _FOREIGN_PARTS or p.startswith(".") for p in inner)
+        return False
+
+    @functools.cached_property
+    def digest(self) -> str:
+        return sources_digest(self.files)
+
+
+def _package_folder(name: str) -> Path | None:
+    """Folder of an installed subpackage, found without importing it (None if absent)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(os.path.realpath(spec.submodule_search_locations[0]))
+
+
+def default_sources() -> ProjectSources:
+    """This installation: the package, ``agents/`` and ``train/`` (top-level folders of a
+    checkout, inside the package once installed) and a checkout's repository root; the
+    numba sources are ``engine/``, ``envs/``, ``agents/`` and ``fuzz.py``."""
+    package = Path(os.path.realpath(__file__)).parent.parent
+    agents = _package_folder("caledonia_env.agents")
+    train = _package_folder("caledonia_env.train")
+    folders = [package / "engine", package / "envs"] + ([agents] if agents else [])
+    files = [f for folder in folders for f in sorted(folder.glob("*.py"))]
+    files.append(package / "fuzz.py")
+    roots = [package] + [f for f in (agents, train) if f is not None]
+    if (package.parent / "pyproject.toml").is_file():    # a source checkout
+        roots.append(package.parent)
+    return ProjectSources(tuple(roots), tuple(files))
+
+
+_sources: ProjectSources | None = None
+
+
+def project_sources() -> ProjectSources:
+    """The :class:`ProjectSources` the locator uses (made on first use)."""
+    global _sources
+    if _sources is None:
+        _sources = default_sources()
+    return _sources
+
+
+def cache_base() -> str:
+    """The folder holding one cache folder per sources hash (see the module docstring)."""
+    if numba.config.CACHE_DIR:
+        return os.path.join(numba.config.CACHE_DIR, "caledonia_env")
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "caledonia_env", "numba")
+
+
+class ProjectCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+    """numba cache locator of the project's functions: the function's own file hash (numba's
+    check) plus the hash of every project numba source, in a folder named by the latter."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._digest = project_sources().digest
+        self._cache_path = os.path.join(cache_base(), self._digest[:16],
+                                        self.get_suitable_cache_subpath(py_file))
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    def get_source_stamp(self):
+        return super().get_source_stamp(), self._digest
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if not project_sources().covers(py_file):
+            return None                         # not project code: numba's own locators
+        return super().from_function(py_func, py_file)
+
+
+def _register(locator) -> None:
+    """Put ``locator`` first in numba's locator list (once, also across module reloads)."""
+    classes = caching.CacheImpl._locator_classes
+    classes[:] = [c for c in classes if (c.__module__, c.__qualname__)
+                  != (locator.__module__, locator.__qualname__)]
+    classes.insert(0, locator)
+
+
+_register(ProjectCacheLocator)

@@ -3,7 +3,7 @@ parameter row per clan (row NO_CLAN holds the no-clan values).
 """
 import numpy as np
 
-from ..data import ruleset as R
+from ..data import names as R
 from . import layout as L
 from .constants import (BREWER, BUCHANAN, CAMPBELL, CLAN_NAMES, CUNNINGHAM, FERGUSSON, FISHERMAN,
                         LUMBERJACK, MACDONALD, MACKENZIE, MAX_PLAYERS, MAX_PROCESS, MINER, N_CLANS,

@@ -2,7 +2,7 @@
 effects it implements one way only; :func:`check_engine_support` refuses anything else
 before the tables are built (docs/ruleset.md).
 """
-from ..data import ruleset as R
+from ..data import names as R
 from . import layout as L
 from .actions import PRICE_DELTAS
 from .constants import (MAX_BID, MAX_BOXES, MAX_BREW, MAX_CONTRACTS, MAX_DRAW, MAX_MERCHANTS,

@@ -1,9 +1,31 @@
 """PettingZoo AEC environment ``caledonia_v0`` over the Game API.
 
-``caledonia_env.env(**options)`` returns the wrapped env, ``raw_env`` the bare
-class. Every decision of the game (main action, port free actions, all
-sub-decisions) is one AEC step of the deciding agent, so an agent often acts
-several times in a row. See ``docs/envs.md``.
+======================  =================================================================
+Import                  ``caledonia_env.env(**options)`` (wrapped), or
+                        ``from caledonia_env.envs.aec import env, raw_env``
+Actions                 ``Discrete(2039)`` (``N_ACTIONS``, ``docs/actions.md``)
+Parallel API            no (``metadata["is_parallelizable"]`` is False)
+Agents                  ``player_0 … player_{n-1}``, ``num_players`` 2-4 (Automa seats,
+                        A-0, are played by the engine and are no agents)
+Observation             ``{"observation": float32[5019], "action_mask": int8[2039]}``;
+                        the observation is in ``Box(0, OBS_HIGH)`` (``docs/observation.md``)
+Action mask             ``obs["action_mask"]`` and ``infos[agent]["action_mask"]``: the
+                        agent's legal actions, all zeros unless it decides now
+Reward                  terminal only: ``reward`` ``"win"`` (default) / ``"rank"`` /
+                        ``"score_diff"``; an illegal action (``"penalize"``):
+                        ``illegal_reward`` for the offender, 0 for the others
+Terminal condition      the game is over (R-7) or (``"penalize"``) an illegal action:
+                        every agent terminates at once; never truncated
+Illegal action          :func:`env`: ``"penalize"``; :class:`raw_env`: ``"raise"``
+                        (IllegalActionError, nothing applied)
+Options                 ``num_players``, ``reward``, ``illegal_action``,
+                        ``illegal_reward``, ``render_mode``, GameConfig fields (``seed``,
+                        ``map``, ``automa``, …)
+======================  =================================================================
+
+Every decision of the game (main action, port free actions, all sub-decisions) is one AEC
+step of the deciding agent, so an agent often acts several times in a row. See
+``docs/envs.md``.
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ import dataclasses
 
 import numpy as np
 
-from ..config import GameConfig
+from ..config import PLAYER_COUNTS, GameConfig
 from ..engine import layout as L
 from ..engine.constants import MAX_PLAYERS, NEUTRAL, OCC_STRIDE, UNIT_NAMES
 from ..game import PORT_TILE_NAMES, Game, IllegalActionError
@@ -15,9 +15,8 @@ from .rewards import terminal_rewards
 ILLEGAL_MODES = ("raise", "penalize")
 RENDER_MODES = ("human", "ansi", "rgb_array")
 SEED_BOUND = 2**31 - 1
-
-
-ENV_PLAYER_COUNTS = (2, 3, 4)
+#: the multi-player games (1 player is the solo game: solo=True, R-9.2)
+ENV_PLAYER_COUNTS = tuple(n for n in PLAYER_COUNTS if n >= 2)
 
 
 class VecEnvMethods:
@@ -110,6 +109,7 @@ def render(game: Game, mode):
     if mode == "ansi":
         return game.render_text()
     if mode == "rgb_array":
+        # here, not at the top: importing map.render switches matplotlib to its Agg backend
         from ..map.render import board_to_rgb_array
         units, tiles = board_pieces(game)
         return board_to_rgb_array(game.board, units=units, port_tiles=tiles)

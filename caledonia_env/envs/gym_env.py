@@ -1,9 +1,29 @@
 """Gymnasium single-agent view ``Caledonia-v0``: one learning seat, opponents inside.
 
-``gymnasium.make("Caledonia-v0", num_players=4, opponents="random")``. Each
-``step`` applies the learner's action, then lets the opponents play until the
-learner decides again or the game ends. ``action_masks()`` serves sb3-contrib's
-MaskablePPO. See ``docs/envs.md``.
+======================  =================================================================
+Import                  ``gymnasium.make("Caledonia-v0", **options)`` (registered by
+                        ``import caledonia_env``), or
+                        ``from caledonia_env.envs.gym_env import CaledoniaEnv``
+Actions                 ``Discrete(2039)`` (``N_ACTIONS``, ``docs/actions.md``)
+Parallel API            no
+Agents                  one learner at ``seat`` (None: drawn at every reset among the
+                        non-Automa seats); ``num_players`` 2-4, the opponents play inside
+Observation             ``float32[5019]`` in ``Box(0, OBS_HIGH)`` (``docs/observation.md``)
+Action mask             ``action_masks()``: ``bool[2039]`` (MaskablePPO);
+                        ``info["action_mask"]`` the same as int8
+Reward                  terminal only: ``reward`` ``"win"`` (default) / ``"rank"`` /
+                        ``"score_diff"`` of the learner; ``illegal_reward`` for an illegal
+                        action under ``"penalize"``
+Terminal condition      the game is over (R-7) or (``"penalize"``) an illegal action;
+                        never truncated
+Illegal action          ``"raise"`` (default): IllegalActionError, nothing applied
+Options                 ``num_players``, ``opponents``, ``seat``, ``reward``,
+                        ``illegal_action``, ``illegal_reward``, ``render_mode``,
+                        GameConfig fields
+======================  =================================================================
+
+Each ``step`` applies the learner's action, then lets the opponents play until the learner
+decides again or the game ends. See ``docs/envs.md``.
 """
 from __future__ import annotations
 

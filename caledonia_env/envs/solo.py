@@ -1,11 +1,29 @@
 """Gymnasium single-agent view of the solo game (R-9.2): ``CaledoniaSolo-v0``.
 
-``gymnasium.make("CaledoniaSolo-v0")``: one player against the solo rules, every
-decision of the game is one step, ``action_masks()`` serves MaskablePPO. Reward:
-``"vp"`` (default) the final VP at the last step; ``"round"`` the glory of each
-round's scoring (R-6.4) when it is scored and the rest of the final VP at the end
-(the sum is the final VP either way). The last ``info`` holds ``score_breakdown``
-and the ``rating`` band (R-9.2). See ``docs/envs.md``.
+======================  =================================================================
+Import                  ``gymnasium.make("CaledoniaSolo-v0", **options)`` (registered by
+                        ``import caledonia_env``), or
+                        ``from caledonia_env.envs.solo import CaledoniaSoloEnv``
+Actions                 ``Discrete(2039)`` (``N_ACTIONS``, ``docs/actions.md``)
+Parallel API            no
+Agents                  one player against the solo rules (R-9.2)
+Observation             ``float32[5019]`` in ``Box(0, OBS_HIGH)`` (``docs/observation.md``)
+Action mask             ``action_masks()``: ``bool[2039]`` (MaskablePPO)
+Reward                  ``"vp"`` (default): the final VP at the last step; ``"round"``: the
+                        glory of each round's scoring (R-6.4) when it is scored and the
+                        rest of the final VP at the end (same sum); both times
+                        ``reward_scale``; ``illegal_reward`` (not scaled) for an illegal
+                        action under ``"penalize"``
+Terminal condition      the solo game is over or (``"penalize"``) an illegal action;
+                        never truncated
+Illegal action          ``"raise"`` (default): IllegalActionError, nothing applied
+Options                 ``reward``, ``reward_scale``, ``illegal_action``,
+                        ``illegal_reward``, ``render_mode``, GameConfig fields
+                        (``num_players``, ``solo`` and ``automa`` are fixed)
+======================  =================================================================
+
+Every decision of the game is one step. The last ``info`` holds ``score``,
+``score_breakdown`` and the ``rating`` band (R-9.2). See ``docs/envs.md``.
 """
 from __future__ import annotations
 

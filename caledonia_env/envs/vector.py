@@ -1,24 +1,46 @@
-"""Vector env: N games stepped in one jitted call, the Gymnasium view of each.
+"""Vector env: N games stepped in one jitted call, one learning seat in each.
 
-Every game has one learning seat; the opponents play inside the env. With the
-default opponents (``"random"``) everything — the learner's action, the
-opponents' random legal moves, the terminal reward, auto-reset, observation and
-mask — runs in one numba kernel (``prange`` over the games for N >= 16). Other
-opponents (names from the ``agents`` package, agent objects, callables) take a
-slower path: the numba kernels apply actions, reset and encode, and a Python
-loop asks the opponents for their moves through a :class:`Game` view of each
-row.
+======================  =================================================================
+Import                  ``from caledonia_env.envs.vector import CaledoniaVectorEnv``
+                        (``make_sb3_vec_env`` for a Stable-Baselines3 ``VecEnv``)
+Actions                 ``Discrete(2039)`` per game (``N_ACTIONS``, ``docs/actions.md``)
+Parallel API            no: Stable-Baselines3 ``VecEnv`` conventions
+Agents                  ``num_envs`` learners, one seat per game (``seat``, or drawn per
+                        episode); opponents play inside the env
+Observation             ``float32[num_envs, 5019]`` (``OBS_SIZE``), each row in
+                        ``Box(0, OBS_HIGH)`` (``docs/observation.md``)
+Action mask             ``action_masks()``: ``bool[num_envs, 2039]``
+Reward                  terminal only, ``reward`` ``"win"`` / ``"rank"`` / ``"score_diff"``
+                        (``"vp"`` for solo games), times ``reward_scale``; an illegal
+                        action under ``illegal_action="penalize"``: ``illegal_reward``
+Terminal condition      the game is over (R-7) or (``"penalize"``) an illegal action; the
+                        game is reset in the same step (auto-reset)
+Illegal action          ``"raise"`` (default): IllegalActionError, no env stepped
+Options                 ``num_envs``, ``num_players`` (2-4 or a sequence; 1 with
+                        ``solo=True``), ``opponents``, ``seat``, ``reward``,
+                        ``reward_scale``, ``illegal_action``, ``illegal_reward``, ``seed``,
+                        ``parallel``, ``copy``, ``render_mode``, GameConfig fields
+======================  =================================================================
+
+With the default opponents (``"random"``) or Automa seats (``"automa:LEVEL"``, A-0)
+everything — the learner's action, the opponents' random legal moves, the terminal reward,
+auto-reset, observation and mask — runs in one numba kernel (:mod:`.vector_kernels`;
+``prange`` over the games for N >= 16). Other opponents (names from the ``agents``
+package, agent objects, callables) take a slower path: the kernels apply actions, reset and
+encode, and a Python loop asks the opponents for their moves through a :class:`Game` view
+of each row.
 
 API (Stable-Baselines3 ``VecEnv`` conventions): ``reset() -> obs``,
-``step(actions) -> (obs, rewards, dones, infos)`` with auto-reset in the same
-step (the last observation of a finished game is in
-``infos[i]["terminal_observation"]``), ``action_masks() -> bool[N, A]``.
-:func:`make_sb3_vec_env` returns the same env as a real SB3 ``VecEnv``
-subclass (for ``MaskablePPO``).
+``step(actions) -> (obs, rewards, dones, infos)`` with auto-reset in the same step (the
+last observation of a finished game is in ``infos[i]["terminal_observation"]``, its scores
+in ``infos[i]["scores"]``), ``action_masks() -> bool[N, A]``. :func:`make_sb3_vec_env`
+returns the same env as a real SB3 ``VecEnv`` subclass (for ``MaskablePPO``).
+``env.moves[i]`` counts the actions applied in env ``i`` by its steps (learner and
+opponents, over every episode).
 
-Returned arrays are views of two alternating internal buffers: an observation
-stays valid until the step after next (enough for SB3, which stores it at
-once). Pass ``copy=True`` to get fresh arrays instead.
+Returned arrays are views of two alternating internal buffers: an observation stays valid
+until the step after next (enough for SB3, which stores it at once). Pass ``copy=True`` to
+get fresh arrays instead.
 """
 from __future__ import annotations
 
@@ -27,225 +49,26 @@ from itertools import product
 
 import numpy as np
 from gymnasium import spaces
-from numba import prange
 
 from ..config import MODULES, GameConfig
 from ..engine.actions import N_ACTIONS
-from ..engine.board import pofs
-from ..engine.constants import CTX_GAME_OVER, MAX_PLAYERS
-from ..engine.jit import njit
-from ..engine.layout import P_SCORE, S_CTX, S_PLAYER, STATE_SIZE, T_NP
+from ..engine.actions import MASK_WIDTH
+from ..engine.constants import MAX_PLAYERS
+from ..engine.layout import S_PLAYER, STATE_SIZE, game_over
 from ..engine.mask import legal_mask
-from ..engine.setup import new_game
 from ..engine.step import apply_action
 from ..game import Game, IllegalActionError, _variants, action_ids, get_static
-from .common import VecEnvMethods, make_config
-from .observation import OBS_HIGH, OBS_SIZE, encode_obs
+from .common import VecEnvMethods, make_config, render
+from .observation import OBS_HIGH, OBS_SIZE
 from .opponents import (automa_level, is_random_spec, make_opponent, opponent_specs,
                         reset_opponent)
-from .rewards import SCORE_TOTAL, reward_mode, terminal_rewards
+from .rewards import reward_mode
+from .vector_kernels import (apply_all, first_illegal, observe_all, reset_all,
+                             sample_legal_actions, settle_all, step_parallel, step_serial)
 
 PARALLEL_MIN_ENVS = 16
-SEED_LIMIT = 2**31 - 2
-# mask rows are padded to a multiple of 8 bytes (word-wise counting in _random_legal)
-MASK_WIDTH = (N_ACTIONS + 7) // 8 * 8
-_BYTE_ONES = np.uint64(0x0101010101010101)
-_TOP_BYTE = np.uint64(56)
-# the kernel's int64 config vector
-CFG_TABLE, CFG_SEAT, CFG_FIRST, CFG_MODE, CFG_PENALIZE = range(5)
 
 
-# ====================================================================== numba
-@njit(cache=True, inline="always")
-def _rand(rng, i, n):
-    """Uniform int in [0, n) from env i's 64-bit LCG stream (high bits)."""
-    x = rng[i] * 6364136223846793005 + 1442695040888963407
-    rng[i] = x
-    return ((x >> 33) & 0x7FFFFFFF) % n
-
-
-@njit(cache=True)
-def _random_legal(mask, rng, i):
-    """A uniformly random legal action of a 0/1 mask padded to MASK_WIDTH (-1 if none).
-
-    Counts 8 mask bytes at a time (a multiply sums the bytes of a 64-bit word)."""
-    w = mask.view(np.uint64)
-    k = 0
-    for j in range(w.shape[0]):
-        k += np.int64((w[j] * _BYTE_ONES) >> _TOP_BYTE)
-    if k == 0:
-        return -1
-    r = _rand(rng, i, k)
-    for j in range(w.shape[0]):
-        c = np.int64((w[j] * _BYTE_ONES) >> _TOP_BYTE)
-        if r < c:
-            for b in range(8 * j, 8 * j + 8):
-                if mask[b]:
-                    if r == 0:
-                        return b
-                    r -= 1
-        r -= c
-    return -1
-
-
-@njit(cache=True)
-def _advance(s, T, seat, mask, rng, i):
-    """Random legal opponents play until ``seat`` decides or the game ends; returns their moves."""
-    k = 0
-    while s[S_CTX] != CTX_GAME_OVER and s[S_PLAYER] != seat:
-        legal_mask(s, T, mask)
-        a = _random_legal(mask, rng, i)
-        if a < 0:
-            break
-        apply_action(s, T, a)
-        k += 1
-    return k
-
-
-@njit(cache=True)
-def _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mask,
-                 advance):
-    """Fresh game for env i: table (map / player count), seed, seat; opponents move first.
-
-    Returns the opponents' moves played."""
-    k = 0
-    while True:
-        k = fixed_table if fixed_table >= 0 else _rand(rng, i, TB.shape[0])
-        tidx[i] = k
-        T = TB[k]
-        new_game(S[i], T, _rand(rng, i, SEED_LIMIT), first_player)
-        seats[i] = fixed_seat if fixed_seat >= 0 else _rand(rng, i, T[T_NP])
-        if advance:
-            k += _advance(S[i], T, seats[i], mask, rng, i)
-        if S[i, S_CTX] != CTX_GAME_OVER:
-            return k
-
-
-@njit(cache=True)
-def _settle(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mode,
-            final_obs, rewards, dones, scores, mask, advance, illegal, illegal_reward):
-    """If env i's game is over (or it was forfeited): reward, last obs, scores, auto-reset."""
-    s = S[i]
-    T = TB[tidx[i]]
-    if not illegal and s[S_CTX] != CTX_GAME_OVER:
-        rewards[i] = 0.0
-        dones[i] = False
-        return 0
-    seat = seats[i]
-    n = T[T_NP]
-    for p in range(MAX_PLAYERS):
-        scores[i, p] = s[pofs(p) + P_SCORE + SCORE_TOTAL] if (p < n and not illegal) else -1
-    if illegal:
-        rewards[i] = illegal_reward
-    else:
-        r = np.zeros(MAX_PLAYERS, np.float64)
-        terminal_rewards(s, T, mode, r)
-        rewards[i] = r[seat]
-    dones[i] = True
-    encode_obs(s, T, seat, final_obs[i])
-    return _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player,
-                        mask, advance)
-
-
-@njit(cache=True)
-def _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs, rewards,
-         dones, scores, moves, illegal_reward):
-    """One env: learner action, random opponents, reward / auto-reset, observation and mask."""
-    s = S[i]
-    a = actions[i]
-    illegal = cfg[CFG_PENALIZE] != 0 and (a < 0 or a >= N_ACTIONS or cur_masks[i, a] == 0)
-    k = 0
-    if not illegal:
-        T = TB[tidx[i]]
-        apply_action(s, T, a)
-        k = 1 + _advance(s, T, seats[i], masks[i], rng, i)
-    k += _settle(i, S, TB, tidx, seats, rng, cfg[CFG_TABLE], cfg[CFG_SEAT], cfg[CFG_FIRST],
-                 cfg[CFG_MODE], final_obs, rewards, dones, scores, masks[i], True, illegal,
-                 illegal_reward)
-    moves[i] += k
-    T = TB[tidx[i]]
-    encode_obs(s, T, seats[i], obs[i])
-    legal_mask(s, T, masks[i])
-
-
-@njit(cache=True)
-def _step_serial(S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
-                 rewards, dones, scores, moves, illegal_reward):
-    """Step every env in order; -1, or (raise mode) the first env whose action is illegal."""
-    if cfg[CFG_PENALIZE] == 0:
-        bad = _first_illegal(cur_masks, actions)
-        if bad >= 0:
-            return bad
-    for i in range(S.shape[0]):
-        _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
-             rewards, dones, scores, moves, illegal_reward)
-    return -1
-
-
-@njit(cache=True, parallel=True)
-def _step_parallel(S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
-                   rewards, dones, scores, moves, illegal_reward):
-    """As _step_serial, the envs spread over numba's threads (prange)."""
-    if cfg[CFG_PENALIZE] == 0:
-        bad = _first_illegal(cur_masks, actions)
-        if bad >= 0:
-            return bad
-    for i in prange(S.shape[0]):
-        _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
-             rewards, dones, scores, moves, illegal_reward)
-    return -1
-
-
-@njit(cache=True)
-def _reset_all(S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, masks, advance):
-    for i in range(S.shape[0]):
-        _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player,
-                     masks[i], advance)
-
-
-@njit(cache=True)
-def _observe_all(S, TB, tidx, seats, obs, masks):
-    for i in range(S.shape[0]):
-        T = TB[tidx[i]]
-        encode_obs(S[i], T, seats[i], obs[i])
-        legal_mask(S[i], T, masks[i])
-
-
-@njit(cache=True)
-def _first_illegal(cur_masks, actions):
-    """Index of the first env whose action is not legal, -1 if all are."""
-    for i in range(actions.shape[0]):
-        a = actions[i]
-        if a < 0 or a >= N_ACTIONS or cur_masks[i, a] == 0:
-            return i
-    return -1
-
-
-@njit(cache=True)
-def _apply_all(S, TB, tidx, actions, skip):
-    for i in range(S.shape[0]):
-        if not skip[i]:
-            apply_action(S[i], TB[tidx[i]], actions[i])
-
-
-@njit(cache=True)
-def _settle_all(S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mode,
-                final_obs, rewards, dones, scores, masks, illegal, illegal_reward):
-    for i in range(S.shape[0]):
-        _settle(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mode,
-                final_obs, rewards, dones, scores, masks[i], False, illegal[i], illegal_reward)
-
-
-@njit(cache=True)
-def sample_legal_actions(masks, rng, out):
-    """out[i] = a uniformly random legal action of masks[i] (-1 if none); rng: int64[N] state.
-
-    ``masks`` rows must be padded to MASK_WIDTH (as the vector env's buffers are)."""
-    for i in range(masks.shape[0]):
-        out[i] = _random_legal(masks[i], rng, i)
-
-
-# ===================================================================== python
 def _map_options(map_option):
     """The map(s) the vector env draws from: None -> all 16 module-side combinations."""
     if map_option is None:
@@ -346,7 +169,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
         self.seats = np.zeros(n, np.int64)
         self.rng = np.zeros(n, np.int64)
         self._obs = np.zeros((2, n, OBS_SIZE), np.float32)
-        self._masks = np.zeros((2, n, MASK_WIDTH), np.int8)   # padded rows, see MASK_WIDTH
+        self._masks = np.zeros((2, n, MASK_WIDTH), np.int8)   # rows padded to whole words
         self._cur = 0
         self.final_obs = np.zeros((n, OBS_SIZE), np.float32)
         self._rewards = np.zeros((2, n), np.float32)
@@ -389,14 +212,14 @@ class CaledoniaVectorEnv(VecEnvMethods):
         ss = np.random.SeedSequence(seed)
         self.rng[:] = ss.generate_state(self.num_envs, np.uint64).view(np.int64)
         nxt = 1 - self._cur
-        _reset_all(self.states, self.tables, self.table_index, self.seats, self.rng,
+        reset_all(self.states, self.tables, self.table_index, self.seats, self.rng,
                    self.fixed_table, self.fixed_seat, self.first_player, self._masks[nxt],
                    self.fast)
         if not self.fast:
             for i in range(self.num_envs):
                 self._reset_opponents(i)
                 self._py_advance(i)
-        _observe_all(self.states, self.tables, self.table_index, self.seats, self._obs[nxt],
+        observe_all(self.states, self.tables, self.table_index, self.seats, self._obs[nxt],
                      self._masks[nxt])
         self._cur = nxt
         self._needs_reset = False
@@ -415,7 +238,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
         actions = action_ids(actions, self.num_envs)
         cur, nxt = self._cur, 1 - self._cur
         if self.fast:
-            kernel = _step_parallel if self.parallel else _step_serial
+            kernel = step_parallel if self.parallel else step_serial
             bad = kernel(self.states, self.tables, self.table_index, self.seats, self.rng,
                          actions, self._masks[cur], self._cfg, self._obs[nxt], self._masks[nxt],
                          self.final_obs, self._rewards[nxt], self._dones[nxt], self.scores,
@@ -425,7 +248,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
                 self._raise_illegal(bad, int(actions[bad]))
         else:
             if not self.penalize:
-                bad = _first_illegal(self._masks[cur], actions)
+                bad = first_illegal(self._masks[cur], actions)
                 if bad >= 0:
                     self._raise_illegal(bad, int(actions[bad]))
             self._step_python(actions, cur, nxt)
@@ -442,11 +265,11 @@ class CaledoniaVectorEnv(VecEnvMethods):
         if self.penalize:
             illegal = ~a_ok
             illegal[a_ok] = m[np.flatnonzero(a_ok), actions[a_ok]] == 0
-        _apply_all(self.states, self.tables, self.table_index, actions, illegal)
+        apply_all(self.states, self.tables, self.table_index, actions, illegal)
         for i in range(self.num_envs):
             if not illegal[i]:
                 self.moves[i] += 1 + self._py_advance(i)
-        _settle_all(self.states, self.tables, self.table_index, self.seats, self.rng,
+        settle_all(self.states, self.tables, self.table_index, self.seats, self.rng,
                     self.fixed_table, self.fixed_seat, self.first_player, self._mode,
                     self.final_obs, self._rewards[nxt], self._dones[nxt], self.scores,
                     self._masks[nxt],
@@ -454,7 +277,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
         for i in np.flatnonzero(self._dones[nxt]):
             self._reset_opponents(i)
             self.moves[i] += self._py_advance(i)
-        _observe_all(self.states, self.tables, self.table_index, self.seats, self._obs[nxt],
+        observe_all(self.states, self.tables, self.table_index, self.seats, self._obs[nxt],
                      self._masks[nxt])
 
     def _raise_illegal(self, i, a):
@@ -507,7 +330,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
         seat = int(self.seats[i])
         s = g.state
         n = g.num_players
-        while s[S_CTX] != CTX_GAME_OVER and s[S_PLAYER] != seat:
+        while not game_over(s) and s[S_PLAYER] != seat:
             p = int(s[S_PLAYER])
             agent = self._opponents[i][(p - seat) % n - 1]
             a = int(agent.act(g))
@@ -571,7 +394,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
         self.seats[i] = seat
         c = self._cur
         sl = slice(i, i + 1)
-        _observe_all(self.states[sl], self.tables, self.table_index[sl], self.seats[sl],
+        observe_all(self.states[sl], self.tables, self.table_index[sl], self.seats[sl],
                      self._obs[c][sl], self._masks[c][sl])
 
     def game(self, i) -> Game:
@@ -589,11 +412,9 @@ class CaledoniaVectorEnv(VecEnvMethods):
         pass
 
     def get_images(self):
-        from .common import render
         return [render(self.game(i), "rgb_array") for i in range(self.num_envs)]
 
     def render(self, mode=None):
-        from .common import render
         return render(self.game(0), mode or self.render_mode or "ansi")
 
 
@@ -604,7 +425,7 @@ def make_sb3_vec_env(num_envs: int = 64, **options):
     """The vector env as a ``stable_baselines3`` ``VecEnv`` (needs the ``train`` extra)."""
     global _SB3_CLASS
     if _SB3_CLASS is None:
-        from stable_baselines3.common.vec_env import VecEnv
+        from stable_baselines3.common.vec_env import VecEnv   # the optional train extra
 
         class CaledoniaSB3VecEnv(CaledoniaVectorEnv, VecEnv):
             """:class:`CaledoniaVectorEnv` registered as an SB3 VecEnv."""

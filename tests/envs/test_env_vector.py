@@ -8,8 +8,9 @@ from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.envs.observation import OBS_SIZE, encode_obs
 from caledonia_env.envs.rewards import R_WIN, SCORE_TOTAL, terminal_rewards
-from caledonia_env.envs.vector import (CaledoniaVectorEnv, _step_parallel, _step_serial,
-                                      make_sb3_vec_env)
+from caledonia_env.engine.actions import MASK_WIDTH
+from caledonia_env.envs.vector import CaledoniaVectorEnv, make_sb3_vec_env
+from caledonia_env.envs.vector_kernels import sample_legal_actions
 
 
 def check_rows(env):
@@ -173,16 +174,6 @@ def test_sb3_vec_env_and_maskable_ppo():
     model.learn(total_timesteps=64)
 
 
-def test_kernels_cache_beside_a_hash_of_the_env_sources():
-    """numba only checks a jitted function's own file: the env kernels (which inline the
-    encoder and the engine) cache in a folder keyed by the env and engine sources."""
-    import os
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        pytest.skip("a user-chosen NUMBA_CACHE_DIR is used as is")
-    for kernel in (_step_serial, _step_parallel, encode_obs):
-        assert "env-" in kernel._cache._cache_path
-
-
 def test_R_8_clan_games_in_the_vector_env():
     env = CaledoniaVectorEnv(6, num_players=3, clans="draft", clan_auction=True, seed=5)
     env.reset()
@@ -194,7 +185,6 @@ def test_R_8_clan_games_in_the_vector_env():
 
 def test_random_legal_pick_is_uniform_over_the_mask():
     """The opponents' word-wise random pick returns only legal ids, each about equally often."""
-    from caledonia_env.envs.vector import MASK_WIDTH, sample_legal_actions
     legal = np.array([0, 7, 8, 63, 64, 1000, N_ACTIONS - 1])
     masks = np.zeros((4000, MASK_WIDTH), np.int8)
     masks[:, legal] = 1
@@ -206,3 +196,44 @@ def test_random_legal_pick_is_uniform_over_the_mask():
     values, counts = np.unique(out[:-1], return_counts=True)
     assert values.tolist() == legal.tolist()
     assert counts.min() > 0.7 * 3999 / len(legal)
+
+
+@pytest.mark.parametrize("options", [dict(num_players=1, solo=True, reward="vp"),
+                                     dict(num_players=2, opponents="automa:1")],
+                         ids=["solo", "automa"])
+def test_moves_count_the_learner_steps_over_auto_resets(options):
+    """The learner is the only seat that takes actions here (the solo game, R-9.2; an Automa
+    seat is played inside the engine, A-0), so ``moves`` is the number of steps, over auto-resets
+    that draw any of the 16 map tables (the numba fast path)."""
+    env = CaledoniaVectorEnv(4, seed=3, **options)
+    env.reset()
+    assert env.fast and len(env.maps) == 16
+    steps, reset_tables = 0, []
+    while len(reset_tables) < 6:
+        _, _, dones, _ = env.step(env.sample_actions())
+        steps += 1
+        reset_tables += env.table_index[dones].tolist()
+    assert any(reset_tables)                  # a table index other than 0 was drawn
+    assert env.moves.tolist() == [steps] * 4
+
+
+def test_moves_count_learner_and_python_opponent_actions():
+    """With Python opponents every action is seen here: ``moves`` sums the learner's steps and
+    the opponents' actions after ``reset`` (mixed player counts, 16 maps: 32 tables)."""
+    rng = np.random.default_rng(0)
+    calls = [0]
+
+    def counting_random(game):
+        calls[0] += 1
+        return int(rng.choice(game.legal_actions()))
+
+    env = CaledoniaVectorEnv(3, num_players=(2, 3), opponents=counting_random, seed=1)
+    env.reset()
+    calls[0] = 0                              # reset's opponent moves are not counted
+    steps, reset_tables = 0, []
+    while len(reset_tables) < 3:
+        _, _, dones, _ = env.step(env.sample_actions())
+        steps += 1
+        reset_tables += env.table_index[dones].tolist()
+    assert any(reset_tables)
+    assert int(env.moves.sum()) == 3 * steps + calls[0]

@@ -1,0 +1,66 @@
+"""The ``caledonia`` command (also ``python -m caledonia_env``).
+
+Subcommands: ``play`` (tournaments between bots), ``balance`` (clan against
+clan), ``replay`` (step through a recorded game), ``render`` (draw a
+position), ``demo`` (one random game), and ``train``, ``expert``, ``evaluate``,
+``plot``, ``serve`` from ``caledonia_env.train.cli`` and ``caledonia_env.web.cli``.
+Bad input (unknown agent, map, player count, rules, unwritable output path)
+prints one line naming what is allowed and exits with code 2 before any game is
+played; output files are written atomically (temporary file, then rename), and
+SIGTERM or Ctrl-C leaves no temporary file behind. A streamed --out (--backend ray,
+--resume, Parquet) keeps the games finished before an interruption, and the message
+says so (docs/cli.md).
+
+Modules: ``parser`` (options, help, examples), ``games`` (play, balance), ``pictures``
+(demo, replay, render), ``common`` (usage errors, output checks, game options).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+from .. import scale
+from .common import Terminated, UsageError, terminated, watch_sigterm
+from .parser import build_parser
+
+__all__ = ["Terminated", "UsageError", "build_parser", "interrupt_note", "main"]
+
+
+def interrupt_note(e: BaseException) -> str:
+    """What an interruption left behind, truthfully: the complete games kept in a streamed
+    --out (``scale.interrupt_note``) and how to finish them, or that no output file was
+    written (every other output is written whole at the end)."""
+    return (scale.interrupt_note(e)
+            or "no output file was written (outputs are written whole, at the end)")
+
+
+def main(argv=None) -> int:
+    """Run one ``caledonia`` command; its exit code (2: bad input, 130: Ctrl-C,
+    143: SIGTERM)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:          # --help (0) or a usage error (2, message already printed)
+        return int(e.code or 0)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    old = watch_sigterm()
+    try:
+        return args.func(args)
+    except UsageError as e:
+        print(f"caledonia {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as e:
+        term = terminated(e)
+        print(f"\ncaledonia {args.command}: {'terminated' if term else 'interrupted'}; "
+              f"{interrupt_note(e)}", file=sys.stderr)
+        return 143 if term else 130
+    except BrokenPipeError:          # e.g. 'caledonia replay g.json --all | head'
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)

@@ -1,0 +1,188 @@
+"""The commands that play many games: ``play`` (a tournament between bots) and ``balance``
+(clan against clan). Rows go to --out through the local runner, or through
+:mod:`caledonia_env.scale` (streamed, resumable) for --backend ray, --resume or Parquet."""
+from __future__ import annotations
+
+import time
+
+from .. import scale
+from .. import tournament as tn
+from ..config import CLAN_NAMES
+from .common import UsageError, check_output_path, rules
+
+
+def _spec_from_args(args):
+    """The TournamentSpec of ``caledonia play``'s options; UsageError if invalid."""
+    players = tuple(p.strip() for p in args.players.split(",")) if args.players else ()
+    if any(not p for p in players):
+        raise UsageError(f"--players: empty agent name in {args.players!r} "
+                         f"(use commas between names, e.g. greedy,random)")
+    clans, kw = rules(args, len(players))
+    ruleset = kw.pop("ruleset", None)
+    spec = tn.TournamentSpec(players=players, games=args.games, seed=args.seed, map=args.map,
+                             clans=clans, ruleset=ruleset, game_kw=kw)
+    try:
+        tn.validate(spec)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    return spec
+
+
+def _run_games(args, spec, bar):
+    """The rows of every game of ``spec``: through caledonia_env.scale (streamed to --out,
+    resumable, CSV or Parquet) for --backend ray, --resume or a .parquet --out; else the
+    local runner (rows written to --out afterwards)."""
+    out = args.out or ""
+    if args.backend == "ray" or args.resume or out.endswith(".parquet"):
+        if not out:
+            raise UsageError("--backend ray, --resume and Parquet output need --out x.csv or "
+                             "x.parquet (rows are streamed there as games finish)")
+        if getattr(args, "record_dir", None):
+            raise UsageError("--record-dir works with the local backend only")
+        try:
+            summary = scale.run_study(spec, out, backend=args.backend, workers=args.workers,
+                                      address=args.address, resume=args.resume,
+                                      progress=bar.update,
+                                      connect_timeout=args.connect_timeout)
+        except (ValueError, ImportError) as e:     # ClusterUnreachable is a ValueError
+            raise UsageError(str(e)) from None
+        if summary["skipped"]:
+            print(f"--resume: {summary['skipped']} games already in {out}, "
+                  f"{summary['games']} played now")
+        return scale.read_rows(out), True
+    if args.address:
+        raise UsageError("--address needs --backend ray")
+    return tn.run(spec, workers=args.workers, record_dir=getattr(args, "record_dir", None),
+                  progress=bar.update), False
+
+
+def cmd_play(args) -> int:
+    """``caledonia play``: a tournament; tables by agent and seat, rows to --out."""
+    if args.workers < 1:
+        raise UsageError(f"--workers must be >= 1, got {args.workers}")
+    spec = _spec_from_args(args)
+    if args.out:
+        check_output_path(args.out, "--out")
+    if args.record_dir:
+        check_output_path(args.record_dir, "--record-dir", folder=True)
+    t0 = time.perf_counter()
+    with tn.progress_bar(spec.games, quiet=args.quiet) as bar:
+        rows, written = _run_games(args, spec, bar)
+    wall = time.perf_counter() - t0
+    print(tn.report(rows))
+    if spec.game_kw.get("solo"):
+        kw = dict(spec.game_kw, ruleset=spec.ruleset) if spec.ruleset else spec.game_kw
+        print("\n" + tn.format_solo(tn.solo_summary(rows, kw), rows[0]["agent"]))
+    print(f"wall time {wall:.1f} s ({wall / spec.games:.3f} s per game with "
+          f"{args.workers} worker{'s' if args.workers > 1 else ''})")
+    if args.out:
+        if not written:
+            tn.write_csv(rows, args.out)
+        print(f"{len(rows)} rows written to {args.out}")
+    if args.record_dir:
+        print(f"{spec.games} game records written to {args.record_dir}")
+    return 0
+
+
+# ---------------------------------------------------------------- balance
+def _automa_levels(text, num_players: int) -> tuple[int, ...]:
+    """--automa LEVEL[,LEVEL]: one Automa seat per level (1-5), at least one other seat."""
+    if not text:
+        return ()
+    try:
+        levels = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise UsageError(f"--automa takes levels 1-5, comma separated, e.g. --automa 5 or "
+                         f"--automa 3,4; got {text!r}") from None
+    if any(not 1 <= lv <= 5 for lv in levels):
+        raise UsageError(f"--automa levels are 1-5 (A-1.1), got {text!r}")
+    if len(levels) >= num_players:
+        raise UsageError(f"--automa {text} leaves no seat for the clans in a "
+                         f"{num_players}-player game (at most {num_players - 1} Automa seats)")
+    return levels
+
+
+def cmd_balance(args) -> int:
+    """``caledonia balance``: clan against clan; table, head to head, plot, rows to --out."""
+    if args.workers < 1:
+        raise UsageError(f"--workers must be >= 1, got {args.workers}")
+    if args.players not in (2, 3, 4):
+        raise UsageError(f"--players must be 2, 3 or 4, got {args.players}")
+    if args.clans:
+        clans = [c.strip().lower() for c in args.clans.split(",") if c.strip()]
+        bad = [c for c in clans if c not in CLAN_NAMES]
+        if bad:
+            raise UsageError(f"unknown clan(s) {', '.join(bad)}; allowed: {', '.join(CLAN_NAMES)}")
+    else:
+        clans = [c for c in CLAN_NAMES if c != "brewer"]
+    automa = _automa_levels(args.automa, args.players)
+    humans = args.players - len(automa)
+    drafted = args.design == "drafted"
+    if drafted and args.clans:
+        raise UsageError("--design drafted plays the standard draft of the eight base clans "
+                         "(R-1.7); --clans is for --design assigned")
+    _, kw = rules(args, args.players, clans=False)
+    ruleset = kw.pop("ruleset", None)
+    players = (args.agent.strip(),) * humans + tuple(f"automa:{lv}" for lv in automa)
+    if drafted:                                 # R-1.7: the agents draft, R-1.6 first player
+        schedule = None
+        spec = tn.TournamentSpec(players=players, games=args.games, seed=args.seed,
+                                 map=args.map, clans="draft", ruleset=ruleset, game_kw=kw)
+    else:
+        try:
+            schedule = tn.balance_schedule(clans, humans, seed=args.seed)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        if automa:                              # A-1.3: Automa seats take no clan
+            schedule = tuple(tuple(c) + (None,) * len(automa) for c in schedule)
+        spec = tn.TournamentSpec(players=players, games=args.games,
+                                 seed=args.seed, map=args.map, clan_schedule=schedule,
+                                 ruleset=ruleset, game_kw=dict(kw, first_player=0))
+    try:
+        tn.validate(spec)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    for path, what in ((args.out, "--out"), (args.plot, "--plot")):
+        if path:
+            check_output_path(path, what)
+    t0 = time.perf_counter()
+    with tn.progress_bar(spec.games, quiet=args.quiet) as bar:
+        rows, written = _run_games(args, spec, bar)
+    wall = time.perf_counter() - t0
+    # the Automa seats (no clan) appear under their name, e.g. automa:5
+    table_rows = [dict(r, clan=r["agent"]) if r["agent"].startswith("automa:") else r
+                  for r in rows]
+    stats = tn.group_stats(table_rows, "clan")
+    names, ahead, meet = tn.head_to_head(table_rows)
+    who = (f"every player {args.agent}" if not automa else
+           f"{humans} x {args.agent} with a clan against {', '.join(players[humans:])}")
+    print(tn.format_table(stats, "clan", f"win rate by clan ({args.players} players, {who}; "
+                                         f"par {100 / args.players:.1f}%)"))
+    print()
+    print(tn.format_head_to_head(names, ahead, meet))
+    counts = [s["n"] for s in stats if not str(s["clan"]).startswith("automa:")]
+    if drafted:
+        print(f"\n{spec.games} games with the clans drafted by the players (R-1.7, first "
+              f"player drawn per game); draft share (games with the clan / games): "
+              + ", ".join(f"{s['clan']} {100 * s['n'] / spec.games:.0f}%" for s in stats
+                          if not str(s["clan"]).startswith("automa:"))
+              + f"; wall time {wall:.1f} s")
+    else:
+        combos = len(schedule) // humans
+        print(f"\n{spec.games} games of a balanced schedule ({combos} clan combinations x "
+              f"{humans} seat rotations, player 0 first, blocks in a seeded order); games "
+              f"per clan {min(counts)}-{max(counts)}; wall time {wall:.1f} s")
+    print(tn.describe_rules(rows))
+    if args.out:
+        if not written:
+            tn.write_csv(rows, args.out)
+        print(f"{len(rows)} rows written to {args.out}")
+    if args.plot:
+        fig = tn.balance_figure(stats, names, ahead, meet, args.players,
+                                f"Clan balance: {spec.games} games, {args.players} players, "
+                                f"{'all ' + args.agent if not automa else who}"
+                                f"{', clans drafted' if drafted else ''}\n"
+                                f"{tn.describe_rules(rows)}")
+        tn.save_figure(fig, args.plot)
+        print(f"plot written to {args.plot}")
+    return 0

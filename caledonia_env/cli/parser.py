@@ -1,0 +1,211 @@
+"""The ``caledonia`` argument parser: every command, its options, help and examples
+(the commands of training and the web app come from ``caledonia_env.train.cli`` and
+``caledonia_env.web.cli``)."""
+from __future__ import annotations
+
+import argparse
+
+from .. import agents
+from ..scale import add_backend_options
+from ..tournament import VARIANTS, add_rules_options
+from ..train.cli import add_evaluate_parser, add_expert_parser, add_plot_parser, add_train_parser
+from ..web.cli import add_serve_parser
+from .games import cmd_balance, cmd_play
+from .pictures import cmd_demo, cmd_render, cmd_replay
+
+EXAMPLES = """examples:
+  caledonia play --players greedy,random,random,random --games 100 --workers 2
+  caledonia balance --agent greedy --games 20000 --workers 2
+  caledonia replay game.json --all
+  caledonia render --seed 3 --moves 40 -o board.png
+  caledonia demo --players 2 --seed 7 --map A1,B2,C1,D2 -o board.png
+  caledonia train --players 2 --timesteps 2_000_000 --out runs/x      # needs the train extra
+  caledonia expert --players 2 --sims 32 --minutes 15 --workers 2 --out runs/ei
+  caledonia evaluate runs/x/best.zip --vs random,greedy --games 400
+  caledonia play --players ppo:pretrained,greedy --games 100
+  caledonia play --players greedy,random --clans none --variant no-ports,static-imports
+  caledonia serve --port 8080                  # browser app (needs the web extra)
+run 'caledonia COMMAND --help' for every option of a command.
+"""
+
+DEMO_EXAMPLES = """examples:
+  caledonia demo                          # 4 players, random map from seed 0, map.png
+  caledonia demo --players 2 --seed 7 --map A1,B2,C1,D2 -o board.png
+"""
+
+PLAY_EXAMPLES = """examples:
+  caledonia play --players greedy,random,random,random --games 200
+  caledonia play --players mcts:64,greedy --games 50 --workers 2 --out results.csv
+  caledonia play --players greedy,greedy,random --games 1000 --map A1,B2,C1,D2 --seed 7 \\
+      --record-dir records/
+  caledonia play --players greedy,greedy --clans stewart,campbell --games 500
+  caledonia play --players greedy,random,random --auction --ruleset my_rules.json
+  caledonia play --players greedy --solo --games 100
+variants (--variant NAME[,NAME]): {variants}
+agent names (KIND or KIND:PARAM):
+{agents}
+"""
+
+BALANCE_EXAMPLES = """examples:
+  caledonia balance --agent greedy --games 20000 --workers 2
+  caledonia balance --players 2 --games 2800 --plot balance_2p.png --out balance_2p.csv
+  caledonia balance --clans stewart,campbell,mackenzie,fergusson --games 400
+  caledonia balance --players 3 --variant static-imports --ruleset my_rules/ --games 600
+  caledonia balance --players 2 --automa 5 --games 800     # each clan against the Automa
+  caledonia balance --agent ppo:pretrained --design drafted --games 2000 --workers 2
+"""
+
+REPLAY_EXAMPLES = """examples:
+  caledonia replay records/game_000000.json        # Enter = next decision, q = quit
+  caledonia replay game.json --all                 # print the whole game
+  caledonia replay game.json --all --brief         # one line per decision, final position
+"""
+
+RENDER_EXAMPLES = """examples:
+  caledonia render --seed 3 -o board.png                  # the starting map of seed 3
+  caledonia render --seed 3 --players 2 --moves 60 -o mid.png
+  caledonia render --game records/game_000000.json -o final.png
+  caledonia render --game game.json --moves 100 -o turn100.png
+  caledonia render --solo --seed 2 --moves 80 -o solo.png
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every ``caledonia`` command (each sets ``func``, its handler)."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="caledonia", description="Clans of Caledonia simulator for RL and balance research.",
+        formatter_class=fmt, epilog=EXAMPLES)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    demo = sub.add_parser(
+        "demo", help="play one game with random legal moves, print it and draw the final map",
+        description="Play one game with random legal moves, print the final position and "
+                    "draw the final map.", formatter_class=fmt, epilog=DEMO_EXAMPLES)
+    demo.add_argument("--players", type=int, default=None,
+                      help="number of players, 2-4 (default 4; 1 with --solo)")
+    demo.add_argument("--seed", type=int, default=0, help="seed for map, tiles and moves (default 0)")
+    demo.add_argument("--map", default=None,
+                      help="module sides A,B,C,D e.g. A1,B2,C1,D2 (default: drawn from the seed)")
+    demo.add_argument("-o", "--output", default="map.png",
+                      help="PNG of the final map (default map.png; '' to skip)")
+    add_rules_options(demo)
+    demo.set_defaults(func=cmd_demo)
+
+    play = sub.add_parser(
+        "play", help="run many games between bots and print win rates and score breakdowns",
+        description="Run games between bots in parallel processes; print wins, win rates with "
+                    "95% Wilson intervals and mean VP by component, by agent and by seat; "
+                    "optionally write one CSV row per player per game and every game's record.",
+        formatter_class=fmt, epilog=PLAY_EXAMPLES.format(agents=agents.syntax(),
+                                                         variants=", ".join(VARIANTS)))
+    play.add_argument("--players", required=True, metavar="A,B[,C[,D]]",
+                      help="one agent name per player, in player order, e.g. "
+                           "greedy,random,mcts:64,random (2-4 players; one with --solo)")
+    play.add_argument("--games", type=int, default=100, help="number of games (default 100)")
+    play.add_argument("--map", default=None, metavar="A?,B?,C?,D?",
+                      help="fixed module sides for every game, e.g. A1,B2,C1,D2 "
+                           "(default: drawn from each game's seed)")
+    play.add_argument("--seed", type=int, default=0,
+                      help="tournament seed: game g is set up from (seed, g), so results do not "
+                           "depend on --workers (default 0)")
+    play.add_argument("--workers", type=int, default=1,
+                      help="parallel worker processes (default 1), e.g. --workers 2")
+    play.add_argument("--out", default=None, metavar="FILE.csv|FILE.parquet",
+                      help="write one row per player per game (scores, win, rank, seat, agent, "
+                           "thinking time, rules), e.g. --out results.csv or results.parquet; "
+                           "its folder must exist")
+    play.add_argument("--record-dir", default=None, metavar="DIR",
+                      help="write every game's JSON record (Game.to_json, for 'caledonia "
+                           "replay') as DIR/game_000000.json..., e.g. --record-dir records/ "
+                           "(created if missing; its parent must exist)")
+    play.add_argument("-q", "--quiet", action="store_true",
+                      help="no progress bar on stderr (there is none when stderr is not a "
+                           "terminal)")
+    add_rules_options(play)
+    add_backend_options(play)
+    play.set_defaults(func=cmd_play)
+
+    balance = sub.add_parser(
+        "balance", help="every clan against every other under the same bots: win rates and a plot",
+        description="Clan balance: play every combination of different clans (each in every seat "
+                    "rotation, player 0 first), all players controlled by the same bot, in a "
+                    "seeded order that keeps every prefix balanced; print the win rate of each "
+                    "clan with its 95% Wilson interval, mean VP by component and a head-to-head "
+                    "table, and draw them to a PNG.",
+        formatter_class=fmt, epilog=BALANCE_EXAMPLES)
+    balance.add_argument("--agent", default="greedy",
+                         help="the bot playing every seat (default greedy), e.g. --agent mcts:16")
+    balance.add_argument("--players", type=int, default=4,
+                         help="players per game, 2-4 (default 4), e.g. --players 2")
+    balance.add_argument("--games", type=int, default=2000,
+                         help="number of games (default 2000), e.g. --games 20000")
+    balance.add_argument("--clans", default=None, metavar="C1,C2,...",
+                         help="clans to compare (default the eight base clans; add brewer by "
+                              "naming it), e.g. --clans stewart,campbell,mackenzie")
+    balance.add_argument("--design", choices=("assigned", "drafted"), default="assigned",
+                         help="assigned (default): every clan combination in every seat "
+                              "rotation, so every clan plays as often; drafted: the agents "
+                              "draft the clans as in the standard game (R-1.7), so the draft "
+                              "shares show which clans they prefer")
+    balance.add_argument("--automa", default=None, metavar="LEVEL[,LEVEL]",
+                         help="Automa opponents (A-0), one seat per level 1-5, after the "
+                              "agent's seats; the clans are compared on the other seats, e.g. "
+                              "--players 2 --automa 5")
+    balance.add_argument("--map", default=None, metavar="A?,B?,C?,D?",
+                         help="fixed module sides, e.g. A1,B2,C1,D2 (default: drawn per game)")
+    balance.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
+    balance.add_argument("--workers", type=int, default=1,
+                         help="parallel worker processes (default 1), e.g. --workers 2")
+    balance.add_argument("--out", default=None, metavar="FILE.csv|FILE.parquet",
+                         help="one row per player per game, e.g. --out balance.csv or "
+                              "balance.parquet")
+    balance.add_argument("--plot", default="balance.png", metavar="FILE.png",
+                         help="PNG with the win-rate bars and the head-to-head matrix "
+                              "(default balance.png; '' to skip)")
+    balance.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
+    add_rules_options(balance, clans=False, auction=False, solo=False)
+    add_backend_options(balance)
+    balance.set_defaults(func=cmd_balance)
+
+    replay = sub.add_parser(
+        "replay", help="step through a recorded game in the terminal",
+        description="Step through a game record (Game.to_json, 'caledonia play --record-dir'): "
+                    "each decision's description and the position after it.",
+        formatter_class=fmt, epilog=REPLAY_EXAMPLES)
+    replay.add_argument("file", help="a game record, e.g. records/game_000000.json")
+    replay.add_argument("--all", action="store_true",
+                        help="print every decision without waiting for Enter "
+                             "(the default when stdin is not a terminal)")
+    replay.add_argument("--brief", action="store_true",
+                        help="one line per decision; the position only at the start and the end")
+    replay.set_defaults(func=cmd_replay)
+
+    render = sub.add_parser(
+        "render", help="draw a position (map, units, port tiles) to a PNG",
+        description="Draw the map with every unit and port tile: a new game's setup (optionally "
+                    "after N random legal moves) or a recorded game's position.",
+        formatter_class=fmt, epilog=RENDER_EXAMPLES)
+    render.add_argument("--seed", type=int, default=0,
+                        help="game seed (map, tiles, random moves), default 0, e.g. --seed 3")
+    render.add_argument("--players", type=int, default=None,
+                        help="number of players, 2-4 (default 4; 1 with --solo)")
+    render.add_argument("--map", default=None, metavar="A?,B?,C?,D?",
+                        help="module sides, e.g. A1,B2,C1,D2 (default: drawn from the seed)")
+    render.add_argument("--moves", type=int, default=None, metavar="N",
+                        help="play N random legal moves first; with --game, draw the position "
+                             "after the record's first N decisions (default: all of them)")
+    render.add_argument("--game", default=None, metavar="FILE.json",
+                        help="draw a recorded game instead of a new one, e.g. --game game.json")
+    render.add_argument("-o", "--output", default="board.png",
+                        help="PNG file to write (default board.png), e.g. -o board.png")
+    render.add_argument("--text", action="store_true", help="also print the position as text")
+    add_rules_options(render)
+    render.set_defaults(func=cmd_render)
+
+    add_train_parser(sub)
+    add_expert_parser(sub)
+    add_evaluate_parser(sub)
+    add_plot_parser(sub)
+    add_serve_parser(sub)
+    return parser

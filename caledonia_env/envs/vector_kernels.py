@@ -1,0 +1,219 @@
+"""The vector env's numba kernels: N games stepped, settled, reset and observed in one call.
+
+Used by :class:`caledonia_env.envs.vector.CaledoniaVectorEnv` (its card is there). Each
+env row ``i`` owns a state ``S[i]``, a static table index ``tidx[i]`` into ``TB``, a
+learner seat ``seats[i]`` and a 64-bit LCG stream ``rng[i]`` that draws the table, the
+game seed, the seat and the random opponents' moves. Mask rows are int8[``MASK_WIDTH``]
+(:data:`caledonia_env.engine.actions.MASK_WIDTH`: N_ACTIONS padded to whole 8-byte words,
+counted word-wise by :func:`_random_legal`).
+The ``cfg`` vector of :func:`step_serial` holds the options at the ``CFG_*`` indices.
+"""
+import numpy as np
+from numba import prange
+
+from ..engine.actions import N_ACTIONS
+from ..engine.board import pofs
+from ..engine.constants import MAX_PLAYERS
+from ..engine.jit import njit
+from ..engine.layout import P_SCORE, S_PLAYER, T_NP, game_over
+from ..engine.mask import legal_mask
+from ..engine.setup import new_game
+from ..engine.step import apply_action
+from .observation import encode_obs
+from .rewards import SCORE_TOTAL, terminal_rewards
+
+SEED_LIMIT = 2**31 - 2
+_BYTE_ONES = np.uint64(0x0101010101010101)
+_TOP_BYTE = np.uint64(56)
+# the kernel's int64 config vector
+CFG_TABLE, CFG_SEAT, CFG_FIRST, CFG_MODE, CFG_PENALIZE = range(5)
+
+
+@njit(cache=True, inline="always")
+def _rand(rng, i, n):
+    """Uniform int in [0, n) from env i's 64-bit LCG stream (high bits)."""
+    x = rng[i] * 6364136223846793005 + 1442695040888963407
+    rng[i] = x
+    return ((x >> 33) & 0x7FFFFFFF) % n
+
+
+@njit(cache=True)
+def _random_legal(mask, rng, i):
+    """A uniformly random legal action of a 0/1 mask padded to MASK_WIDTH (-1 if none).
+
+    Counts 8 mask bytes at a time (a multiply sums the bytes of a 64-bit word)."""
+    w = mask.view(np.uint64)
+    k = 0
+    for j in range(w.shape[0]):
+        k += np.int64((w[j] * _BYTE_ONES) >> _TOP_BYTE)
+    if k == 0:
+        return -1
+    r = _rand(rng, i, k)
+    for j in range(w.shape[0]):
+        c = np.int64((w[j] * _BYTE_ONES) >> _TOP_BYTE)
+        if r < c:
+            for b in range(8 * j, 8 * j + 8):
+                if mask[b]:
+                    if r == 0:
+                        return b
+                    r -= 1
+        r -= c
+    return -1
+
+
+@njit(cache=True)
+def _advance(s, T, seat, mask, rng, i):
+    """Random legal opponents play until ``seat`` decides or the game ends; returns their moves."""
+    k = 0
+    while not game_over(s) and s[S_PLAYER] != seat:
+        legal_mask(s, T, mask)
+        a = _random_legal(mask, rng, i)
+        if a < 0:
+            break
+        apply_action(s, T, a)
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mask,
+                 advance):
+    """Fresh game for env i: table (map / player count), seed, seat; opponents move first.
+
+    Returns the opponents' moves played (those of games that ended before the learner's
+    first decision included)."""
+    moves = 0
+    while True:
+        t = fixed_table if fixed_table >= 0 else _rand(rng, i, TB.shape[0])
+        tidx[i] = t
+        T = TB[t]
+        new_game(S[i], T, _rand(rng, i, SEED_LIMIT), first_player)
+        seats[i] = fixed_seat if fixed_seat >= 0 else _rand(rng, i, T[T_NP])
+        if advance:
+            moves += _advance(S[i], T, seats[i], mask, rng, i)
+        if not game_over(S[i]):
+            return moves
+
+
+@njit(cache=True)
+def _settle(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mode,
+            final_obs, rewards, dones, scores, mask, advance, illegal, illegal_reward):
+    """If env i's game is over (or it was forfeited): reward, last obs, scores, auto-reset."""
+    s = S[i]
+    T = TB[tidx[i]]
+    if not illegal and not game_over(s):
+        rewards[i] = 0.0
+        dones[i] = False
+        return 0
+    seat = seats[i]
+    n = T[T_NP]
+    for p in range(MAX_PLAYERS):
+        scores[i, p] = s[pofs(p) + P_SCORE + SCORE_TOTAL] if (p < n and not illegal) else -1
+    if illegal:
+        rewards[i] = illegal_reward
+    else:
+        r = np.zeros(MAX_PLAYERS, np.float64)
+        terminal_rewards(s, T, mode, r)
+        rewards[i] = r[seat]
+    dones[i] = True
+    encode_obs(s, T, seat, final_obs[i])
+    return _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player,
+                        mask, advance)
+
+
+@njit(cache=True)
+def _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs, rewards,
+         dones, scores, moves, illegal_reward):
+    """One env: learner action, random opponents, reward / auto-reset, observation and mask."""
+    s = S[i]
+    a = actions[i]
+    illegal = cfg[CFG_PENALIZE] != 0 and (a < 0 or a >= N_ACTIONS or cur_masks[i, a] == 0)
+    k = 0
+    if not illegal:
+        T = TB[tidx[i]]
+        apply_action(s, T, a)
+        k = 1 + _advance(s, T, seats[i], masks[i], rng, i)
+    k += _settle(i, S, TB, tidx, seats, rng, cfg[CFG_TABLE], cfg[CFG_SEAT], cfg[CFG_FIRST],
+                 cfg[CFG_MODE], final_obs, rewards, dones, scores, masks[i], True, illegal,
+                 illegal_reward)
+    moves[i] += k
+    T = TB[tidx[i]]
+    encode_obs(s, T, seats[i], obs[i])
+    legal_mask(s, T, masks[i])
+
+
+@njit(cache=True)
+def step_serial(S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
+                 rewards, dones, scores, moves, illegal_reward):
+    """Step every env in order; -1, or (raise mode) the first env whose action is illegal."""
+    if cfg[CFG_PENALIZE] == 0:
+        bad = first_illegal(cur_masks, actions)
+        if bad >= 0:
+            return bad
+    for i in range(S.shape[0]):
+        _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
+             rewards, dones, scores, moves, illegal_reward)
+    return -1
+
+
+@njit(cache=True, parallel=True)
+def step_parallel(S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
+                   rewards, dones, scores, moves, illegal_reward):
+    """As step_serial, the envs spread over numba's threads (prange)."""
+    if cfg[CFG_PENALIZE] == 0:
+        bad = first_illegal(cur_masks, actions)
+        if bad >= 0:
+            return bad
+    for i in prange(S.shape[0]):
+        _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
+             rewards, dones, scores, moves, illegal_reward)
+    return -1
+
+
+@njit(cache=True)
+def reset_all(S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, masks, advance):
+    for i in range(S.shape[0]):
+        _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player,
+                     masks[i], advance)
+
+
+@njit(cache=True)
+def observe_all(S, TB, tidx, seats, obs, masks):
+    for i in range(S.shape[0]):
+        T = TB[tidx[i]]
+        encode_obs(S[i], T, seats[i], obs[i])
+        legal_mask(S[i], T, masks[i])
+
+
+@njit(cache=True)
+def first_illegal(cur_masks, actions):
+    """Index of the first env whose action is not legal, -1 if all are."""
+    for i in range(actions.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= N_ACTIONS or cur_masks[i, a] == 0:
+            return i
+    return -1
+
+
+@njit(cache=True)
+def apply_all(S, TB, tidx, actions, skip):
+    for i in range(S.shape[0]):
+        if not skip[i]:
+            apply_action(S[i], TB[tidx[i]], actions[i])
+
+
+@njit(cache=True)
+def settle_all(S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mode,
+                final_obs, rewards, dones, scores, masks, illegal, illegal_reward):
+    for i in range(S.shape[0]):
+        _settle(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mode,
+                final_obs, rewards, dones, scores, masks[i], False, illegal[i], illegal_reward)
+
+
+@njit(cache=True)
+def sample_legal_actions(masks, rng, out):
+    """out[i] = a uniformly random legal action of masks[i] (-1 if none); rng: int64[N] state.
+
+    ``masks`` rows must be padded to MASK_WIDTH (as the vector env's buffers are)."""
+    for i in range(masks.shape[0]):
+        out[i] = _random_legal(masks[i], rng, i)

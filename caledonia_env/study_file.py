@@ -1,0 +1,254 @@
+"""The file of a study (docs/scale.md): reading its rows (CSV or Parquet, with a Parquet
+study's unmerged parts), checking that a resumed file holds the same study, and writing
+finished chunks to it as they arrive, never before the first one.
+
+pyarrow (the Parquet format) is an optional extra: imported where Parquet is read or written.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import time
+
+from . import tournament as T
+from .atomic import atomic_path, refuse_replacing
+
+FORMATS = (".csv", ".parquet")
+INT_FIELDS = frozenset(("game", "game_seed", "player", "seat", "decisions", "money_left", "rank")
+                       + T.SCORE_FIELDS)
+FLOAT_FIELDS = frozenset(("win", "think_seconds"))
+
+
+def num_players(study) -> int:
+    """Rows per game of ``study``: its ``num_players`` (``n_players``, the interface's
+    former name, is still read)."""
+    n = getattr(study, "num_players", None)
+    return int(study.n_players if n is None else n)
+
+
+def _format(out: str) -> str:
+    ext = os.path.splitext(out)[1].lower()
+    if ext not in FORMATS:
+        raise ValueError(f"out must end with one of {FORMATS}, got {out!r}")
+    return ext
+
+
+def typed_row(row: dict) -> dict:
+    """A CSV row with the tournament's types (int / float / str)."""
+    out = {}
+    for k in T.CSV_FIELDS:
+        v = row[k]
+        out[k] = int(v) if k in INT_FIELDS else float(v) if k in FLOAT_FIELDS else v
+    return out
+
+
+def _parts_dir(out: str) -> str:
+    return out + ".parts"
+
+
+def _read_csv(out: str) -> list[dict]:
+    """The rows of a results CSV; only its last line may be cut (an interruption); ValueError
+    for a file that is not a results file."""
+    rows = []
+    with open(out, newline="") as f:
+        reader = csv.reader(f)
+        header = next(reader, None)
+        if header is None:
+            return rows
+        if tuple(header) != T.CSV_FIELDS:
+            raise ValueError(f"{out} is not a results file: its first line is not the "
+                             f"results header ({','.join(T.CSV_FIELDS[:4])},...)")
+        lines = list(reader)
+    for i, line in enumerate(lines):
+        try:
+            rows.append(typed_row(dict(zip(header, line, strict=True))))
+        except (KeyError, TypeError, ValueError):
+            if i + 1 < len(lines):
+                raise ValueError(f"{out} is not a results file: line {i + 2} is not a "
+                                 f"results row") from None
+    return rows
+
+
+def _read_parquet(fn: str) -> list[dict]:
+    import pyarrow.parquet as pq      # inside: pyarrow is an optional extra (parquet output)
+    try:
+        table = pq.read_table(fn)
+    except Exception as e:            # pyarrow raises its own error types for a foreign file
+        raise ValueError(f"{fn} is not a results file: {e}") from None
+    if tuple(table.column_names) != T.CSV_FIELDS:
+        raise ValueError(f"{fn} is not a results file: its columns are not the results "
+                         f"columns ({','.join(T.CSV_FIELDS[:4])},...)")
+    return table.to_pylist()
+
+
+def read_rows(out: str) -> list[dict]:
+    """Every row of a study file (CSV, Parquet, and a Parquet study's unmerged parts),
+    typed as ``tournament.play_game`` returns them, sorted by (game, player). A cut last
+    line of a CSV is dropped; ValueError for a file that is not a results file."""
+    rows = []
+    if _format(out) == ".csv":
+        if os.path.exists(out):
+            rows = _read_csv(out)
+    else:
+        files = [out] if os.path.exists(out) else []
+        parts = _parts_dir(out)
+        if os.path.isdir(parts):
+            files += [os.path.join(parts, f) for f in sorted(os.listdir(parts))
+                      if f.endswith(".parquet")]
+        for fn in files:
+            rows.extend(_read_parquet(fn))
+    rows.sort(key=lambda r: (r["game"], r["player"]))
+    return rows
+
+
+def complete_games(rows: list[dict], num_players: int) -> set[int]:
+    """Games with all their player rows."""
+    count: dict = {}
+    for r in rows:
+        count[r["game"]] = count.get(r["game"], 0) + 1
+    return {g for g, c in count.items() if c == num_players}
+
+
+def check_resume(rows: list[dict], study, out: str) -> None:
+    """ValueError (one line, naming the first difference) unless the rows of ``out`` are
+    games of ``study``: game numbers below ``study.games``, each game's players ``0 .. k-1``
+    once with ``k <= num_players`` and ``k < num_players`` for one game at most (an
+    interruption cuts the last game written, nothing else), and for every game the study's
+    own check: ``study.mismatch(rows) -> str | None`` (what differs), or
+    ``study.belongs(row)`` of studies without it (a tournament's takes about 25 µs a game)."""
+    n = num_players(study)
+    games: dict = {}
+    for r in rows:
+        games.setdefault(r["game"], []).append(r)
+    short = []
+    for g, rs in games.items():
+        if not 0 <= g < study.games:
+            raise ValueError(f"resume: {out} holds game {g}; this study has games 0-"
+                             f"{study.games - 1} (another study: another --games?)")
+        players = sorted(r["player"] for r in rs)
+        if len(players) < n:
+            short.append(g)
+        if len(players) > n or players != list(range(len(players))) or len(short) > 1:
+            g = g if len(short) < 2 else short[0]
+            raise ValueError(f"resume: {out} holds another study: game {g} has players "
+                             f"{sorted(r['player'] for r in games[g])}, this study has {n} "
+                             f"players per game")
+    for g, rs in sorted(games.items()):
+        if hasattr(study, "mismatch"):
+            why = study.mismatch(rs)
+        else:
+            why = None if study.belongs(rs[0]) else (f"game {g} is not one of this study "
+                                                     f"(another seed, agents or games)")
+        if why:
+            raise ValueError(f"resume: {out} holds another study: {why}; give another out "
+                             f"file, or drop --resume to replace it")
+
+
+def _table(rows: list[dict]):
+    import pyarrow as pa              # inside: pyarrow is an optional extra (parquet output)
+    return pa.Table.from_pylist([{k: r[k] for k in T.CSV_FIELDS} for r in rows])
+
+
+def _write_parquet(rows: list[dict], path: str) -> None:
+    """Write rows to ``path`` atomically (temporary file, then rename)."""
+    import pyarrow.parquet as pq      # inside: pyarrow is an optional extra (parquet output)
+    with atomic_path(path, ".parquet") as tmp:
+        pq.write_table(_table(rows), tmp)
+
+
+class MemorySink:
+    """Keeps the rows in memory (``run_study`` without ``out``)."""
+
+    def __init__(self):
+        self.rows: list[dict] = []
+        self.done: set = set()
+        self.written = 0
+
+    def add(self, rows: list[dict]) -> None:
+        self.rows.extend(rows)
+
+    def close(self, finished: bool) -> None:
+        self.rows.sort(key=lambda r: (r["game"], r["player"]))
+
+
+class StudySink:
+    """Appends finished chunks to the study file; ``close`` sorts / merges it.
+
+    Nothing is written before the first chunk arrives: until then ``out`` stays as it was
+    (a backend that does not start, or an interruption, leaves it untouched). ``written``:
+    complete games in ``out`` once it has been written to (kept ones included)."""
+
+    def __init__(self, out: str, study, resume: bool):
+        self.out, self.ext, self.resume = out, _format(out), resume
+        refuse_replacing(out, "out")
+        self.num_players = num_players(study)
+        kept = read_rows(out) if resume else []
+        check_resume(kept, study, out)
+        self.done = complete_games(kept, self.num_players)
+        self.kept = [r for r in kept if r["game"] in self.done]
+        self.started = False
+        self.written = 0
+        self.n_parts = 0
+
+    def _start(self) -> None:
+        """First write: the kept complete games (a cut last line and incomplete games are
+        dropped), or an empty file / parts folder of a new study."""
+        self.started = True
+        self.written = len(self.done)
+        if self.ext == ".csv":
+            T.write_csv(self.kept, self.out)
+            self.f = open(self.out, "a", newline="")
+            self.w = csv.DictWriter(self.f, fieldnames=list(T.CSV_FIELDS), extrasaction="ignore")
+            return
+        parts = _parts_dir(self.out)
+        if not self.resume:
+            shutil.rmtree(parts, ignore_errors=True)
+        os.makedirs(parts, exist_ok=True)
+        if os.path.exists(self.out):     # a finished study: its rows become a part
+            if self.resume:
+                os.replace(self.out, os.path.join(parts, f"part-{time.time_ns()}-base.parquet"))
+            else:
+                os.unlink(self.out)
+
+    def add(self, rows: list[dict]) -> None:
+        if not self.started:
+            self._start()
+        if self.ext == ".csv":
+            self.w.writerows(rows)
+            self.f.flush()
+            os.fsync(self.f.fileno())
+        else:
+            self.n_parts += 1
+            _write_parquet(rows, os.path.join(_parts_dir(self.out),
+                                              f"part-{time.time_ns()}-{self.n_parts:06d}.parquet"))
+        self.written += len({r["game"] for r in rows})
+
+    def close(self, finished: bool) -> None:
+        if not self.started:
+            if not (finished and self.resume and self.done):
+                return                   # nothing played: out stays as it was
+            self._start()                # every game was already there: sort / merge it
+        if self.ext == ".csv":
+            self.f.close()
+            if finished:
+                T.write_csv(read_rows(self.out), self.out)
+        elif finished:
+            _write_parquet(read_rows(self.out), self.out)
+            shutil.rmtree(_parts_dir(self.out), ignore_errors=True)
+
+
+def interrupt_note(e: BaseException) -> str | None:
+    """What an interrupted ``run_study`` left in its file (``e.study_output``), said
+    truthfully for a message: the complete games kept and how to finish them, or that the
+    file was left as it was; None if ``e`` did not come through ``run_study`` with a file."""
+    out, games = getattr(e, "study_output", (None, None))
+    if out is None:
+        return None
+    if games:
+        return (f"{games} complete game{'s' * (games != 1)} kept in {out}; run the same "
+                f"command with --resume to play the rest")
+    if games is None:
+        return (f"{out} was left as it was" if os.path.lexists(out)
+                else "no output file was written")
+    return f"{out} holds no complete game yet"

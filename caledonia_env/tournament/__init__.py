@@ -1,0 +1,32 @@
+"""Many games between bots, in parallel processes, with win rates and score breakdowns.
+
+Game ``g`` of a tournament with seed ``S`` is fully determined by ``(S, g)``:
+its GameConfig seed and every agent's seed come from
+``numpy.random.SeedSequence([S, g])``, so results do not depend on the number
+of worker processes or on the order in which games finish.
+
+One job per module; every public name is importable from here:
+``variants`` (rule variants by name, the CSV rule columns), ``options`` (the rules options
+of the commands), ``spec`` (TournamentSpec, seeds, the balanced clan schedule), ``games``
+(one game and its CSV rows), ``runner`` (the process pool), ``output`` (output path
+checks, CSV writing), ``stats`` (win rates, tables, head to head), ``figures`` (plots).
+"""
+from .figures import balance_figure, save_figure
+from .games import CSV_FIELDS, SCORE_FIELDS, play_game, result_rows, warm_agent
+from .options import add_rules_options, parse_clans, rules_from_args
+from .output import check_output_file, check_output_folder, write_csv, write_text
+from .runner import pool_context, progress_bar, run
+from .spec import TournamentSpec, balance_schedule, game_seeds, validate
+from .stats import (describe_rules, format_head_to_head, format_solo, format_table,
+                    group_stats, head_to_head, report, solo_summary, wilson)
+from .variants import RULE_FIELDS, VARIANTS, rule_fields, variant_options
+
+__all__ = [
+    "CSV_FIELDS", "RULE_FIELDS", "SCORE_FIELDS", "VARIANTS", "TournamentSpec",
+    "add_rules_options", "balance_figure", "balance_schedule", "check_output_file",
+    "check_output_folder", "describe_rules", "format_head_to_head", "format_solo",
+    "format_table", "game_seeds", "group_stats", "head_to_head", "parse_clans", "play_game",
+    "pool_context", "progress_bar", "report", "result_rows", "rule_fields", "rules_from_args",
+    "run", "save_figure", "solo_summary", "validate", "variant_options", "warm_agent",
+    "wilson", "write_csv", "write_text",
+]

@@ -1,0 +1,87 @@
+"""Every game of a tournament in this process or a process pool, with a progress bar.
+
+Results do not depend on the number of worker processes or on the order in which games
+finish: game ``g`` depends only on ``(spec.seed, g)``.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+
+from tqdm import tqdm
+
+from .games import play_game
+from .output import write_text
+from .spec import TournamentSpec, validate
+
+
+def progress_bar(total: int, label: str = "games", quiet: bool = False):
+    """A tqdm bar on stderr; silent with ``quiet`` or when stderr is not a terminal."""
+    return tqdm(total=total, desc=label, unit="game", file=sys.stderr,
+                disable=True if quiet else None, dynamic_ncols=True)
+
+
+def pool_context():
+    """The multiprocessing context for game workers: ``fork`` (fast, numba already loaded),
+    except once torch is loaded (a ``ppo:`` agent): torch's thread pool does not survive a
+    fork, so the workers then start from a fresh ``forkserver`` (or ``spawn``)."""
+    methods = mp.get_all_start_methods()
+    if "torch" not in sys.modules and "fork" in methods:
+        return mp.get_context("fork")
+    return mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def _worker(args):
+    spec, g, record = args
+    return play_game(spec, g, record)
+
+
+def run(spec: TournamentSpec, workers: int = 1, record_dir: str | None = None,
+        progress: Callable[[int], None] | None = None) -> list[dict]:
+    """Play every game of ``spec``; return the CSV rows sorted by (game, player).
+
+    ``record_dir``: write ``game_000000.json`` ... (``Game.to_json``) there; the
+    files appear only when every game has finished (they are written to a
+    temporary folder first).
+    """
+    validate(spec)
+    record = record_dir is not None
+    tmp_dir = None
+    if record:
+        parent = os.path.dirname(os.path.abspath(record_dir))
+        tmp_dir = tempfile.mkdtemp(prefix=".records-", dir=parent)
+    results = []
+    try:
+        jobs = [(spec, g, record) for g in range(spec.games)]
+        if workers <= 1:
+            it = map(_worker, jobs)
+            pool = None
+        else:
+            pool = pool_context().Pool(workers)
+            chunk = max(1, min(16, spec.games // (workers * 8)))
+            it = pool.imap_unordered(_worker, jobs, chunksize=chunk)
+        try:
+            for res in it:
+                if record:
+                    write_text(os.path.join(tmp_dir, f"game_{res['game']:06d}.json"),
+                               res["record"])
+                results.extend(res["rows"])
+                if progress:
+                    progress(1)
+        finally:
+            if pool is not None:
+                pool.terminate()
+                pool.join()
+        if record:
+            os.makedirs(record_dir, exist_ok=True)
+            for fn in sorted(os.listdir(tmp_dir)):
+                os.replace(os.path.join(tmp_dir, fn), os.path.join(record_dir, fn))
+    finally:
+        if tmp_dir is not None:
+            shutil.rmtree(tmp_dir, ignore_errors=True)
+    results.sort(key=lambda r: (r["game"], r["player"]))
+    return results

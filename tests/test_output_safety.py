@@ -1,0 +1,306 @@
+"""No command can lose a user's results (docs/cli.md "Output files", docs/scale.md
+"Resuming"): --out never replaces a write-protected file or what is not a regular file,
+--resume refuses the file of another study (naming the difference), nothing is written
+before the first result is in, and an interruption says truthfully what was kept.
+
+Tests run as root here: the checks read mode bits, never os.access."""
+import json
+import os
+import stat
+
+import pytest
+
+from caledonia_env import scale
+from caledonia_env import tournament as T
+from caledonia_env.atomic import atomic_path, refuse_replacing
+from caledonia_env.cli import main
+
+SPEC = T.TournamentSpec(players=("random", "random"), games=3, seed=5)
+
+
+def _play(argv):
+    return ["play", "-q"] + argv
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    """A 3-game, 2-player results file (6 rows) and its bytes."""
+    out = tmp_path_factory.mktemp("results") / "valuable.csv"
+    scale.run_study(SPEC, str(out), backend="local", workers=1)
+    return out, out.read_bytes()
+
+
+@pytest.fixture
+def valuable(results, tmp_path):
+    """A fresh copy of the results file."""
+    out = tmp_path / "valuable.csv"
+    out.write_bytes(results[1])
+    return out
+
+
+# --------------------------------------------------------------- what --out refuses
+def test_refuse_replacing_reads_the_mode_bits_and_the_file_kind(tmp_path):
+    ok = tmp_path / "ok.csv"
+    ok.write_text("x")
+    refuse_replacing(ok)                       # a writable regular file
+    refuse_replacing(tmp_path / "new.csv")     # an absent one
+    ro = tmp_path / "ro.csv"
+    ro.write_text("keep")
+    ro.chmod(0o444)
+    link = tmp_path / "link.csv"
+    link.symlink_to(ok)
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    for path, needle in ((ro, r"write-protected \(mode 0444\)"), (link, "a symbolic link"),
+                         (fifo, "a FIFO"), (tmp_path, "a folder")):
+        with pytest.raises(ValueError, match=needle):
+            refuse_replacing(path, "--out")
+        with pytest.raises(ValueError, match=needle):
+            with atomic_path(path):
+                pytest.fail("nothing may be written")
+    assert ro.read_text() == "keep" and stat.S_IMODE(ro.stat().st_mode) == 0o444
+    assert link.is_symlink() and ok.read_text() == "x"
+    assert sorted(os.listdir(tmp_path)) == ["link.csv", "ok.csv", "pipe.csv", "ro.csv"]
+
+
+@pytest.mark.parametrize("kind", ["read-only", "symlink", "fifo", "read-only-resume"])
+def test_play_refuses_an_out_it_may_not_replace(kind, valuable, tmp_path, capsys):
+    before = valuable.read_bytes()
+    out, extra = valuable, []
+    if kind.startswith("read-only"):
+        valuable.chmod(0o444)
+        needle = "chmod u+w"
+        extra = ["--resume"] if kind.endswith("resume") else []
+    elif kind == "symlink":
+        out = tmp_path / "link.csv"
+        out.symlink_to(valuable)
+        needle = "symbolic link"
+    else:
+        out = tmp_path / "pipe.csv"
+        os.mkfifo(out)
+        needle = "FIFO"
+    assert main(_play(["--players", "random,random", "--games", "3", "--seed", "5",
+                       "--out", str(out)] + extra)) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1, err
+    assert valuable.read_bytes() == before
+    if kind.startswith("read-only"):
+        assert stat.S_IMODE(valuable.stat().st_mode) == 0o444
+    if kind == "symlink":
+        assert out.is_symlink()
+    if kind == "fifo":
+        assert stat.S_ISFIFO(os.lstat(out).st_mode)
+
+
+def test_play_refuses_a_device_file(tmp_path, capsys):
+    """A character device (made here, as /dev/null's twin, when the tests may make one)."""
+    dev = tmp_path / "null.csv"
+    try:
+        os.mknod(dev, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, OSError):
+        pytest.skip("making a device node needs root")
+    assert main(_play(["--players", "random,random", "--games", "1", "--out", str(dev)])) == 2
+    assert "a character device" in capsys.readouterr().err
+    assert stat.S_ISCHR(os.lstat(dev).st_mode)
+
+
+# --------------------------------------------------------------------- --resume
+RULESET = {"final_scoring": {"money_per_vp": 9}}
+
+
+@pytest.mark.parametrize("other, needle", [
+    (dict(players=("greedy", "random")), "agent is 'random', this study's is 'greedy'"),
+    (dict(players=("random", "random", "random")), "this study has 3 players"),
+    (dict(seed=6), "game seed"),
+    (dict(games=2), "games 0-1"),
+    (dict(clans=("stewart", "campbell")), "clan_mode is 'draft', this study's is 'fixed'"),
+    (dict(game_kw={"ports": False}), "variants is '', this study's is 'no-ports'"),
+    (dict(ruleset="RULESET"), "ruleset is 'bundled'"),
+    (dict(map=("A1", "B1", "C1", "D1")), "map is"),
+])
+def test_resume_refuses_another_study_naming_the_difference(other, needle, valuable,
+                                                            tmp_path):
+    if other.get("ruleset") == "RULESET":
+        path = tmp_path / "rules.json"
+        path.write_text(json.dumps(RULESET))
+        other = dict(ruleset=str(path))
+    before = valuable.read_bytes()
+    spec = T.TournamentSpec(**{**dict(players=SPEC.players, games=8, seed=SPEC.seed), **other})
+    with pytest.raises(ValueError, match="another study|games 0-1") as e:
+        scale.run_study(spec, str(valuable), backend="local", workers=1, resume=True)
+    assert needle in str(e.value) and "\n" not in str(e.value)
+    assert valuable.read_bytes() == before
+
+
+def test_resume_accepts_the_same_study_and_only_plays_the_rest(valuable):
+    spec = T.TournamentSpec(players=SPEC.players, games=5, seed=SPEC.seed)
+    summary = scale.run_study(spec, str(valuable), backend="local", workers=1, resume=True)
+    assert (summary["skipped"], summary["games"]) == (3, 2)
+    assert len(scale.read_rows(str(valuable))) == 10
+
+
+@pytest.mark.parametrize("text", ["hello\nworld\n", "game,player\n1,2\n",
+                                  ",".join(T.CSV_FIELDS) + "\nnot,a,row\n" + "x" * 20 + "\n"])
+def test_resume_refuses_a_file_that_is_not_a_results_file(text, tmp_path, capsys):
+    out = tmp_path / "notes.csv"
+    out.write_text(text)
+    with pytest.raises(ValueError, match="not a results file"):
+        scale.run_study(SPEC, str(out), backend="local", workers=1, resume=True)
+    assert main(_play(["--players", "random,random", "--games", "3", "--resume",
+                       "--out", str(out)])) == 2
+    err = capsys.readouterr().err
+    assert "not a results file" in err and err.count("\n") == 1
+    assert out.read_text() == text
+
+
+def test_cli_resume_of_another_player_list_exits_2_and_keeps_the_file(valuable, capsys):
+    before = valuable.read_bytes()
+    assert main(_play(["--players", "random,random,random", "--games", "6", "--seed", "5",
+                       "--resume", "--out", str(valuable)])) == 2
+    err = capsys.readouterr().err
+    assert "another study" in err and err.count("\n") == 1
+    assert valuable.read_bytes() == before
+
+
+def test_balance_resume_matches_its_design(tmp_path, capsys):
+    """An assigned-design balance file resumes under the same options (seats and clans of
+    the schedule match) and is refused by --design drafted."""
+    out = tmp_path / "b.csv"
+    common = ["balance", "--agent", "random", "--players", "2", "--plot", "", "-q",
+              "--clans", "stewart,campbell,mackenzie", "--out", str(out)]
+    assert main(common + ["--games", "3"]) == 0
+    assert main(common + ["--games", "6", "--resume"]) == 0
+    assert "3 games already in" in capsys.readouterr().out
+    before = out.read_bytes()
+    drafted = [a for a in common if a not in ("--clans", "stewart,campbell,mackenzie")]
+    assert main(drafted + ["--games", "6", "--resume", "--design", "drafted"]) == 2
+    assert "clan_mode is 'fixed', this study's is 'draft'" in capsys.readouterr().err
+    assert out.read_bytes() == before
+
+
+# ------------------------------------------------------- nothing written too early
+def test_nothing_is_written_before_the_first_result(valuable, monkeypatch):
+    """A backend that fails before its first result leaves --out as it was."""
+    def broken(*args):
+        raise RuntimeError("backend down")
+        yield                                   # a generator, like the real one
+
+    monkeypatch.setattr(scale, "_local_results", broken)
+    before = valuable.read_bytes()
+    spec = T.TournamentSpec(players=SPEC.players, games=5, seed=SPEC.seed)
+    for resume in (False, True):
+        with pytest.raises(RuntimeError, match="backend down"):
+            scale.run_study(spec, str(valuable), backend="local", resume=resume)
+        assert valuable.read_bytes() == before
+    assert sorted(os.listdir(valuable.parent)) == ["valuable.csv"]
+
+
+# ------------------------------------------------------------ interruption notes
+def _interrupt_after(monkeypatch, chunks: int):
+    real = scale.play_chunk
+    calls = []
+
+    def play_chunk(study, games):
+        calls.append(games)
+        if len(calls) > chunks:
+            raise KeyboardInterrupt
+        return real(study, games)
+
+    monkeypatch.setattr(scale, "play_chunk", play_chunk)
+
+
+def test_interrupt_of_a_streamed_run_says_what_was_kept(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "s.csv"
+    argv = _play(["--players", "random,random", "--games", "4", "--seed", "5",
+                  "--resume", "--out", str(out)])
+    _interrupt_after(monkeypatch, 2)
+    assert main(argv) == 130
+    err = capsys.readouterr().err
+    assert f"2 complete games kept in {out}; run the same command with --resume" in err
+    assert "no partial output" not in err
+    assert len(scale.read_rows(str(out))) == 4
+    monkeypatch.undo()
+    assert main(argv) == 0
+    assert "2 games already in" in capsys.readouterr().out
+    assert len(scale.read_rows(str(out))) == 8
+
+
+def test_interrupt_before_any_result_says_the_file_was_left(valuable, monkeypatch, capsys):
+    before = valuable.read_bytes()
+    _interrupt_after(monkeypatch, 0)
+    assert main(_play(["--players", "random,random", "--games", "4", "--backend", "local",
+                       "--resume", "--out", str(valuable), "--seed", "5"])) == 130
+    assert f"{valuable} was left as it was" in capsys.readouterr().err
+    assert valuable.read_bytes() == before
+
+
+def test_interrupt_of_a_local_run_says_no_file_was_written(tmp_path, monkeypatch, capsys):
+    def interrupted(spec, g, record=False):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("caledonia_env.tournament.runner.play_game", interrupted)
+    out = tmp_path / "r.csv"
+    assert main(_play(["--players", "random,random", "--games", "2",
+                       "--out", str(out)])) == 130
+    assert "no output file was written" in capsys.readouterr().err
+    assert os.listdir(tmp_path) == []
+
+
+def test_run_study_reports_what_an_interruption_kept(tmp_path):
+    out = tmp_path / "s.csv"
+    spec = T.TournamentSpec(players=SPEC.players, games=4, seed=SPEC.seed)
+
+    def stop(rows):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt) as e:
+        scale.run_study(spec, str(out), backend="local", workers=1, chunk=1, on_rows=stop)
+    assert e.value.study_output == (str(out), 1)
+    assert scale.interrupt_note(e.value) == (f"1 complete game kept in {out}; run the same "
+                                             f"command with --resume to play the rest")
+    assert len(scale.read_rows(str(out))) == 2
+    untouched = KeyboardInterrupt()
+    untouched.study_output = (str(tmp_path / "new.csv"), None)
+    assert scale.interrupt_note(untouched) == "no output file was written"
+    assert scale.interrupt_note(KeyboardInterrupt()) is None
+
+
+def test_resume_refuses_a_ruleset_whose_numbers_changed(tmp_path):
+    """Same --ruleset path, other content: the fingerprint tells them apart."""
+    rules = tmp_path / "rules.json"
+    rules.write_text("{}")
+    out = tmp_path / "r.csv"
+    spec = T.TournamentSpec(players=SPEC.players, games=2, seed=1, ruleset=str(rules))
+    scale.run_study(spec, str(out), backend="local", workers=1)
+    rules.write_text(json.dumps(RULESET))
+    more = T.TournamentSpec(players=SPEC.players, games=4, seed=1, ruleset=str(rules))
+    with pytest.raises(ValueError, match="ruleset_fingerprint is"):
+        scale.run_study(more, str(out), backend="local", workers=1, resume=True)
+
+
+def test_resume_keeps_one_cut_game_anywhere_but_refuses_more():
+    """Ray finishes chunks out of order, so the game cut by an interruption need not be the
+    highest-numbered; one cut game is resumed, several short games are another study."""
+    study = scale.TournamentStudy(T.TournamentSpec(players=SPEC.players, games=6, seed=5))
+    rows = T.run(T.TournamentSpec(players=SPEC.players, games=4, seed=5))
+    cut = [r for r in rows if not (r["game"] == 1 and r["player"] == 1)]
+    scale.check_resume(cut, study, "x.csv")
+    twice = [r for r in cut if not (r["game"] == 2 and r["player"] == 1)]
+    with pytest.raises(ValueError, match=r"game 1 has players \[0\], this study has 2"):
+        scale.check_resume(twice, study, "x.csv")
+    doubled = rows + [dict(rows[0])]
+    with pytest.raises(ValueError, match=r"game 0 has players \[0, 0, 1\]"):
+        scale.check_resume(doubled, study, "x.csv")
+    duplicate = [dict(r, player=0) if r["game"] == 3 else r for r in rows]
+    with pytest.raises(ValueError, match=r"game 3 has players \[0, 0\]"):
+        scale.check_resume(duplicate, study, "x.csv")
+
+
+def test_resume_checks_every_game_not_a_sample():
+    """400 games of this study but one, game 201, of another seed: found."""
+    template = T.run(T.TournamentSpec(players=SPEC.players, games=1, seed=5))
+    rows = [dict(r, game=g, game_seed=T.game_seeds(5 if g != 201 else 9, g, 2)[0])
+            for g in range(400) for r in template]
+    study = scale.TournamentStudy(T.TournamentSpec(players=SPEC.players, games=400, seed=5))
+    with pytest.raises(ValueError, match="game 201 has game seed"):
+        scale.check_resume(rows, study, "x.csv")
