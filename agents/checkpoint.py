@@ -1,10 +1,11 @@
-"""Policy checkpoints: weights only, never pickled code.
+"""Policy checkpoints: weights only, never pickled code, read within limits.
 
 A checkpoint is a zip file with two members:
 
 - ``caledonia_ppo.json``: metadata — format version, observation size and
-  layout fingerprint, ``N_ACTIONS``, the network architecture, player count,
-  timesteps trained, evaluation results, the training settings;
+  layout fingerprint, ``N_ACTIONS``, the ruleset fingerprint, the network
+  architecture, player count, timesteps trained, evaluation results, the
+  training settings;
 - ``policy.pt``: the policy's ``state_dict`` (a flat dict of tensors) written
   with ``torch.save`` and read back with ``torch.load(weights_only=True)``,
   which refuses anything but tensors and plain containers.
@@ -14,10 +15,16 @@ Loading therefore never runs code from the file. Stable-Baselines3's own
 cloudpickle objects, and loading them with ``MaskablePPO.load`` executes code
 from the file — only do that with files you made yourself.
 
-:class:`Actor` is the acting half of the policy (shared feature layer, policy
-layers, action logits) as a plain torch module, so playing a checkpoint needs
-torch but not Stable-Baselines3; ``ActorCritic`` adds the value layers and the
-value head (the search agent ``puct`` evaluates positions with it).
+:func:`load` is the one loader every agent, command and trainer uses. Before it
+reads a byte it requires a regular file (no device, FIFO or socket) of at most
+:data:`MAX_ARCHIVE_BYTES` (:mod:`caledonia_env.data.safe_io`); it checks each member's
+declared size against :data:`MAX_MEMBER_BYTES` (zip bombs) before inflating it, the
+architecture's widths against :data:`MAX_LAYER_WIDTH`, every tensor's shape against the
+metadata before a network is built, and that every weight is finite. A checkpoint trained for another
+player count loads with a :class:`PlayerCountWarning` (an error with
+``strict_players=True``). Every refusal is one :class:`CheckpointError` line.
+
+The networks themselves are in :mod:`agents.network` (re-exported here);
 :func:`pretrained_path` picks the shipped checkpoint for a player count.
 """
 from __future__ import annotations
@@ -26,22 +33,41 @@ import hashlib
 import io
 import json
 import os
+import warnings
 import zipfile
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from ..atomic import atomic_path
+from ..data import load_ruleset
+from ..data.safe_io import InputError, read_bytes
+from ..engine.actions import N_ACTIONS
+from ..envs.observation import LAYOUT, OBS_SIZE
+from .network import (actor_critic_state, actor_state, build_actor,  # noqa: F401  (re-exports)
+                      build_actor_critic, expected_shapes, sb3_state)
 
 FORMAT = "caledonia-ppo"
 FORMAT_VERSION = 1
 META_NAME = "caledonia_ppo.json"
 WEIGHTS_NAME = "policy.pt"
 ACTIVATIONS = ("relu", "tanh")
+#: largest checkpoint file read (bytes); the shipped ones are about 6 MB
+MAX_ARCHIVE_BYTES = 256 * 2**20
+#: largest inflated size of the archive's members together, and of policy.pt's records
+MAX_MEMBER_BYTES = 512 * 2**20
+#: largest metadata member (bytes)
+MAX_META_BYTES = 4 * 2**20
+#: widest layer an architecture may have (features_dim, each policy / value layer)
+MAX_LAYER_WIDTH = 16384
 
 
 class CheckpointError(ValueError):
-    """A checkpoint is missing, unreadable, or does not fit this engine's spaces."""
+    """A checkpoint is missing, unreadable, unsafe, or does not fit this engine's spaces."""
+
+
+class PlayerCountWarning(UserWarning):
+    """A checkpoint trained for one player count is used for games of another."""
 
 
 @dataclass(frozen=True)
@@ -53,12 +79,15 @@ class Arch:
     activation: str = "relu"
 
     def __post_init__(self):
+        object.__setattr__(self, "features_dim", int(self.features_dim))
         object.__setattr__(self, "pi", tuple(int(x) for x in self.pi))
         object.__setattr__(self, "vf", tuple(int(x) for x in self.vf))
         if self.activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {ACTIVATIONS}, got {self.activation!r}")
-        if self.features_dim < 1 or any(x < 1 for x in self.pi + self.vf):
-            raise ValueError(f"layer sizes must be positive: {self}")
+        widths = (self.features_dim,) + self.pi + self.vf
+        if any(not 1 <= x <= MAX_LAYER_WIDTH for x in widths):
+            raise ValueError(f"layer sizes must be 1 to {MAX_LAYER_WIDTH}, got features "
+                             f"{self.features_dim}, policy {list(self.pi)}, value {list(self.vf)}")
 
     @classmethod
     def parse(cls, text: str, features_dim: int = 256, activation: str = "relu") -> "Arch":
@@ -81,7 +110,6 @@ class Arch:
 
 def observation_fingerprint() -> str:
     """Hash of the observation layout (every field's name, shape, offset) and its size."""
-    from caledonia_env.envs.observation import LAYOUT, OBS_SIZE
     h = hashlib.sha256()
     h.update(str(OBS_SIZE).encode())
     for f in LAYOUT.fields:
@@ -91,8 +119,6 @@ def observation_fingerprint() -> str:
 
 def spaces() -> tuple[int, int]:
     """(OBS_SIZE, N_ACTIONS) of the installed engine."""
-    from caledonia_env.engine.actions import N_ACTIONS
-    from caledonia_env.envs.observation import OBS_SIZE
     return int(OBS_SIZE), int(N_ACTIONS)
 
 
@@ -109,6 +135,64 @@ class Checkpoint:
         self.arch = Arch(**self.meta["arch"])
 
 
+# ------------------------------------------------------------------ reading within limits
+def _missing(path: str) -> CheckpointError:
+    hint = ""
+    folder = os.path.dirname(path) or "."
+    if os.path.isdir(folder):
+        zips = sorted(f for f in os.listdir(folder) if f.endswith(".zip"))[:8]
+        if zips:
+            hint = f"; .zip files in {folder}: {', '.join(zips)}"
+    return CheckpointError(f"checkpoint {path!r} does not exist{hint}")
+
+
+def read_file(path, limit: int | None = None) -> bytes:
+    """The bytes of a checkpoint file: a regular file (no device, FIFO or socket: checked
+    before opening) of at most ``limit`` bytes (default :data:`MAX_ARCHIVE_BYTES`), read by
+    :func:`caledonia_env.data.safe_io.read_bytes`; CheckpointError otherwise."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise CheckpointError(f"checkpoint {path!r} is a folder; give the .zip file "
+                              f"(e.g. {os.path.join(path, 'best.zip')})")
+    if not os.path.lexists(path):
+        raise _missing(path)
+    try:
+        return read_bytes(path, MAX_ARCHIVE_BYTES if limit is None else limit)
+    except InputError as e:
+        raise CheckpointError(f"checkpoint {path!r}: {e} (checkpoint.MAX_ARCHIVE_BYTES "
+                              f"bounds the size)") from None
+
+
+def file_sha256(path) -> str:
+    """Content hash of a checkpoint file, read within the same limits as :func:`load`."""
+    return hashlib.sha256(read_file(path)).hexdigest()
+
+
+def _check_sizes(zf: zipfile.ZipFile, path: str, what: str) -> None:
+    """Refuse a zip whose members declare more than MAX_MEMBER_BYTES inflated (zip bombs)."""
+    total = 0
+    for info in zf.infolist():
+        total += info.file_size
+        if info.file_size > MAX_MEMBER_BYTES or total > MAX_MEMBER_BYTES:
+            raise CheckpointError(f"{path}: {what} member {info.filename!r} inflates to "
+                                  f"{total:,} bytes or more, over the limit of "
+                                  f"{MAX_MEMBER_BYTES:,} (checkpoint.MAX_MEMBER_BYTES)")
+
+
+def _read_member(zf: zipfile.ZipFile, name: str, limit: int, path: str) -> bytes:
+    if zf.getinfo(name).file_size > limit:
+        raise CheckpointError(f"{path}: member {name!r} declares {zf.getinfo(name).file_size:,}"
+                              f" bytes, over the limit of {limit:,}")
+    try:
+        with zf.open(name) as f:
+            data = f.read(limit + 1)
+    except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as e:
+        raise CheckpointError(f"{path}: member {name!r} is damaged ({e})") from None
+    if len(data) > limit:
+        raise CheckpointError(f"{path}: member {name!r} inflates past {limit:,} bytes")
+    return data
+
+
 def _check_member_names(names, path):
     if META_NAME in names and WEIGHTS_NAME in names:
         return
@@ -122,55 +206,110 @@ def _check_member_names(names, path):
                           f"{WEIGHTS_NAME}, found {sorted(names)[:6]})")
 
 
-def load(path, check_spaces: bool = True) -> Checkpoint:
-    """Read a checkpoint (weights only). Raises :class:`CheckpointError` with the reason
-    when the file is missing, is not a checkpoint, or its spaces differ from the engine's."""
-    import torch
+def _read_meta(zf: zipfile.ZipFile, path: str) -> dict:
+    try:
+        meta = json.loads(_read_member(zf, META_NAME, MAX_META_BYTES, path).decode())
+    except (ValueError, UnicodeDecodeError) as e:
+        raise CheckpointError(f"{path}: unreadable metadata ({e})") from None
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{path}: the metadata is not a JSON object")
+    if meta.get("format") != FORMAT:
+        raise CheckpointError(f"{path}: metadata format {meta.get('format')!r}, "
+                              f"expected {FORMAT!r}")
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(f"{path}: checkpoint format version {meta.get('format_version')!r}"
+                              f", this code reads version {FORMAT_VERSION}")
+    return meta
+
+
+def _read_weights(zf: zipfile.ZipFile, path: str) -> dict:
+    import torch                        # optional extra (train): only to read weights
+    raw = _read_member(zf, WEIGHTS_NAME, MAX_MEMBER_BYTES, path)
+    if not zipfile.is_zipfile(io.BytesIO(raw)):
+        # torch's legacy format declares storage sizes before their data: not read
+        raise CheckpointError(f"{path}: {WEIGHTS_NAME} is not in torch's zip format "
+                              f"(torch.save since torch 1.6)")
+    with zipfile.ZipFile(io.BytesIO(raw)) as inner:     # torch's format is a zip: its records
+        _check_sizes(inner, path, WEIGHTS_NAME)
+    try:
+        sd = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except Exception as e:          # weights_only refuses pickled code: say so
+        raise CheckpointError(f"{path}: the weights could not be read in weights-only mode "
+                              f"({type(e).__name__}: {e})") from None
+    if not isinstance(sd, dict) or not all(isinstance(v, torch.Tensor) for v in sd.values()):
+        raise CheckpointError(f"{path}: {WEIGHTS_NAME} is not a state dict of tensors")
+    return sd
+
+
+def _check_tensors(sd: dict, arch: Arch, meta: dict, path: str) -> None:
+    """Every tensor of the policy path (and of the value path, if the file has one) has the
+    shape the metadata's architecture gives, and every weight is finite."""
+    import torch                        # optional extra (train)
+    try:
+        obs_size, n_actions = int(meta["obs_size"]), int(meta["n_actions"])
+    except (KeyError, TypeError, ValueError):
+        raise CheckpointError(f"{path}: the metadata has no obs_size / n_actions") from None
+    actor, critic = expected_shapes(arch, obs_size, n_actions)
+    if any(k in sd for k in critic):
+        actor = {**actor, **critic}
+    for k, shape in actor.items():
+        if k not in sd:
+            if k.startswith(("pi_", "vf_")):    # aliases: files written outside SB3 omit them
+                continue
+            raise CheckpointError(f"{path}: weights do not match the architecture in the "
+                                  f"metadata (tensor {k!r} is missing)")
+        if tuple(sd[k].shape) != shape:
+            raise CheckpointError(f"{path}: weights do not match the architecture in the "
+                                  f"metadata ({k} has shape {tuple(sd[k].shape)}, the metadata "
+                                  f"gives {shape})")
+    for k, v in sd.items():
+        if v.is_floating_point() and not bool(torch.isfinite(v).all()):
+            raise CheckpointError(f"{path}: tensor {k!r} holds NaN or infinite weights")
+
+
+def check_players(meta: dict, num_players: int, path: str = "checkpoint",
+                  strict: bool = False) -> None:
+    """A :class:`PlayerCountWarning` (CheckpointError with ``strict``) when the checkpoint
+    was trained for another player count than ``num_players`` (1 = the solo game)."""
+    trained = meta.get("num_players")
+    if trained is None or int(trained) == int(num_players):
+        return
+    what = "the solo game" if int(trained) == 1 else f"{trained}-player games"
+    msg = (f"{path} was trained for {what}, not for {num_players} player"
+           f"{'s' * (int(num_players) != 1)}; it plays, likely worse")
+    if strict:
+        raise CheckpointError(msg)
+    warnings.warn(msg, PlayerCountWarning, stacklevel=3)
+
+
+def load(path, check_spaces: bool = True, num_players: int | None = None,
+         strict_players: bool = False) -> Checkpoint:
+    """Read a checkpoint (weights only, within the module's limits). Raises
+    :class:`CheckpointError` with the reason when the file is missing, not a regular file,
+    too large, not a checkpoint, inconsistent with its own metadata, holds non-finite
+    weights, or its spaces differ from the engine's. ``num_players``: the games it is for
+    (see :func:`check_players`)."""
     path = os.fspath(path)
-    if not os.path.exists(path):
-        hint = ""
-        folder = os.path.dirname(path) or "."
-        if os.path.isdir(folder):
-            zips = sorted(f for f in os.listdir(folder) if f.endswith(".zip"))[:8]
-            if zips:
-                hint = f"; .zip files in {folder}: {', '.join(zips)}"
-        raise CheckpointError(f"checkpoint {path!r} does not exist{hint}")
-    if os.path.isdir(path):
-        raise CheckpointError(f"checkpoint {path!r} is a folder; give the .zip file "
-                              f"(e.g. {os.path.join(path, 'best.zip')})")
-    with open(path, "rb") as f:
-        raw = f.read()
+    raw = read_file(path)
     try:
         zf = zipfile.ZipFile(io.BytesIO(raw))
     except zipfile.BadZipFile:
         raise CheckpointError(f"{path}: not a zip file, so not a caledonia checkpoint") from None
     with zf:
         _check_member_names(zf.namelist(), path)
+        _check_sizes(zf, path, "archive")
+        meta = _read_meta(zf, path)
+        if check_spaces:
+            check_meta_spaces(meta, path)
         try:
-            meta = json.loads(zf.read(META_NAME).decode())
-        except (ValueError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"{path}: unreadable metadata ({e})") from None
-        if meta.get("format") != FORMAT:
-            raise CheckpointError(f"{path}: metadata format {meta.get('format')!r}, "
-                                  f"expected {FORMAT!r}")
-        if meta.get("format_version") != FORMAT_VERSION:
-            raise CheckpointError(f"{path}: checkpoint format version {meta.get('format_version')!r}"
-                                  f", this code reads version {FORMAT_VERSION}")
-        try:
-            sd = torch.load(io.BytesIO(zf.read(WEIGHTS_NAME)), map_location="cpu",
-                            weights_only=True)
-        except Exception as e:          # weights_only refuses pickled code: say so
-            raise CheckpointError(f"{path}: the weights could not be read in weights-only mode "
-                                  f"({type(e).__name__}: {e})") from None
-    if not isinstance(sd, dict) or not all(isinstance(v, torch.Tensor) for v in sd.values()):
-        raise CheckpointError(f"{path}: {WEIGHTS_NAME} is not a state dict of tensors")
-    if check_spaces:
-        check_meta_spaces(meta, path)
-    try:
-        ck = Checkpoint(meta, sd, path, hashlib.sha256(raw).hexdigest())
-    except (KeyError, TypeError, ValueError) as e:
-        raise CheckpointError(f"{path}: bad architecture in metadata ({e})") from None
-    return ck
+            arch = Arch(**meta["arch"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise CheckpointError(f"{path}: bad architecture in metadata ({e})") from None
+        sd = _read_weights(zf, path)
+    _check_tensors(sd, arch, meta, path)
+    if num_players is not None:
+        check_players(meta, num_players, path, strict_players)
+    return Checkpoint(meta, sd, path, hashlib.sha256(raw).hexdigest())
 
 
 def check_meta_spaces(meta: dict, path: str = "checkpoint") -> None:
@@ -190,11 +329,15 @@ def check_meta_spaces(meta: dict, path: str = "checkpoint") -> None:
             f"retrain with 'caledonia train'")
 
 
-def make_meta(arch: Arch, num_players: int, timesteps: int, **extra) -> dict:
-    import torch
+# ------------------------------------------------------------------ writing
+def make_meta(arch: Arch, num_players: int, timesteps: int,
+              ruleset_fingerprint: str | None = None, **extra) -> dict:
+    """A checkpoint's metadata; ``ruleset_fingerprint`` defaults to the bundled ruleset's."""
+    import torch                        # optional extra (train): its version is recorded
     obs_size, n_actions = spaces()
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "obs_size": obs_size,
             "n_actions": n_actions, "obs_fingerprint": observation_fingerprint(),
+            "ruleset_fingerprint": ruleset_fingerprint or load_ruleset().fingerprint(),
             "arch": arch.to_dict(), "num_players": int(num_players),
             "timesteps": int(timesteps), "torch": torch.__version__}
     meta.update(extra)
@@ -203,7 +346,7 @@ def make_meta(arch: Arch, num_players: int, timesteps: int, **extra) -> dict:
 
 def save(path, state_dict: dict, meta: dict) -> None:
     """Write a checkpoint atomically (temporary file in the same folder, then rename)."""
-    import torch
+    import torch                        # optional extra (train)
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
@@ -226,104 +369,15 @@ def _json_default(x):
 
 def save_model(model, path, num_players: int = 2, arch: Arch | None = None, **extra) -> None:
     """Save a MaskablePPO model's policy as a weights-only checkpoint. ``arch`` defaults to
-    the one recorded on the model by :mod:`train.trainer` (``model.caledonia_arch``)."""
+    the one recorded on the model by :mod:`train.model` (``model.caledonia_arch``)."""
     arch = arch or getattr(model, "caledonia_arch", None)
     if arch is None:
-        raise ValueError("pass arch= (the model was not built by train.trainer)")
+        raise ValueError("pass arch= (the model was not built by train.model.build_model)")
     meta = make_meta(arch, num_players, int(model.num_timesteps), **extra)
     save(path, model.policy.state_dict(), meta)
 
 
 # ------------------------------------------------------------------ networks
-def _activation(name):
-    import torch.nn as nn
-    return {"relu": nn.ReLU, "tanh": nn.Tanh}[name]
-
-
-def _layers(d: int, sizes, act):
-    """Dense layers ``d -> sizes[0] -> ...`` with activations; (module, output width)."""
-    import torch.nn as nn
-    layers = []
-    for h in sizes:
-        layers += [nn.Linear(d, h), act()]
-        d = h
-    return nn.Sequential(*layers), d
-
-
-def build_actor(arch: Arch, obs_size: int, n_actions: int):
-    """The acting network: feature layer -> policy layers -> action logits (torch module)."""
-    import torch.nn as nn
-    act = _activation(arch.activation)
-
-    class Actor(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.features = nn.Sequential(nn.Linear(obs_size, arch.features_dim), act())
-            self.policy_net, d = _layers(arch.features_dim, arch.pi, act)
-            self.action_net = nn.Linear(d, n_actions)
-
-        def forward(self, obs):
-            return self.action_net(self.policy_net(self.features(obs)))
-
-    return Actor()
-
-
-def build_actor_critic(arch: Arch, obs_size: int, n_actions: int):
-    """The whole policy: the shared feature layer, then the policy layers -> action logits
-    and the value layers -> one value. ``forward(obs)`` returns ``(logits, value)`` with
-    value of shape (batch,): the learner's expected return (the training reward's units)
-    for the player whose observation it is."""
-    import torch.nn as nn
-    act = _activation(arch.activation)
-
-    class ActorCritic(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.features = nn.Sequential(nn.Linear(obs_size, arch.features_dim), act())
-            self.policy_net, d = _layers(arch.features_dim, arch.pi, act)
-            self.action_net = nn.Linear(d, n_actions)
-            self.value_layers, d = _layers(arch.features_dim, arch.vf, act)
-            self.value_net = nn.Linear(d, 1)
-
-        def forward(self, obs):
-            f = self.features(obs)
-            return (self.action_net(self.policy_net(f)),
-                    self.value_net(self.value_layers(f)).squeeze(-1))
-
-    return ActorCritic()
-
-
-# SB3 MaskableActorCriticPolicy keys -> Actor / ActorCritic keys
-_KEY_MAP = (("features_extractor.net.", "features."), ("mlp_extractor.policy_net.", "policy_net."),
-            ("action_net.", "action_net."))
-_VALUE_KEY_MAP = (("mlp_extractor.value_net.", "value_layers."), ("value_net.", "value_net."))
-
-
-def _renamed(sd: dict, key_map) -> dict:
-    out = {}
-    for k, v in sd.items():
-        for src, dst in key_map:
-            if k.startswith(src):
-                out[dst + k[len(src):]] = v
-    return out
-
-
-def actor_state(sd: dict) -> dict:
-    """The actor's tensors out of a full policy state dict (SB3 key names)."""
-    return _renamed(sd, _KEY_MAP)
-
-
-def actor_critic_state(sd: dict) -> dict:
-    """The actor's and the critic's tensors out of a full policy state dict (SB3 names)."""
-    return _renamed(sd, _KEY_MAP + _VALUE_KEY_MAP)
-
-
-def sb3_state(sd: dict) -> dict:
-    """An ``ActorCritic``'s (or ``Actor``'s) tensors under SB3's key names, the names a
-    checkpoint stores (the inverse of :func:`actor_critic_state`)."""
-    return _renamed(sd, tuple((ours, sb3) for sb3, ours in _KEY_MAP + _VALUE_KEY_MAP))
-
-
 def _load_into(module, state: dict, ck: Checkpoint):
     try:
         module.load_state_dict(state, strict=True)
@@ -382,7 +436,6 @@ def pretrained_path(num_players: int, folder: str | None = None) -> str:
     path = os.path.join(folder, PRETRAINED_FILES[used])
     if used != num_players and (folder, num_players) not in _FALLBACK_WARNED:
         _FALLBACK_WARNED.add((folder, num_players))
-        import warnings
         what = "the solo game" if num_players == 1 else f"{num_players}-player games"
         warnings.warn(f"no pretrained policy for {what} ({PRETRAINED_FILES[num_players]} is not "
                       f"shipped); using {PRETRAINED_FILES[used]}, trained for "

@@ -55,7 +55,8 @@ from .evaluation import (
 from .greedy import greedy_weights
 from .netroll import (mixed_rollout, policy_action, policy_logits, policy_rollout_margins,
                       policy_weights)
-from .policy import PretrainedActor, is_pretrained, load_network, per_module
+from .policy import PretrainedActor, is_pretrained, load_network
+from .policy import network_arrays as search_net  # the one NumPy copy of a loaded network
 
 MAX_STEPS = 100000              # a rollout longer than this has not ended (a failed rollout)
 FAILED = -1e9                   # the value of a failed rollout (as in the numba playouts)
@@ -234,54 +235,6 @@ class PolicyRollouts(RolloutEvaluator):
                                self.weights, p, actions, seeds, self.buffer(s), out)
 
 
-class SearchNet:
-    """The network of an ``ActorCritic`` in NumPy for one position at a time, cheaper than a
-    torch call at batch size 1: the first layer reads only the weight rows of the
-    observation's non-zero entries (about 730 of 5,019), and logits are computed only for
-    the actions asked for. :meth:`evaluate` gives the policy head's last hidden layer and
-    the value; :meth:`logits` the logits of some actions from that hidden layer."""
-
-    def __init__(self, module, activation: str):
-        def np32(x):
-            return x.detach().cpu().numpy().astype(np.float32)
-
-        def dense(seq):
-            return [(np32(m.weight), np32(m.bias)) for m in seq if hasattr(m, "weight")]
-
-        lin = module.features[0]
-        self.w1t = np.ascontiguousarray(np32(lin.weight).T)      # obs_size x features
-        self.b1 = np32(lin.bias)
-        self.pi = dense(module.policy_net)
-        self.vf = dense(module.value_layers)
-        self.wa, self.ba = np32(module.action_net.weight), np32(module.action_net.bias)
-        self.wv = np32(module.value_net.weight)[0]
-        self.bv = float(np32(module.value_net.bias)[0])
-        self.act = (lambda x: np.maximum(x, 0.0)) if activation == "relu" else np.tanh
-
-    def evaluate(self, obs: np.ndarray) -> tuple[np.ndarray, float]:
-        """(policy hidden layer, value) of one observation."""
-        nz = np.flatnonzero(obs)
-        f = self.act(obs[nz] @ self.w1t[nz] + self.b1)
-        h = f
-        for w, b in self.pi:
-            h = self.act(w @ h + b)
-        v = f
-        for w, b in self.vf:
-            v = self.act(w @ v + b)
-        return h, float(self.wv @ v) + self.bv
-
-    def logits(self, hidden: np.ndarray, actions: np.ndarray) -> np.ndarray:
-        return self.wa[actions] @ hidden + self.ba[actions]
-
-
-_SEARCH_NETS: dict = {}
-
-
-def search_net(module, meta: dict) -> SearchNet:
-    """The :class:`SearchNet` of a loaded ``ActorCritic`` (made once per module)."""
-    return per_module(_SEARCH_NETS, module, lambda m: SearchNet(m, meta["arch"]["activation"]))
-
-
 def terminal_mode(meta: dict, num_players: int) -> tuple[int, float]:
     """(reward mode, scale) in which finished games are valued, so that terminal values and
     the value head share their units: the checkpoint's training reward
@@ -307,7 +260,7 @@ def shaping_weight(meta: dict) -> float:
 
 class NetworkValues(Evaluator):
     """``puct``'s evaluator: a policy/value network (``path``: a checkpoint with a value
-    head, or ``"pretrained"``) in NumPy (:class:`SearchNet`).
+    head, or ``"pretrained"``) in NumPy (:class:`network.NetArrays`).
 
     Values are in the units of the checkpoint's training reward (:func:`terminal_mode`):
     the value head's ``v`` for the player ``p`` to move and ``-v/(n-1)`` for each of the
@@ -394,5 +347,5 @@ class NetworkValues(Evaluator):
 
 
 __all__ = ["Evaluator", "GreedyRollouts", "NetworkSource", "NetworkValues", "PolicyRollouts",
-           "RolloutEvaluator", "SearchNet", "search_net", "shaping_weight", "softmax",
+           "RolloutEvaluator", "search_net", "shaping_weight", "softmax",
            "terminal_mode"]

@@ -1,17 +1,16 @@
 """A trained policy inside numba: its forward pass and whole games played by it.
 
-:class:`PolicyWeights` copies the policy path of an ``ActorCritic`` (the shared first layer,
-the policy layers and the action head) into float32 arrays; :func:`policy_action` plays the
-most likely legal action of one position (or samples the softmax at a temperature) without
-leaving numba, and :func:`policy_rollout_margins` finishes many determinized copies of a
-position with every player played by the policy, as :func:`evaluation.rollout_margins` does
-with the greedy bot. The first layer reads only the rows of the observation's non-zero
+:func:`policy_weights` gives the loaded network's one NumPy copy (:class:`network.NetArrays`,
+shared with the search agents), whose ``args()`` are the policy path (the shared first layer,
+the policy layers and the action head); :func:`policy_action` plays the most likely legal
+action of one position (or samples the softmax at a temperature) without leaving numba, and
+:func:`policy_rollout_margins` finishes many determinized copies of a position with every
+player played by the policy, as :func:`evaluation.rollout_margins` does with the greedy bot. The first layer reads only the rows of the observation's non-zero
 entries (about 15% of them), and logits are computed for the legal actions alone.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba.typed import List
 
 from ..engine.actions import N_ACTIONS
 from ..engine.constants import CTX_GAME_OVER
@@ -21,35 +20,14 @@ from ..engine.mask import count_legal, legal_mask
 from ..engine.step import apply_action
 from ..envs.observation import OBS_SIZE, encode_obs
 from .evaluation import determinize, final_margin, greedy_action
-from .policy import per_module
+from .network import NetArrays
+from .policy import network_arrays
 
 
-class PolicyWeights:
-    """The policy path of a loaded ``ActorCritic`` or actor as numba-ready arrays."""
-
-    def __init__(self, module, activation: str):
-        def np32(x):
-            return np.ascontiguousarray(x.detach().cpu().numpy().astype(np.float32))
-
-        lin = module.features[0]
-        self.w1t = np.ascontiguousarray(np32(lin.weight).T)       # obs_size x features
-        self.b1 = np32(lin.bias)
-        self.pw = List([np32(m.weight) for m in module.policy_net if hasattr(m, "weight")])
-        self.pb = List([np32(m.bias) for m in module.policy_net if hasattr(m, "weight")])
-        self.wa = np32(module.action_net.weight)
-        self.ba = np32(module.action_net.bias)
-        self.relu = activation == "relu"
-
-    def args(self):
-        return self.w1t, self.b1, self.pw, self.pb, self.wa, self.ba, self.relu
-
-
-_WEIGHTS: dict = {}
-
-
-def policy_weights(module, meta: dict) -> PolicyWeights:
-    """The :class:`PolicyWeights` of a loaded module (made once per module)."""
-    return per_module(_WEIGHTS, module, lambda m: PolicyWeights(m, meta["arch"]["activation"]))
+def policy_weights(module, meta: dict) -> NetArrays:
+    """The NumPy copy of a loaded module (:func:`policy.network_arrays`, the one shared with
+    the search agents); ``.args()`` gives the arrays the kernels below take."""
+    return network_arrays(module, meta)
 
 
 @njit(cache=True)

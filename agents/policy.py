@@ -5,7 +5,9 @@ not the trainer (Stable-Baselines3): checkpoints are read weights-only by
 :mod:`caledonia_env.agents.checkpoint`. ``ppo:pretrained`` is the shipped
 policy for the game's player count (:func:`checkpoint.pretrained_path`): a
 :class:`PretrainedActor` reads the player count from each observation row, so
-one player serves games of every size, batched.
+one player serves games of every size, batched. :func:`load_network` keeps the one cache of
+loaded checkpoints, and with each its NumPy copy (:func:`network_arrays`) for the search
+agents and the numba rollouts.
 """
 from __future__ import annotations
 
@@ -18,9 +20,9 @@ from ..engine.constants import MAX_PLAYERS
 from ..engine.mask import legal_mask
 from ..envs.observation import O_NUM_PLAYERS, OBS_SIZE, encode_obs
 from . import checkpoint as ckpt
+from .network import NetArrays
 
 PRETRAINED = "pretrained"
-_NETWORKS: dict = {}
 
 
 def is_pretrained(param: str) -> bool:
@@ -37,6 +39,20 @@ def checkpoint_path(param: str, num_players: int = 2) -> str:
     return param
 
 
+class _Loaded:
+    """One cached checkpoint: its torch module, its metadata and (made on first use) its
+    NumPy copy."""
+
+    __slots__ = ("module", "meta", "arrays")
+
+    def __init__(self, module, meta: dict):
+        self.module, self.meta, self.arrays = module, meta, None
+
+
+#: the one cache of loaded checkpoints: (path, mtime, size, critic) -> _Loaded
+_NETWORKS: dict = {}
+
+
 def load_network(path, critic: bool = False):
     """``(module, meta)`` of a checkpoint: its actor, or its ``ActorCritic`` with
     ``critic=True``; cached per file version (path, mtime, size), so many agents share
@@ -47,22 +63,26 @@ def load_network(path, critic: bool = False):
         st = os.stat(path)
         key = (os.path.abspath(path), st.st_mtime_ns, st.st_size, critic)
     if key in _NETWORKS:
-        return _NETWORKS[key]
+        hit = _NETWORKS[key]
+        return hit.module, hit.meta
     ck = ckpt.load(path)
     net = ckpt.load_actor_critic(ck) if critic else ckpt.load_actor(ck)
-    out = (net, dict(ck.meta, sha256=ck.sha256, path=path))
+    meta = dict(ck.meta, sha256=ck.sha256, path=path)
     if key:
-        _NETWORKS[key] = out
-    return out
+        _NETWORKS[key] = _Loaded(net, meta)
+    return net, meta
 
 
-def per_module(cache: dict, module, build):
-    """``build(module)``, made once per loaded module and kept in ``cache`` (keyed by the
-    module's id, checked against the module itself)."""
-    hit = cache.get(id(module))
-    if hit is None or hit[0] is not module:
-        hit = cache[id(module)] = (module, build(module))
-    return hit[1]
+def network_arrays(module, meta: dict) -> NetArrays:
+    """The :class:`network.NetArrays` (NumPy copy) of a module: kept with the module's entry
+    in the checkpoint cache when :func:`load_network` loaded it, else made afresh (a module
+    built elsewhere, e.g. in training, may change between calls)."""
+    for hit in _NETWORKS.values():
+        if hit.module is module:
+            if hit.arrays is None:
+                hit.arrays = NetArrays(module, meta["arch"]["activation"])
+            return hit.arrays
+    return NetArrays(module, meta["arch"]["activation"])
 
 
 def count_and_path(kind: str, param: str | None, count: str) -> tuple[int, str]:
@@ -100,7 +120,7 @@ class PretrainedActor:
         return load_network(ckpt.pretrained_path(num_players, self.folder), critic)
 
     def __call__(self, obs):
-        import torch
+        import torch                    # optional extra (train): only when a policy plays
         counts = players_of(obs.numpy())
         if (counts == counts[0]).all():
             return self.network(int(counts[0]))[0](obs)
@@ -122,7 +142,7 @@ class PolicyPlayer:
 
     def __init__(self, actor, deterministic: bool = True, seed: int = 0, name: str = "ppo",
                  meta: dict | None = None):
-        import torch
+        import torch                    # optional extra (train): only when a policy plays
         self._torch = torch
         self.actor = actor
         self.deterministic = bool(deterministic)

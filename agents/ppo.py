@@ -19,7 +19,7 @@ from .registry import kinds, register
 
 def need_torch(kind: str) -> None:
     try:
-        import torch  # noqa: F401
+        import torch  # noqa: F401  (optional extra: checked, not used, here)
     except ImportError as e:
         raise ValueError(f"{kind} agents need torch: pip install -e '.[train]' ({e})") from None
 

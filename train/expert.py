@@ -33,14 +33,14 @@ from ..game import Game
 from ..tournament import pool_context, progress_bar
 
 
-def self_play_game(path: str, players: int, sims: int, seed: int, g: int,
+def self_play_game(path: str, num_players: int, sims: int, seed: int, g: int,
                    noise: float = 0.25) -> dict:
     """One self-play game (seed ``(seed, g)``) of ``puct:SIMS:path`` in every seat: the
     searched decisions' observations (float16), legal actions and root visit counts."""
     game_seed = seed * 1_000_003 + g
-    game = Game(GameConfig(num_players=players, seed=game_seed))
+    game = Game(GameConfig(num_players=num_players, seed=game_seed))
     bots = [PUCTAgent(sims, path, seed=game_seed * 8 + p, noise_frac=noise)
-            for p in range(players)]
+            for p in range(num_players)]
     obs, legal, visits = [], [], []
     buf = np.zeros(OBS_SIZE, np.float32)
     while not game.is_terminal:
@@ -61,7 +61,7 @@ def _worker(task):
     return self_play_game(*task)
 
 
-def collect(path: str, players: int = 2, sims: int = 32, games: int | None = None,
+def collect(path: str, num_players: int = 2, sims: int = 32, games: int | None = None,
             minutes: float | None = None, seed: int = 0, workers: int = 1,
             noise: float = 0.25, quiet: bool = False) -> dict:
     """Self-play data for :func:`fit`: ``games`` games, or as many as start within
@@ -70,13 +70,14 @@ def collect(path: str, players: int = 2, sims: int = 32, games: int | None = Non
         raise ValueError("give games or minutes")
     if games is not None and games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
-    if sims < 1 or workers < 1 or not 2 <= players <= 4:
+    if sims < 1 or workers < 1 or not 2 <= num_players <= 4:
         raise ValueError(f"need sims >= 1, workers >= 1 and 2-4 players; got sims={sims}, "
-                         f"workers={workers}, players={players}")
-    ckpt.load_actor_critic(ckpt.load(path))     # a clear error now: missing file, no value head
+                         f"workers={workers}, num_players={num_players}")
+    # a clear error now (missing or unsafe file, no value head), a warning for another count
+    ckpt.load_actor_critic(ckpt.load(path, num_players=num_players))
     limit = games if games is not None else 10**9
     deadline = None if minutes is None else time.monotonic() + 60 * minutes
-    tasks = ((path, players, sims, seed, g, noise) for g in range(limit))
+    tasks = ((path, num_players, sims, seed, g, noise) for g in range(limit))
     done = []
     bar = progress_bar(games or 0, "self-play games", quiet)
     if workers == 1:
@@ -104,7 +105,7 @@ def collect(path: str, players: int = 2, sims: int = 32, games: int | None = Non
             if legal else np.zeros(0, np.float32),
             "lens": np.array([len(x) for x in legal], np.int64),
             "game": np.array([r["game"] for r in done for _ in r["obs"]], np.int64),
-            "players": np.array(players), "sims": np.array(sims)}
+            "players": np.array(num_players), "sims": np.array(sims)}
 
 
 def save_data(data: dict, path: str) -> None:
@@ -121,7 +122,7 @@ def load_data(path: str) -> dict:
 
 
 def _batch(data, offs, idx, tau):
-    import torch
+    import torch                        # optional extra (train)
     x = torch.from_numpy(data["obs"][idx].astype(np.float32))
     mask = torch.zeros(len(idx), N_ACTIONS, dtype=torch.bool)
     target = torch.zeros(len(idx), N_ACTIONS)
@@ -139,7 +140,7 @@ def fit(path: str, data: dict, out: str, epochs: int = 3, lr: float = 1e-4, tau:
     checkpoint to ``out``. Returns the held-out cross-entropy, the argmax agreement with the
     most visited action and the value drift before and after, and the training loss of
     each epoch."""
-    import torch
+    import torch                        # optional extra (train)
     if epochs < 1 or not lr > 0 or not tau > 0 or batch < 1 or value_weight < 0:
         raise ValueError("need epochs >= 1, lr > 0, tau > 0, batch >= 1, value_weight >= 0")
     n = len(data["lens"])

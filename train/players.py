@@ -9,7 +9,6 @@ the same tables as ``caledonia play``).
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -17,13 +16,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from caledonia_env.config import GameConfig
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.envs.observation import OBS_SIZE, encode_obs
+from caledonia_env.game import Game
 
+from .. import agents
+from ..agents import checkpoint as ckpt
 from ..agents.policy import PolicyPlayer, checkpoint_path, is_pretrained
-from ..tournament import game_seeds, result_rows
+from ..tournament import game_seeds, result_rows, wilson
 
 _POLICIES: dict = {}
 
@@ -36,11 +39,7 @@ def load_policy(param: str, deterministic: bool = True, name: str | None = None,
     holding another file at that path). ``pretrained`` is the shipped policies, picked per
     game by its player count; its hash is that of the file for ``num_players``."""
     path = os.path.abspath(checkpoint_path(param, num_players))
-    try:
-        with open(path, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()
-    except OSError:                   # missing or a folder: the checkpoint loader says so
-        return PolicyPlayer.from_checkpoint(path, deterministic, name=name)
+    digest = ckpt.file_sha256(path)   # within the loader's limits; CheckpointError if unsafe
     if sha256 is not None and digest != sha256:
         raise ValueError(f"checkpoint {path} has sha256 {digest[:12]}..., expected "
                          f"{sha256[:12]}... (another file at that path on this machine?)")
@@ -57,8 +56,7 @@ def checkpoint_sha256(spec: str, num_players: int = 2) -> str:
     ``ppo:pretrained`` the file shipped for ``num_players``."""
     if not spec.startswith("ppo:"):
         return ""
-    with open(checkpoint_path(spec[4:], num_players), "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
+    return ckpt.file_sha256(checkpoint_path(spec[4:], num_players))
 
 
 def resolve(spec, deterministic: bool = True, sha256: str | None = None, num_players: int = 2):
@@ -72,7 +70,6 @@ def resolve(spec, deterministic: bool = True, sha256: str | None = None, num_pla
                 raise ValueError("ppo needs a checkpoint: ppo:PATH.zip or ppo:pretrained")
             return load_policy(param, deterministic, name=spec.strip(), sha256=sha256,
                                num_players=num_players)
-        from .. import agents
         agents.make(spec, seed=0)           # validate the name now (clear error)
         return _BotFactory(spec.strip())
     if getattr(spec, "batched", False) or hasattr(spec, "act"):
@@ -89,7 +86,6 @@ class _BotFactory:
         self.name = name
 
     def make(self, seed):
-        from .. import agents
         return agents.make(self.name, seed=seed)
 
 
@@ -111,9 +107,6 @@ def play_games(players: list, games: int | None, num_players: int | None = None,
     Returns tournament CSV rows (one per player per game), sorted by (game, player);
     ``agent`` is the role's label; ``deterministic=False`` makes ``ppo:`` players sample.
     """
-    from caledonia_env.config import GameConfig
-    from caledonia_env.game import Game
-
     n = num_players or len(players)
     if len(players) != n:
         raise ValueError(f"need one player per seat: {n} players, got {len(players)}")
@@ -238,7 +231,6 @@ class EvalStudy:
                 tuple(sorted(self.sha256.items())), self.deterministic)
 
     def validate(self) -> None:
-        from .. import agents
         if not self.matches or len({len(m) for m in self.matches}) != 1:
             raise ValueError(f"matches must be agent lists of one length, got {self.matches!r}")
         if not isinstance(self.per_match, int) or self.per_match < 1:
@@ -275,11 +267,8 @@ class EvalStudy:
         """One torch thread in a worker process; load the checkpoints; compile (or load
         from numba's cache) the engine, the observation encoder and each bot: one move each."""
         if os.getpid() != self.origin_pid:
-            import torch
+            import torch                # optional extra (train): only with policy players
             torch.set_num_threads(1)
-        from caledonia_env.config import GameConfig
-        from caledonia_env.game import Game
-        from .. import agents
         game = Game(GameConfig(num_players=self.n_players, seed=0, map=self.map,
                                **self.game_kw))
         for spec in sorted({s for m in self.matches for s in m}):
@@ -310,7 +299,6 @@ class EvalStudy:
 
 def summarize(rows: list[dict], role: int = 0) -> dict:
     """Win share of ``role`` with its Wilson 95% CI, mean VP (own and the others')."""
-    from caledonia_env.tournament import wilson
     mine = [r for r in rows if r["role"] == role]
     others = [r for r in rows if r["role"] != role]
     n = len(mine)

@@ -4,15 +4,17 @@ from __future__ import annotations
 import json
 import os
 
-from .trainer import read_csv
+from ..config import GameConfig
+from ..game import Game
+from ..tournament import save_figure
+from .runlog import read_csv
 
 
 def plot_run(run_dir: str, path: str, title: str | None = None) -> str:
     """Draw ``run_dir``'s eval.csv / train.csv to ``path`` (PNG); returns ``path``."""
-    import matplotlib
+    import matplotlib               # heavy: imported only when a curve is drawn
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from caledonia_env.tournament import save_figure
 
     evals = read_csv(os.path.join(run_dir, "eval.csv"))
     trains = read_csv(os.path.join(run_dir, "train.csv"))
@@ -81,8 +83,6 @@ def plot_run(run_dir: str, path: str, title: str | None = None) -> str:
 
 def _solo_panel(ax, evals, cfg):
     """Solo runs (R-9.2): mean evaluation VP with its 95% CI and the rating band edges."""
-    from caledonia_env.config import GameConfig
-    from caledonia_env.game import Game
     rs = [r for r in evals if r["opponent"] == "solo"]
     if rs:
         x = [int(r["timesteps"]) for r in rs]

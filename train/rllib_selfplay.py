@@ -16,14 +16,14 @@ from __future__ import annotations
 import argparse
 import os
 
+from ..envs.adapters import rllib_env
+
 ENV_NAME = "caledonia_v0"
 POLICY = "shared"
 
 
 def _make_env(env_config):
-    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-
-    from ..envs.adapters import rllib_env
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv  # optional extra (rllib)
     return PettingZooEnv(rllib_env(**dict(env_config)))
 
 

@@ -39,70 +39,17 @@ from caledonia_env.envs.observation import OBS_HIGH, OBS_SIZE, encode_obs
 from caledonia_env.envs.rewards import projected_score_diff, reward_mode, terminal_rewards
 from caledonia_env.game import Game, IllegalActionError
 
+from .. import agents
+from ..agents.checkpoint import build_actor
 from ..agents.policy import PolicyPlayer
-
-POOL_KEYS = ("self", "snapshot", "latest", "league")
-
-
-class OpponentMix:
-    """Weighted opponent kinds, parsed from ``"self=0.3,greedy=0.2,random"`` (weight 1 when
-    omitted; weights are normalized)."""
-
-    def __init__(self, text_or_items):
-        if isinstance(text_or_items, str):
-            items = []
-            for part in text_or_items.split(","):
-                part = part.strip()
-                if not part:
-                    continue
-                name, sep, w = part.rpartition("=") if "=" in part else (part, "", "1")
-                name = name.strip()
-                try:
-                    weight = float(w)
-                except ValueError:
-                    raise ValueError(f"opponent mix entry {part!r}: weight {w!r} is not a "
-                                     f"number (use NAME=WEIGHT, e.g. greedy=0.25)") from None
-                items.append((name, weight))
-        else:
-            items = [(str(k), float(v)) for k, v in text_or_items]
-        if not items:
-            raise ValueError("the opponent mix is empty; e.g. self=0.4,snapshot=0.3,greedy=0.3")
-        for name, w in items:
-            if not w >= 0:
-                raise ValueError(f"opponent weight of {name!r} must be >= 0, got {w}")
-            if name not in POOL_KEYS:
-                _check_agent_name(name)
-        total = sum(w for _, w in items)
-        if total <= 0:
-            raise ValueError("opponent weights sum to 0")
-        self.names = [n for n, _ in items]
-        self.probs = np.array([w / total for _, w in items])
-
-    def sample(self, rng) -> str:
-        return self.names[int(rng.choice(len(self.names), p=self.probs))]
-
-    def uses_pool(self) -> bool:
-        return any(n in POOL_KEYS for n, p in zip(self.names, self.probs) if p > 0)
-
-    def __str__(self):
-        return ",".join(f"{n}={p:.3g}" for n, p in zip(self.names, self.probs))
-
-
-def _check_agent_name(name):
-    if name.startswith("ppo:"):
-        return
-    from caledonia_env import agents
-    try:
-        agents.make(name, seed=0)
-    except ValueError as e:
-        raise ValueError(f"opponent mix: {e}\n(pool entries: {', '.join(POOL_KEYS)})") from None
+from .league import LEARNER
+from .opponents import POOL_KEYS, OpponentMix  # noqa: F401  (OpponentMix: re-exported)
 
 
 class SnapshotPool:
     """The learner's current policy (``self``) and its last ``size`` snapshots."""
 
     def __init__(self, arch, size: int = 10, seed: int = 0):
-        from ..agents.checkpoint import build_actor
         if size < 1:
             raise ValueError(f"pool size must be >= 1, got {size}")
         self.arch = arch
@@ -159,7 +106,7 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
                  league=None, shaping: float = 0.0, gamma: float = 1.0):
         if num_players not in (2, 3, 4):
             raise ValueError(f"num_players must be 2, 3 or 4, got {num_players}")
-        self.n_players = num_players
+        self.num_players = num_players
         self.mix = mix
         self.pool = pool
         self.league = league
@@ -205,22 +152,21 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
                 bot = PolicyPlayer.from_param(name[4:], deterministic=False, name=name)
                 self._bots[(None, None, name)] = bot
                 for k in range(self.num_envs):
-                    for q in range(self.n_players):
+                    for q in range(self.num_players):
                         self._bots[(k, q, name)] = bot
             else:
-                from caledonia_env import agents
                 bot = agents.make(name, seed=0)
                 self._bots[key] = bot
         return bot
 
     def _new_episode(self, i):
-        game = Game(GameConfig(num_players=self.n_players, seed=int(self.rng.integers(2**31 - 1)),
+        game = Game(GameConfig(num_players=self.num_players, seed=int(self.rng.integers(2**31 - 1)),
                                map=self.map, **self.game_kw))
         self.games[i] = game
         seat = self.fixed_seat if self.fixed_seat is not None else int(
-            self.rng.integers(self.n_players))
+            self.rng.integers(self.num_players))
         self.seats[i] = seat
-        for p in range(self.n_players):
+        for p in range(self.num_players):
             if p == seat:
                 self.opponents[i][p] = self.opponent_names[i][p] = None
                 continue
@@ -236,10 +182,9 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
         self.episodes += 1
 
     def _record(self, i, seat, game, winners):
-        from .league import LEARNER
         labels = [LEARNER if p == seat or self.opponents[i][p] is self.pool.current
-                  else self.opponent_names[i][p] for p in range(self.n_players)]
-        wins = [(1.0 / len(winners)) if p in winners else 0.0 for p in range(self.n_players)]
+                  else self.opponent_names[i][p] for p in range(self.num_players)]
+        wins = [(1.0 / len(winners)) if p in winners else 0.0 for p in range(self.num_players)]
         self.league.record(labels, game.scores(), wins)
 
     def _waiting(self, i) -> bool:

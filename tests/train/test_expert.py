@@ -26,7 +26,7 @@ def test_sb3_state_is_the_inverse_of_actor_critic_state():
 
 def test_self_play_records_the_root_visits_of_every_searched_decision(tmp_path):
     net = save_small(tmp_path / "net.zip", 3, seed=1)
-    data = expert.collect(net, players=3, sims=4, games=2, seed=5, quiet=True)
+    data = expert.collect(net, num_players=3, sims=4, games=2, seed=5, quiet=True)
     n = len(data["lens"])
     assert n > 50 and data["obs"].shape == (n, data["obs"].shape[1])
     assert data["obs"].dtype == np.float16 and len(data["game"]) == n
@@ -36,7 +36,7 @@ def test_self_play_records_the_root_visits_of_every_searched_decision(tmp_path):
         ids = data["legal"][offs[i]:offs[i + 1]]
         visits = data["visits"][offs[i]:offs[i + 1]]
         assert len(ids) >= 2 and ids.max() < N_ACTIONS and visits.sum() == 4
-    again = expert.collect(net, players=3, sims=4, games=1, seed=5, workers=2, quiet=True)
+    again = expert.collect(net, num_players=3, sims=4, games=1, seed=5, workers=2, quiet=True)
     k = int(data["lens"][data["game"] == 0].size)
     assert np.array_equal(again["obs"], data["obs"][:k])        # game g is the same anywhere
 
@@ -44,7 +44,7 @@ def test_self_play_records_the_root_visits_of_every_searched_decision(tmp_path):
 def test_fit_moves_the_policy_toward_the_visits_and_holds_the_value(tmp_path):
     net = save_small(tmp_path / "net.zip", 2, seed=2, train={"reward": "score_diff",
                                                                "shaping": 0.5})
-    data = expert.collect(net, players=2, sims=8, games=3, seed=1, quiet=True)
+    data = expert.collect(net, num_players=2, sims=8, games=3, seed=1, quiet=True)
     expert.save_data(data, tmp_path / "data.npz")
     data = expert.load_data(tmp_path / "data.npz")
     out = tmp_path / "expert.zip"
@@ -82,7 +82,7 @@ def test_bad_inputs_raise_clear_errors(tmp_path):
     with pytest.raises(ValueError, match="games or minutes"):
         expert.collect(net)
     with pytest.raises(ValueError, match="players"):
-        expert.collect(net, players=5, games=1)
+        expert.collect(net, num_players=5, games=1)
     with pytest.raises(ck.CheckpointError, match="no value head"):
         expert.collect(save_small(tmp_path / "actor.zip", value_head=False), games=1)
     np.savez(tmp_path / "bad.npz", obs=np.zeros(3))

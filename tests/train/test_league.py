@@ -108,7 +108,7 @@ def test_three_player_selfplay_with_drafted_clans_league_resume_and_reload(tmp_p
     import caledonia_env.agents.ppo  # noqa: F401
     from caledonia_env.agents import checkpoint as ck
     from caledonia_env.cli import build_parser
-    from caledonia_env.train.cli import _config_from_args
+    from caledonia_env.train.cli_train import config_from_args
     from caledonia_env.train.trainer import TrainConfig, train
     out = tmp_path / "run3p"
     cfg = TrainConfig(players=3, timesteps=2048, out=str(out), n_envs=4, n_steps=64,
@@ -127,7 +127,7 @@ def test_three_player_selfplay_with_drafted_clans_league_resume_and_reload(tmp_p
     args = build_parser().parse_args(
         ["train", "--out", str(copy), "--resume", "--timesteps", "3072",
          "--opponents", "league=1,random=1", "--max-minutes", "30", "--n-envs", "8"])
-    cfg2 = _config_from_args(args)
+    cfg2 = config_from_args(args)
     assert cfg2.out == str(copy) and cfg2.timesteps == 3072 and cfg2.max_minutes == 30
     assert cfg2.opponents == "league=1,random=1" and cfg2.n_envs == 4     # the model stays
     train(cfg2, resume=True, progress=False, log=lambda m: None)
@@ -151,12 +151,13 @@ def test_three_player_selfplay_with_drafted_clans_league_resume_and_reload(tmp_p
                                 n_steps=64, batch_size=64, net="32:16", fast_fraction=0.0,
                                 opponents="league=1,greedy=1", init=str(copy / "best.zip")),
                     progress=False, log=lambda m: None)
-    fresh.setup()
+    with pytest.warns(ck.PlayerCountWarning, match="trained for 3-player games, not for 4"):
+        fresh.setup()
     saved = ck.load(copy / "best.zip").state_dict
     own = fresh.model.policy.state_dict()
     for k in ("action_net.weight", "value_net.weight", "features_extractor.net.0.weight"):
         assert torch.equal(own[k], saved[k]), k
-    with pytest.raises(ck.CheckpointError, match="network"):
+    with pytest.raises(ck.CheckpointError, match="network"), pytest.warns(ck.PlayerCountWarning):
         Trainer(TrainConfig(players=2, out=str(tmp_path / "bad"), n_envs=2, net="64:16",
                             init=str(copy / "best.zip")), progress=False,
                 log=lambda m: None).setup()

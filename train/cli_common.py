@@ -1,0 +1,29 @@
+"""What the training commands share: the user-error exception, integer options with
+underscores, and the game options of the rules flags."""
+from __future__ import annotations
+
+import argparse
+
+from .. import tournament as tn
+from ..config import GameConfig, clan_options
+
+
+class CommandError(Exception):
+    """A user error: printed as 'caledonia COMMAND: error: ...' (exit code 2)."""
+
+
+def parse_int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r} (underscores are allowed, "
+                                         f"e.g. 2_000_000)") from None
+
+
+def game_options(args, num_players: int) -> dict:
+    """GameConfig options (clans, variants, ruleset…) of the rules options; ValueError if
+    invalid (checked by building a GameConfig)."""
+    clans, kw = tn.rules_from_args(args, num_players)
+    kw.update(clan_options(clans))
+    GameConfig(num_players=num_players, map=args.map, **kw)
+    return kw
