@@ -103,7 +103,7 @@ def _play_study(study, args, on_rows) -> tuple[list[dict], dict]:
             summary = scale.run_study(study, args.out or None, backend=args.backend,
                                       workers=args.workers, address=args.address,
                                       resume=args.resume, progress=bar.update,
-                                      on_rows=on_rows)
+                                      on_rows=on_rows, connect_timeout=args.connect_timeout)
     except ImportError as e:
         raise CommandError(str(e)) from None
     rows = scale.read_rows(args.out) if args.out else summary["rows"]
@@ -140,8 +140,10 @@ def cmd_evaluate(args) -> int:
     except (CommandError, ValueError) as e:     # ValueError: CheckpointError, bad agent names
         print(f"caledonia evaluate: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("\ncaledonia evaluate: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as e:
+        note = scale.interrupt_note(e)
+        print("\ncaledonia evaluate: interrupted" + (f"; {note}" if note else ""),
+              file=sys.stderr)
         return 130
 
 

@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from caledonia_env.game import Game
 from .. import agents
 from ..agents import checkpoint as ckpt
 from ..agents.policy import PolicyPlayer, checkpoint_path, is_pretrained
-from ..tournament import game_seeds, result_rows, wilson
+from ..tournament import game_seeds, result_rows, rule_fields, wilson
 
 _POLICIES: dict = {}
 
@@ -251,10 +252,33 @@ class EvalStudy:
         return (int(row["player"]) - self.match_game(row["game"])[1]) % self.n_players
 
     def belongs(self, row: dict) -> bool:
-        m, g = self.match_game(row["game"])
-        return (0 <= row["game"] < self.games
-                and row["game_seed"] == game_seeds(self.seed, g, self.n_players)[0]
-                and row["agent"] == self.matches[m][self.role(row)])
+        return self.mismatch([row]) is None
+
+    def mismatch(self, rows: list[dict]) -> str | None:
+        """None if ``rows`` (one game's rows from a results file) are what this study plays
+        in that game, else the first difference, named: the game seed (another --seed), an
+        agent, or a rules column (clan mode, variants, ruleset and its fingerprint), so
+        ``--resume`` never mixes evaluations under other rules (scale.check_resume)."""
+        G = rows[0]["game"]
+        m, g = self.match_game(G)
+        seed = game_seeds(self.seed, g, self.n_players)[0]
+        if not 0 <= G < self.games:
+            return f"game {G} is not one of this study's {self.games} games"
+        if rows[0]["game_seed"] != seed:
+            return f"game {G} has game seed {rows[0]['game_seed']}, this study's is {seed} (another --seed?)"
+        want = dict(self.rule_fields)
+        for r in rows:
+            want["agent"] = self.matches[m][self.role(r)]
+            for k, v in want.items():
+                if k in r and r[k] != v:
+                    return f"game {G}, player {r['player']}: {k} is {r[k]!r}, this study's is {v!r}"
+        return None
+
+    @cached_property
+    def rule_fields(self) -> dict:
+        """The rules columns every game of this study is played under (no seed enters them)."""
+        return rule_fields(GameConfig(num_players=self.n_players, seed=0, map=self.map,
+                                      **self.game_kw))
 
     def _player(self, spec: str):
         """The cached PolicyPlayer of a ``ppo:`` spec (hash checked), else the bot name."""

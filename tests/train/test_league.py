@@ -12,6 +12,7 @@ import pytest
 from caledonia_env import Game, GameConfig
 from caledonia_env.train import rating
 from caledonia_env.train.league import LEARNER, League, ranks
+from caledonia_env.train.players import EvalStudy
 
 
 def test_ranks_share_equal_vp():
@@ -162,3 +163,19 @@ def test_three_player_selfplay_with_drafted_clans_league_resume_and_reload(tmp_p
                             init=str(copy / "best.zip")), progress=False,
                 log=lambda m: None).setup()
     assert not (tmp_path / "bad" / "config.json").exists()   # so the same --out can be retried
+
+
+def test_eval_study_resume_names_another_seed_agent_or_rules():
+    """EvalStudy.mismatch (what --resume of `caledonia evaluate` checks): the rows of one of
+    its own games match; the same rows seen by a study with another seed, other agents or
+    other rules (a variant) are refused with the difference named."""
+    study = EvalStudy(matches=(("greedy", "random"),), per_match=2, seed=3)
+    rows = study.play([1])
+    assert study.mismatch(rows) is None and study.belongs(rows[0])
+    assert "game seed" in EvalStudy(matches=study.matches, per_match=2, seed=4).mismatch(rows)
+    assert "agent" in EvalStudy(matches=(("random", "greedy"),), per_match=2,
+                                seed=3).mismatch(rows)
+    other_rules = EvalStudy(matches=study.matches, per_match=2, seed=3,
+                            game_kw={"ports": False})
+    assert "variants" in other_rules.mismatch(rows)
+    assert "not one of" in EvalStudy(matches=study.matches, per_match=1, seed=3).mismatch(rows)
