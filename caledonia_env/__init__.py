@@ -5,6 +5,8 @@ data, map -> engine -> config -> scenario/records -> game -> env -> agents -> to
 -> train -> cli.
 This root module is the facade at the top: it wires the registrations.
 """
+import gymnasium
+
 from . import plugins
 from .config import GameConfig
 from .game import Game, IllegalActionError
@@ -21,7 +23,6 @@ __all__ = ["Game", "GameConfig", "IllegalActionError", "RecordError", "RecordWar
 
 def _register_gym():
     """``gymnasium.make("Caledonia-v0", ...)`` (the env module loads on first make)."""
-    import gymnasium
     if "Caledonia-v0" not in gymnasium.registry:
         gymnasium.register(id="Caledonia-v0", entry_point="caledonia_env.envs.gym_env:CaledoniaEnv")
     if "CaledoniaSolo-v0" not in gymnasium.registry:   # R-9.2 solo benchmark
@@ -44,13 +45,13 @@ if plugins.opponent_factory is None:
 def env(**options):
     """The wrapped PettingZoo AEC env (PettingZoo's ``env()`` convention; the envs load on
     first use so ``import caledonia_env`` stays light): :func:`caledonia_env.envs.aec.env`."""
-    from .envs import aec
+    from .envs import aec       # inside: the envs load on first use
     return aec.env(**options)
 
 
 def __getattr__(name):
     """Lazy ``raw_env``: the bare PettingZoo AEC class :class:`caledonia_env.envs.aec.raw_env`."""
     if name == "raw_env":
-        from .envs import aec
+        from .envs import aec   # inside: the envs load on first use
         return aec.raw_env
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

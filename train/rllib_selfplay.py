@@ -31,6 +31,7 @@ def build_config(num_players: int = 2, num_env_runners: int = 0, seed: int = 0,
                  hidden: tuple = (256, 256), train_batch: int = 4000, minibatch: int = 256,
                  **env_options):
     """A ``PPOConfig`` for self-play: all agents map to the policy ``"shared"``."""
+    # inside: ray[rllib] is an optional extra (rllib)
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -62,7 +63,7 @@ def train(iterations: int, address: str | None = None, checkpoint: str | None = 
           **config_kw) -> list[dict]:
     """Run ``iterations`` PPO iterations (``address=None``: a local Ray for the run);
     returns per iteration the env steps sampled and the mean episode return."""
-    import ray
+    import ray                  # inside: ray is an optional extra (rllib)
     if iterations < 1:
         raise ValueError(f"iterations must be >= 1, got {iterations!r}")
     started = not ray.is_initialized()
