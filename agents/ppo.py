@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from .base import Agent
 from .policy import PolicyPlayer
-from .registry import kinds, register
 
 
 def need_torch(kind: str) -> None:
@@ -44,14 +43,3 @@ class PPOAgent(Agent):
     def act(self, game) -> int:
         return self.player.act(game)
 
-
-def _factory(param, seed, **kw):
-    return PPOAgent(param, seed=seed, **kw)
-
-
-if "ppo" not in {k.name for k in kinds()}:
-    register("ppo", _factory,
-             help="a MaskablePPO policy trained by 'caledonia train' (needs the train extra).",
-             param="PATH of a checkpoint .zip, or 'pretrained' for the shipped policy of the "
-                   "game's player count",
-             param_required=True, example="ppo:runs/x/best.zip, ppo:pretrained")
