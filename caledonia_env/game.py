@@ -426,7 +426,8 @@ class Game:
             raise RecordError(f"the record's setup is invalid: {e}") from None
         if "map" in d and list(game.map) != list(d["map"]):
             raise RecordError("the record's map does not match its config and seed")
-        if game.ruleset.fingerprint() != d.get("ruleset_fingerprint", game.ruleset.fingerprint()):
+        if not game.ruleset.matches_fingerprint(d.get("ruleset_fingerprint",
+                                                      game.ruleset.fingerprint())):
             raise RecordError("the record was played with another ruleset (fingerprint differs)")
         return game
 

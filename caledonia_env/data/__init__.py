@@ -2,11 +2,12 @@
 
 Modules: ``names`` (fixed name orders), ``schema`` (pydantic models), ``checks``
 (cross-table checks, contracts), ``tables`` (the immutable ``Ruleset``), ``estimates``
-(provenance), ``loader`` (files and overrides). See docs/ruleset.md. ``load_ruleset()``
+(provenance), ``named`` (bundled alternative rulesets), ``loader`` (files and overrides). See docs/ruleset.md. ``load_ruleset()``
 returns the bundled default ``Ruleset``.
 """
 
 from .loader import DEFAULT_RULESET_DIR, load_ruleset  # noqa: F401  (re-exports)
+from .named import RULESETS_DIR, bundled_rulesets  # noqa: F401  (re-exports)
 from .names import (  # noqa: F401  (re-exports)
     BASIC_GOODS,
     BUILDINGS,
@@ -23,6 +24,7 @@ from .names import (  # noqa: F401  (re-exports)
     PROCESSED_GOODS,
     SCORING_KINDS,
     SCORING_TILES,
+    SOURCE_IDS,
     SOURCES,
     STARTING_TILES,
     TABLES,
@@ -35,7 +37,8 @@ from .names import (  # noqa: F401  (re-exports)
 from .tables import Ruleset  # noqa: F401  (re-export)
 
 __all__ = [
-    "load_ruleset", "Ruleset", "RulesetError", "DEFAULT_RULESET_DIR",
+    "load_ruleset", "Ruleset", "RulesetError", "DEFAULT_RULESET_DIR", "RULESETS_DIR",
+    "bundled_rulesets", "SOURCE_IDS",
     "SOURCES", "GOODS", "BASIC_GOODS", "PROCESSED_GOODS", "IMPORT_GOODS", "TRACKED_IMPORTS",
     "MEATS", "UNITS", "BUILDINGS", "WORKERS", "TERRAINS", "CLANS", "PORTS", "SCORING_TILES",
     "STARTING_TILES", "SCORING_KINDS", "PORT_KINDS", "PORT_PARAMS", "PORT_KIND_PARAMS",

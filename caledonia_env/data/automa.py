@@ -14,10 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
+from .named import bundled_rulesets
 from .names import MODULES
 from .safe_io import InputError, parse_json, read_text
 
 AUTOMA_DIR = Path(__file__).resolve().parent / "automa"
+#: the files a ruleset folder may carry to replace the bundled Automa data (docs/automa.md)
+AUTOMA_FILES = ("automa.json", "automa_cards.csv")
 ACTIONS = ("skip_turn", "technology_upgrade", "upgrade", "trade", "expand",
            "export_contract_fulfill", "export_contract_take")
 CRITERIA = ("port", "costs", "settlements", "neighborhood")
@@ -140,9 +143,11 @@ def _params(path: Path) -> dict:
 
 @lru_cache(maxsize=None)
 def load_automa(path: str | None = None) -> AutomaData:
-    """The Automa cards and parameters, from ``path`` (a directory) or the bundled data."""
+    """The Automa cards and parameters, from ``path`` (a ruleset directory: its
+    ``AUTOMA_FILES``) or the bundled data (``None``, a ruleset override file, a bundled
+    ruleset name)."""
     base = Path(path) if path else AUTOMA_DIR
-    if path and not base.is_dir():
+    if path and (not base.is_dir() or path in bundled_rulesets()):
         base = AUTOMA_DIR      # a ruleset override file: the Automa keeps the bundled data
     cards = base / "automa_cards.csv"
     params = base / "automa.json"

@@ -2,7 +2,8 @@
 
 Every game number lives in the data files of ``DEFAULT_RULESET_DIR`` (one JSON
 table per file plus ``contracts.csv``); see docs/ruleset.md for the tables,
-their provenance and how to override them.
+their provenance and how to override them.  A bundled name (``data/named.py``) stands
+for one of the named alternative rulesets.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
+from .automa import AUTOMA_FILES, AutomaDataError, load_automa
 from .checks import Ctx, check_contracts, cross_checks, parse_contracts_csv
+from .named import bundled_rulesets, ruleset_path
 from .names import JSON_TABLES, PLAYER_COUNT_KEYS, TABLES, RulesetError, show
 from .safe_io import InputError, check_depth, parse_json, read_text
 from .schema import validate_table
@@ -76,9 +79,13 @@ def load_ruleset(override: str | os.PathLike | Mapping[str, Any] | Ruleset | Non
     ``override`` may be:
 
     * ``None`` — the bundled default (cached; rulesets are immutable);
+    * the name of a bundled alternative ruleset (:func:`bundled_rulesets`, e.g.
+      ``"sourced-2026-11"``) — its override file in ``data/rulesets``;
     * a directory — each ``<table>.json`` / ``contracts.csv`` present there
       replaces the default file of that name; missing files fall back to the
-      default; other ``.json``/``.csv`` names are an error (typo protection);
+      default; ``automa.json`` / ``automa_cards.csv`` replace the Automa's data
+      (validated here, docs/automa.md); other ``.json``/``.csv`` names are an error
+      (typo protection);
     * a ``.json`` file — ``{"<table>": {...}, ...}`` merged recursively into the
       default tables (objects merge key by key; numbers, strings and lists
       replace); ``"contracts"`` may be given as a list of row objects;
@@ -105,15 +112,20 @@ def load_ruleset(override: str | os.PathLike | Mapping[str, Any] | Ruleset | Non
         _merge_override(tables, labels, dict(override), "<override>")
         return _validate_and_build(tables, labels)
 
-    path = Path(override)
+    path = ruleset_path(override)
     if path.is_symlink() and not path.exists():
         raise RulesetError(f"{path}: broken symbolic link or symbolic link loop")
     if path.is_dir():
-        known = set(_FILES.values())
+        known = (*_FILES.values(), *AUTOMA_FILES)
         for p in sorted(path.iterdir()):
             if p.suffix in (".json", ".csv") and p.name not in known:
                 raise RulesetError(f"{p}: unknown ruleset file '{p.name}' (known files: "
-                                   f"{', '.join(_FILES.values())})")
+                                   f"{', '.join(known)})")
+        if any((path / f).is_symlink() or (path / f).exists() for f in AUTOMA_FILES):
+            try:
+                load_automa(str(path))
+            except AutomaDataError as ex:
+                raise RulesetError(str(ex)) from None
         for table, fname in _FILES.items():
             p = path / fname
             if p.is_symlink() or p.exists():     # a link loop or a folder: an error, not skipped
@@ -127,7 +139,8 @@ def load_ruleset(override: str | os.PathLike | Mapping[str, Any] | Ruleset | Non
         _merge_override(tables, labels, data, str(path))
         return _validate_and_build(tables, labels)
     if not path.exists():
-        raise RulesetError(f"{path}: no such ruleset directory or file")
+        raise RulesetError(f"{path}: no such ruleset directory or file, nor a bundled ruleset "
+                           f"name (bundled: {', '.join(bundled_rulesets())})")
     raise RulesetError(f"{path}: a ruleset override is a directory or a .json file")
 
 

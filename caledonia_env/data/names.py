@@ -6,7 +6,13 @@ is indexed in these orders; the numbers themselves live in the data files.
 
 import json
 
-SOURCES = ("rulebook", "community", "estimate")
+#: provenance kinds (docs/ruleset.md): a ``source`` is one of these, some with a detail
+SOURCES = ("rulebook", "erratum", "faq", "sourced", "community", "estimate")
+#: the public sources a ``sourced:<ID>`` value names (../shared/DATA.md, "Public sources found")
+SOURCE_IDS = ("EN", "PB", "DA", "MP", "BGA")
+SOURCE_FORMS = ("rulebook, rulebook:<where> (e.g. rulebook:EN p.3), erratum[:<where>], "
+                "faq[:<where>], sourced:<ID>[/<ID>...] with ID one of " + ", ".join(SOURCE_IDS)
+                + ", community[:<where>], estimate")
 GOODS = ("wool", "grain", "milk", "bread", "cheese", "whisky")
 BASIC_GOODS = GOODS[:3]
 PROCESSED_GOODS = GOODS[3:]
@@ -56,6 +62,21 @@ TABLES = ("setup", "units", "economy", "market", "export_board", "starting_tiles
           "scoring_tiles", "ports", "final_scoring", "clans", "solo", "contracts")
 JSON_TABLES = TABLES[:-1]
 META = ("source", "sources", "note")        # provenance keys of any JSON object
+
+
+def source_kind(source) -> str:
+    """The kind (an item of ``SOURCES``) of a provenance string; ``ValueError`` naming the
+    allowed forms if it is none of them."""
+    if isinstance(source, str):
+        kind, sep, detail = source.partition(":")
+        if kind in ("rulebook", "erratum", "faq", "community") and (not sep or detail.strip()):
+            return kind
+        if kind == "estimate" and not sep:
+            return kind
+        ids = detail.split("/")
+        if kind == "sourced" and all(i in SOURCE_IDS for i in ids) and len(set(ids)) == len(ids):
+            return kind
+    raise ValueError(f"unknown source {show(source)} (allowed: {SOURCE_FORMS})")
 
 
 class RulesetError(ValueError):

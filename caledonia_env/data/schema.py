@@ -18,8 +18,8 @@ from pydantic_core import PydanticCustomError
 
 from .names import (CLAN_START_FIELDS, CLANS, CONTRACT_COLUMNS, GOODS, MAX_PLAYERS, MAX_VALUE, META,
                     PLAYER_COUNT_KEYS, PORT_KIND_PARAMS, PORT_KINDS, PORTS, SCORING_KINDS,
-                    SCORING_TILES, SOURCES, STARTING_TILES, TERRAINS, TRACKED_IMPORTS, UNITS,
-                    RulesetError, show)
+                    SCORING_TILES, SOURCE_FORMS, STARTING_TILES, TERRAINS, TRACKED_IMPORTS, UNITS,
+                    RulesetError, show, source_kind)
 
 
 def _fail(msg: str, at: str | None = None):
@@ -86,7 +86,15 @@ def List(item, min_len: int = 0, length: int | None = None, distinct: bool = Fal
     return Annotated[t, AfterValidator(_distinct)] if distinct else t
 
 
-Source = Choice(SOURCES, "source")
+def _source_check(v: Any):
+    try:
+        source_kind(v)
+    except ValueError as ex:
+        raise _fail(str(ex)) from None
+    return v
+
+
+Source = Annotated[Any, PlainValidator(_source_check)]
 
 
 # ---------------------------------------------------------------------------
@@ -134,7 +142,7 @@ class Node(BaseModel):
                                 "must match its list field item by item)", pk)
             for i, x in enumerate(items):
                 try:
-                    _choice_check(SOURCES, "source", False, x)
+                    _source_check(x)
                 except PydanticCustomError as ex:
                     raise _fail(ex.context["msg"],
                                 pk + (f", item {i + 1}" if isinstance(s, list) else "")) from None
@@ -344,7 +352,7 @@ def _message(e: dict, model) -> tuple[list[str], str]:
         key = loc[-1]
         noun = cls.key(key).rsplit(" '", 1)[0]
         if typ == "missing":
-            hint = f" (one of: {', '.join(SOURCES)})" if key == "source" else ""
+            hint = f" (allowed: {SOURCE_FORMS})" if key == "source" else ""
             return segs, f"missing {noun} '{key}'{hint}"
         known = ", ".join(cls.data_keys())
         return segs, f"unknown {noun} '{key}' ({'known' if cls.ROW else 'expected'}: {known})"

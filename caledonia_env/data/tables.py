@@ -11,7 +11,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .estimates import walk_estimates
+from .estimates import strip_provenance, walk_provenance
 from .names import (BASIC_GOODS, CLAN_START_FIELDS, CLANS, CONTRACT_COLUMNS, GOODS, IMPORT_GOODS,
                     JSON_TABLES, MAX_PLAYERS, META, MEATS, PLAYER_COUNT_KEYS, PORT_KINDS,
                     PORT_PARAMS, PORTS, SCORING_KINDS, SCORING_TILES, STARTING_TILES, TERRAINS, UNITS, RulesetError)
@@ -219,7 +219,7 @@ class Ruleset:
     sources: Mapping[str, str]
     files: Mapping[str, str]          # table -> the file (or override) it was read from
     _raw: Mapping[str, Any]
-    _estimates: tuple[tuple[str, str, Any], ...]
+    _provenance: tuple[tuple[str, str, Any, str], ...]
     _fingerprint: str
 
     def to_dict(self) -> dict[str, Any]:
@@ -230,12 +230,25 @@ class Ruleset:
         return json.loads(json.dumps(_thaw(self._raw)))
 
     def fingerprint(self) -> str:
-        """sha256 hex digest of the canonical JSON of :meth:`to_dict`."""
+        """sha256 hex digest of the canonical JSON of :meth:`to_dict` without its provenance
+        (``source``, ``sources``, ``note``, ``contracts_source``): the game's numbers only."""
         return self._fingerprint
+
+    def matches_fingerprint(self, fingerprint: str) -> bool:
+        """Whether ``fingerprint`` (e.g. from a game record) names this ruleset's numbers:
+        its :meth:`fingerprint`, or an older fingerprint of the same numbers
+        (``LEGACY_FINGERPRINTS``, from before provenance was left out)."""
+        return fingerprint == self._fingerprint or \
+            LEGACY_FINGERPRINTS.get(fingerprint) == self._fingerprint
+
+    def provenance(self) -> list[tuple[str, str, Any, str]]:
+        """``(table, path, value, source)`` for every value of every table (contracts:
+        ``[row].column`` with the export board's ``contracts_source``)."""
+        return [(t, p, copy.deepcopy(v), s) for t, p, v, s in self._provenance]
 
     def estimates(self) -> list[tuple[str, str, Any]]:
         """``(table, path, value)`` for every value whose source is ``estimate``."""
-        return [(t, p, copy.deepcopy(v)) for t, p, v in self._estimates]
+        return [(t, p, v) for t, p, v, s in self.provenance() if s == "estimate"]
 
     def error(self, table: str, path: str | list, msg: str) -> RulesetError:
         """A :class:`RulesetError` naming the file, ``table`` and JSON ``path`` (dotted or keys)."""
@@ -277,8 +290,15 @@ class Ruleset:
         return hash(self._fingerprint)
 
     def __repr__(self):
-        n_est = len(self._estimates)
+        n_est = sum(s == "estimate" for *_, s in self._provenance)
         return f"Ruleset(fingerprint={self._fingerprint[:12]}…, {n_est} estimated values)"
+
+
+#: fingerprints of earlier bundled defaults (which hashed the provenance too) -> the
+#: fingerprint of the same numbers now; old game records of those rulesets still replay
+LEGACY_FINGERPRINTS = {
+    "0fca3a26a6a82a1882e4b299f5b68a114f42e430d49f8e8806bd0f8e34daa3fd": "f8b501b415080472b2b15efd3b228583f1259ec298f670b8fb25efd9188bdcd4",
+}
 
 
 def _thaw(v):
@@ -419,11 +439,14 @@ def build(t: dict[str, Any], files: Mapping[str, str]) -> Ruleset:
 
     sources = {k: t[k]["source"] for k in JSON_TABLES}
     sources["contracts"] = t["export_board"]["contracts_source"]
-    estimates = tuple((k, p, v) for k in JSON_TABLES for p, v in walk_estimates(t[k]))
-    canon = json.dumps(t, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    provenance = tuple((k, p, v, src) for k in JSON_TABLES for p, v, src in walk_provenance(t[k]))
+    provenance += tuple(("contracts", p, v, src) for p, v, src in
+                        walk_provenance(t["contracts"], sources["contracts"]))
+    canon = json.dumps(strip_provenance(t), sort_keys=True, separators=(",", ":"),
+                       ensure_ascii=True)
     return Ruleset(
         setup=setup, units=units, economy=economy, market=market, export_board=export_board,
         starting_tiles=starting_tiles, scoring_tiles=scoring_tiles, ports=ports,
         final_scoring=final_scoring, clans=clans, solo=solo, contracts=contracts,
-        sources=MappingProxyType(sources), files=MappingProxyType(dict(files)), _raw=_freeze(t), _estimates=estimates,
+        sources=MappingProxyType(sources), files=MappingProxyType(dict(files)), _raw=_freeze(t), _provenance=provenance,
         _fingerprint=hashlib.sha256(canon.encode()).hexdigest())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..config import CLAN_NAMES
-from ..data import load_ruleset
+from ..data import bundled_rulesets, load_ruleset
 from ..engine.tables import check_engine_support
 from .variants import VARIANTS, variant_options
 
@@ -28,9 +28,10 @@ def add_rules_options(p, clans: bool = True, auction: bool = True, solo: bool = 
     g.add_argument("--variant", default=None, metavar="NAME[,NAME]",
                    help="rule variants, comma separated: " + ", ".join(VARIANTS)
                         + " (e.g. --variant no-ports,static-imports)")
-    g.add_argument("--ruleset", default=None, metavar="PATH",
-                   help="a ruleset folder or .json file of overrides of the bundled numbers "
-                        "(docs/ruleset.md), e.g. --ruleset my_rules.json")
+    g.add_argument("--ruleset", default=None, metavar="PATH|NAME",
+                   help="a ruleset folder or .json file of overrides of the bundled numbers, "
+                        "or a bundled ruleset name (" + ", ".join(bundled_rulesets())
+                        + "; docs/ruleset.md), e.g. --ruleset sourced-2026-11")
 
 
 def rules_from_args(args, num_players: int, clans: bool = True) -> tuple[object, dict]:

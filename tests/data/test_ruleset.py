@@ -15,6 +15,7 @@ from caledonia_env.data import (
     PORT_KINDS, PORT_PARAMS, PORTS, SCORING_KINDS, SCORING_TILES, SOURCES, STARTING_TILES,
     TABLES, TERRAINS, UNITS, Ruleset, RulesetError, load_ruleset,
 )
+from caledonia_env.data.names import source_kind
 from caledonia_env.engine.actions import PRICE_DELTAS
 from caledonia_env.engine.constants import MAX_DRAW, MAX_NB_BUY
 from caledonia_env.engine.tables import CAPACITY_LIMITS, check_engine_support
@@ -243,11 +244,11 @@ def test_solo(rs):
 # ---------------------------------------------------------------------------
 def test_every_table_has_a_valid_source(rs):
     assert set(rs.sources) == set(TABLES)
-    assert all(s in SOURCES for s in rs.sources.values())
+    assert all(source_kind(s) in SOURCES for s in rs.sources.values())
     assert rs.sources["contracts"] == "community"
     assert rs.sources["market"] == "estimate" and rs.sources["units"] == "rulebook"
     for f in DEFAULT_RULESET_DIR.glob("*.json"):
-        assert json.loads(f.read_text())["source"] in SOURCES, f.name
+        assert source_kind(json.loads(f.read_text())["source"]) in SOURCES, f.name
 
 
 def test_estimates_list_data_md_estimates(rs):
@@ -272,11 +273,28 @@ def test_estimates_list_data_md_estimates(rs):
                                                        "final_scoring", "setup")]
 
 
-def test_docs_list_every_estimate(rs):
+def _docs_estimates() -> tuple[set, int]:
+    """The (table, path, value) items of docs/ruleset.md's Estimates list, and its count line."""
     text = DOCS.read_text()
-    est = text[text.index("## Estimates"):]
-    missing = [(t, p) for t, p, _ in rs.estimates() if f"`{t}`" not in est or f"`{p}`" not in est]
-    assert not missing
+    section = text[text.index("## Estimates"):]
+    items, table = set(), None
+    for line in section.splitlines():
+        head = re.match(r"- `(\w+)`", line)
+        if head:
+            table = head.group(1)
+            line = line[head.end():]
+        for path, value in re.findall(r"`([\w.\[\]]+)` = (\[[-\d, ]*\]|-?\d+)", line):
+            items.add((table, path, value.replace(" ", "")))
+    count = re.search(r"\*\*(\d+) values are estimates\*\*", section)
+    return items, int(count.group(1)) if count else -1
+
+
+def test_docs_list_every_estimate_and_nothing_else(rs):
+    listed, count = _docs_estimates()
+    data = {(t, p, json.dumps(v).replace(" ", "")) for t, p, v in rs.estimates()}
+    assert not data - listed, "estimates missing from docs/ruleset.md"
+    assert not listed - data, "docs/ruleset.md lists values that are not estimates (or differ)"
+    assert count == len(rs.estimates()) == len(data), "the count line of docs/ruleset.md"
 
 
 # ---------------------------------------------------------------------------

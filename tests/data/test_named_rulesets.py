@@ -1,0 +1,227 @@
+"""Provenance vocabulary and Ruleset.provenance(), named bundled rulesets, fingerprints of the
+numbers only, and Automa data in a ruleset folder (docs/ruleset.md, docs/automa.md)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+
+import pytest
+
+from caledonia_env import Game, GameConfig
+from caledonia_env.cli import main
+from caledonia_env.data import (
+    DEFAULT_RULESET_DIR, RULESETS_DIR, SOURCE_IDS, SOURCES, RulesetError, UNITS, bundled_rulesets,
+    load_ruleset,
+)
+from caledonia_env.data.automa import AUTOMA_DIR
+from caledonia_env.data.estimates import strip_provenance
+from caledonia_env.data.names import source_kind
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.board import pofs
+
+#: sha256 of the numbers of the bundled default as of 2026-11 (= estimates-2026-11, forever)
+ESTIMATES_2026_11 = "f8b501b415080472b2b15efd3b228583f1259ec298f670b8fb25efd9188bdcd4"
+#: the default's fingerprint before provenance was left out of it (records_v2.json carries it)
+LEGACY_DEFAULT = "0fca3a26a6a82a1882e4b299f5b68a114f42e430d49f8e8806bd0f8e34daa3fd"
+
+
+@pytest.fixture(scope="module")
+def rs():
+    return load_ruleset()
+
+
+# ---------------------------------------------------------------- provenance vocabulary
+@pytest.mark.parametrize("source, kind", [
+    ("rulebook", "rulebook"), ("rulebook:EN p.3", "rulebook"), ("erratum", "erratum"),
+    ("faq:solo imports", "faq"), ("sourced:PB", "sourced"), ("sourced:EN/PB/BGA", "sourced"),
+    ("community", "community"), ("community:Automa helper app", "community"),
+    ("estimate", "estimate"),
+])
+def test_source_forms(source, kind):
+    assert source_kind(source) == kind
+
+
+@pytest.mark.parametrize("source", ["guess", "sourced", "sourced:", "sourced:XY",
+                                    "sourced:PB/PB", "sourced:pb", "estimate:mine", "rulebook:",
+                                    "Rulebook", 3, None])
+def test_bad_source_forms(source):
+    with pytest.raises(ValueError, match="unknown source .*allowed: rulebook, rulebook:<where>"):
+        source_kind(source)
+
+
+@pytest.mark.parametrize("where, value", [
+    ("sources", {"cost": "sourced:XY"}), ("source", "sourced:PB/"), ("sources", {"cost": "FAQ"})])
+def test_bad_source_in_a_file_names_file_field_and_forms(tmp_path, where, value):
+    d = json.loads((DEFAULT_RULESET_DIR / "units.json").read_text())
+    d["sheep"][where] = value
+    (tmp_path / "units.json").write_text(json.dumps(d))
+    with pytest.raises(RulesetError) as ex:
+        load_ruleset(str(tmp_path))
+    msg = str(ex.value)
+    assert msg.startswith(f"{tmp_path / 'units.json'}: table 'units', unit 'sheep', field '{where}'")
+    assert "unknown source" in msg and "sourced:<ID>" in msg and ", ".join(SOURCE_IDS) in msg
+    assert "\n" not in msg
+
+
+def test_provenance_covers_every_value(rs):
+    prov = rs.provenance()
+    leaves = 0
+    for table, data in strip_provenance(rs.to_dict()).items():
+        stack = [data]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, dict):
+                stack.extend(x.values())
+            elif isinstance(x, list) and any(isinstance(i, dict) for i in x):
+                stack.extend(x)
+            else:
+                leaves += 1
+    # contract_cost_by_round has per-item sources: 5 values where the leaf count sees one list
+    assert len(prov) == leaves + 4
+    assert all(source_kind(s) in SOURCES for *_, s in prov)
+    got = {(t, p): (v, s) for t, p, v, s in prov}
+    assert got[("units", "sheep.cost")] == (4, "estimate")
+    assert got[("units", "bakery.cost")] == (8, "rulebook:Campbell and Robertson examples")
+    assert got[("units", "miner.income_upgraded")] == (8, "rulebook:EN p.3")
+    assert got[("units", "sheep.count")] == (4, "rulebook")
+    assert got[("export_board", "contract_cost_by_round[4]")] == (15, "rulebook:Buchanan example")
+    assert got[("export_board", "contract_cost_by_round[2]")][1].startswith("community")
+    assert got[("export_board", "pass_bonus_by_players.4")] == (
+        [16, 14, 12, 10], "community:Automa helper app")
+    assert got[("scoring_tiles", "T3.unit_glory.field")] == (2, "rulebook")
+    assert got[("contracts", "[0].need_wool")] == (4, "community")
+    assert sum(t == "contracts" for t, *_ in prov) == len(rs.contracts) * 14
+    assert [(t, p, v) for t, p, v, s in prov if s == "estimate"] == rs.estimates()
+
+
+def test_provenance_is_not_part_of_the_fingerprint(rs):
+    d = rs.to_dict()
+    d["units"]["sheep"]["sources"]["cost"] = "sourced:PB"
+    d["units"]["note"] = "checked against my copy"
+    marked = load_ruleset(d)
+    assert marked.fingerprint() == rs.fingerprint()
+    assert ("units", "sheep.cost", 4) not in marked.estimates()
+    d["units"]["sheep"]["cost"] = 5
+    assert load_ruleset(d).fingerprint() != rs.fingerprint()
+
+
+def test_records_of_the_earlier_fingerprint_still_match(rs):
+    assert rs.fingerprint() == ESTIMATES_2026_11          # the default's numbers unchanged
+    assert rs.matches_fingerprint(LEGACY_DEFAULT) and rs.matches_fingerprint(rs.fingerprint())
+    assert load_ruleset("estimates-2026-11").matches_fingerprint(LEGACY_DEFAULT)
+    assert not load_ruleset("sourced-2026-11").matches_fingerprint(LEGACY_DEFAULT)
+    assert not rs.matches_fingerprint("0" * 64)
+
+
+# ---------------------------------------------------------------- named rulesets
+def test_bundled_names():
+    assert bundled_rulesets() == ("estimates-2026-11", "sourced-2026-11")
+    assert sorted(p.name for p in RULESETS_DIR.iterdir()) == [
+        "estimates-2026-11.json", "sourced-2026-11.json"]
+
+
+def test_estimates_2026_11_restates_every_estimate_of_that_default(rs):
+    est = load_ruleset("estimates-2026-11")
+    assert est.fingerprint() == ESTIMATES_2026_11 == rs.fingerprint()
+    assert est.estimates() == rs.estimates()
+    assert len(est.estimates()) == 75
+    # the file itself marks each value it holds as an estimate (so it stays one after the
+    # default's provenance moves)
+    over = json.loads((RULESETS_DIR / "estimates-2026-11.json").read_text())
+    over_rs = load_ruleset(over)
+    listed = {(t, p) for t, p, _ in rs.estimates()}
+    assert {(t, p) for t, p, _, s in over_rs.provenance() if s == "estimate"} >= listed
+
+
+def test_sourced_2026_11_values_and_provenance(rs):
+    src = load_ruleset("sourced-2026-11")
+    cost = dict(zip(UNITS, src.units.cost.tolist()))
+    assert (cost["sheep"], cost["cow"], cost["field"], cost["cheese_dairy"]) == (8, 9, 18, 12)
+    assert {u: c for u, c in cost.items() if u not in ("sheep", "cow", "field", "cheese_dairy")} \
+        == {u: c for u, c in zip(UNITS, rs.units.cost.tolist())
+            if u not in ("sheep", "cow", "field", "cheese_dairy")}
+    assert src.economy.shipping_max_level == 5 and rs.economy.shipping_max_level == 6
+    prov = {(t, p): s for t, p, _, s in src.provenance()}
+    assert all(prov[("units", f"{u}.cost")] == "sourced:PB"
+               for u in ("sheep", "cow", "field", "cheese_dairy"))
+    assert prov[("economy", "shipping.max_level")] == "sourced:EN/PB/BGA"
+    assert len(src.estimates()) == len(rs.estimates()) - 5
+    assert len({rs.fingerprint(), src.fingerprint()}) == 2
+    # the same numbers as a path give the same ruleset
+    assert load_ruleset(str(RULESETS_DIR / "sourced-2026-11.json")) == src
+
+
+def test_unknown_name_lists_the_bundled_names():
+    with pytest.raises(RulesetError) as ex:
+        load_ruleset("sourced-2027")
+    assert str(ex.value) == ("sourced-2027: no such ruleset directory or file, nor a bundled "
+                             "ruleset name (bundled: estimates-2026-11, sourced-2026-11)")
+
+
+def test_a_bundled_name_wins_over_a_same_named_folder(tmp_path, monkeypatch):
+    (tmp_path / "sourced-2026-11").mkdir()
+    (tmp_path / "sourced-2026-11" / "units.json").write_text("{")
+    monkeypatch.chdir(tmp_path)
+    assert load_ruleset("sourced-2026-11").economy.shipping_max_level == 5
+    with pytest.raises(RulesetError, match="malformed JSON"):
+        load_ruleset("./sourced-2026-11")
+
+
+def test_game_config_takes_a_name():
+    g = Game(GameConfig(num_players=2, seed=3, ruleset="sourced-2026-11"))
+    assert g.ruleset == load_ruleset("sourced-2026-11")
+    assert int(g.tables[L.T_SHIP_MAX]) == 5
+    while not g.is_terminal:
+        g.step(int(g.legal_actions()[-1]))
+        assert max(int(g.state[pofs(p) + L.P_SHIP]) for p in range(2)) <= 5
+    again = Game.from_json(json.loads(g.to_json()))   # the record names the ruleset
+    assert again.history == g.history and again.ruleset == g.ruleset
+
+
+def test_cli_play_with_a_named_ruleset(tmp_path, capsys):
+    out = tmp_path / "r.csv"
+    assert main(["play", "--ruleset", "sourced-2026-11", "--players", "greedy,random",
+                 "--games", "2", "-q", "--out", str(out)]) in (0, None)
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 4
+    assert {r["ruleset"] for r in rows} == {"sourced-2026-11"}
+    assert {r["ruleset_fingerprint"] for r in rows} == {load_ruleset("sourced-2026-11").fingerprint()}
+    assert main(["play", "--ruleset", "nope", "--players", "greedy,random", "--games", "1"]) == 2
+    assert "bundled: estimates-2026-11, sourced-2026-11" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- Automa data in a ruleset
+def _automa_folder(tmp_path, money):
+    d = json.loads((AUTOMA_DIR / "automa.json").read_text())
+    d["levels"][2]["money"] = money
+    (tmp_path / "automa.json").write_text(json.dumps(d))
+    return str(tmp_path)
+
+
+def test_a_ruleset_folder_may_carry_automa_data(tmp_path):
+    folder = _automa_folder(tmp_path, 90)
+    assert load_ruleset(folder) == load_ruleset()     # the game tables are the default ones
+    base = Game(GameConfig(num_players=3, automa={0: 3}, seed=5))
+    own = Game(GameConfig(num_players=3, automa={0: 3}, seed=5, ruleset=folder))
+    assert int(base.tables[L.T_AM_MONEY + 3]) == 70 and int(own.tables[L.T_AM_MONEY + 3]) == 90
+    money = L.P_MONEY + pofs(0)
+    assert int(own.state[money]) == int(base.state[money]) + 20
+    plain = Game(GameConfig(num_players=3, automa={0: 3}, seed=5))
+    assert (plain.state == base.state).all()           # the default is unchanged
+
+
+def test_bad_automa_data_in_a_ruleset_folder_is_a_ruleset_error(tmp_path):
+    shutil.copy(AUTOMA_DIR / "automa.json", tmp_path / "automa.json")
+    rows = (AUTOMA_DIR / "automa_cards.csv").read_text().splitlines()
+    rows[1] = rows[1].replace("technology_upgrade", "fly")
+    (tmp_path / "automa_cards.csv").write_text("\n".join(rows))
+    with pytest.raises(RulesetError, match=r"automa_cards.csv row 2: action 'fly'"):
+        load_ruleset(str(tmp_path))
+    (tmp_path / "automa_cards.csv").unlink()
+    (tmp_path / "automa.jsn").write_text("{}")       # other names stay refused
+    load_ruleset(str(tmp_path))
+    (tmp_path / "automata.json").write_text("{}")
+    with pytest.raises(RulesetError, match=r"unknown ruleset file 'automata.json' .*automa.json"):
+        load_ruleset(str(tmp_path))
