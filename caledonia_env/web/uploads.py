@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from ..data.named import bundled_rulesets
 from .guards import check_depth, shown
 
 RECORD_HELP = ("written by Game.to_json or 'caledonia play --record-dir'")
@@ -41,9 +42,13 @@ def parse_upload(text: str, rulesets=()) -> tuple[dict, list[str]]:
 
 
 def check_ruleset(value, where: str, rulesets=()) -> None:
-    """ValueError unless ``value`` is None (the bundled ruleset) or one of ``rulesets``."""
-    if value is None or (isinstance(value, str) and value in rulesets):
+    """ValueError unless ``value`` is None (the default ruleset), the name of a bundled
+    alternative ruleset (``load_ruleset`` resolves those names before any path, so no file
+    named by the request is read) or one of ``rulesets``."""
+    if value is None or (isinstance(value, str) and (value in rulesets
+                                                     or value in bundled_rulesets())):
         return
     also = " or a ruleset this server was started with" if rulesets else ""
-    raise ValueError(f"{where} must be null (the bundled ruleset){also}: an uploaded record "
+    raise ValueError(f"{where} must be null (the default ruleset), a bundled ruleset name "
+                     f"({', '.join(bundled_rulesets())}){also}: an uploaded record "
                      f"cannot name a ruleset file, got {shown(value)}")

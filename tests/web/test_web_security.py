@@ -240,6 +240,13 @@ def test_a_ruleset_the_server_was_started_with_is_accepted(tmp_path):
     assert "config.ruleset" in detail(plain.post("/api/replays", json={"record": rec}))
 
 
+def test_a_bundled_ruleset_name_is_accepted(client):
+    """A bundled alternative ruleset is a name the loader resolves before any path."""
+    rec = json.dumps(a_record(ruleset="sourced-2026-11"))
+    v = client.post("/api/replays", json={"record": rec}).json()
+    assert v["length"] == 12 and v["warnings"] == []
+
+
 @pytest.mark.filterwarnings("ignore:game record version 3 has no checksum")
 def test_a_record_without_checksum_replays_with_a_warning(client):
     rec = a_record()
