@@ -192,9 +192,10 @@ def main(argv=None) -> int:
     except RulesetError as e:
         p.error(str(e))
     only = _names(a.estimates) if a.estimates else None
-    if only and set(only) - keys:
-        p.error(f"--estimates: not an estimate of the ruleset: {', '.join(sorted(set(only) - keys))}"
-                f"; allowed: {', '.join(sorted(keys))}")
+    unknown = sorted(set(only or ()) - keys)
+    if unknown:
+        p.error(f"--estimates: not an estimate of the ruleset: {', '.join(unknown)}; "
+                f"allowed: {', '.join(sorted(keys))}")
     result = {"games": a.games, "seed": a.seed, "ruleset": a.ruleset or "bundled",
               "calibration": calibrate(_names(a.agents), a.games, a.seed, a.ruleset,
                                        a.workers, a.quiet)}

@@ -161,3 +161,14 @@ def test_balance_perturb_bad_input_exits_2(tmp_path, capsys, args, needle):
                  *[str(tmp_path / a) if a.endswith((".json", ".parquet")) else a
                    for a in args]]) == 2
     assert needle in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("end", ["lo", "hi"])
+def test_track_ranges_keep_the_known_prices(end):
+    """DA: milk starts at £5 on the 2-player side; EN p.4: whisky 10 -> 12 after two."""
+    ranges, market = load_ranges(), load_ruleset().to_dict()["market"]
+    milk = pt.scale_market_track(market["milk"], getattr(ranges["market:milk"], end))
+    assert milk["start_1_2"] == 5
+    f = getattr(ranges["market:whisky"], end)
+    assert [pt._round(p * f) for p in (10, 11, 12)] == [10, 11, 12]
+    assert pt.scale_market_track(market["whisky"], f)["start_3_4"] == 10

@@ -203,7 +203,8 @@ def write_ensemble_csv(rows: list[dict], path: str) -> None:
 
 def format_ensemble(summary: list[dict], title: str) -> str:
     """Text table of :func:`ensemble_summary`."""
-    head = f"{'clan':<14}{'draws':>6}{'mean win %':>12}{'5-95% range':>15}{'first %':>9}{'last %':>8}"
+    head = (f"{'clan':<14}{'draws':>6}{'mean win %':>12}{'5-95% range':>15}{'first %':>9}"
+            f"{'last %':>8}")
     lines = [title, head, "-" * len(head)]
     for s in summary:
         span = f"{100 * s['p5']:.1f}-{100 * s['p95']:.1f}"
