@@ -29,7 +29,9 @@ def test_check_ranges_names_a_missing_range_a_value_outside_and_a_non_estimate()
     del ranges["starting_tiles:S1.money"]
     ranges["starting_tiles:S2.money"] = Range("int", 70, 80, "test")
     ranges["units:bakery.cost"] = Range("int", 1, 9, "test")
+    ranges["market:milk"] = Range("int", 1, 9, "test")
     bad = check_ranges(load_ruleset(), ranges)
+    assert "market:milk: the range is of kind 'int' but the estimate is 'track_scale'" in bad
     assert any(b.startswith("starting_tiles:S1.money: no plausible range") for b in bad)
     assert any(b.startswith("starting_tiles:S2.money: today's value 64") for b in bad)
     assert any(b.startswith("units:bakery.cost: a range for a value that is not") for b in bad)
@@ -154,8 +156,12 @@ def test_balance_perturb_plays_each_draw_on_the_same_games(tmp_path, capsys):
     (["--perturb", "-1"], "--perturb must be >= 1"),
     (["--perturb", "2", "--ranges", "nope.json"], "cannot read the ranges file"),
     (["--perturb", "2", "--out", "x.parquet"], "--perturb plays locally"),
+    (["--perturb", "2", "--ranges", "kind.json"],
+     "market:wool: the range is of kind 'int' but the estimate is 'track_scale'"),
 ])
 def test_balance_perturb_bad_input_exits_2(tmp_path, capsys, args, needle):
+    (tmp_path / "kind.json").write_text(json.dumps(
+        {"ranges": {"market:wool": {"kind": "int", "lo": 1, "hi": 2, "why": "test"}}}))
     assert main(["balance", "--agent", "random", "--players", "2", "--clans",
                  "stewart,campbell", "--games", "2", "--plot", "", "-q",
                  *[str(tmp_path / a) if a.endswith((".json", ".parquet")) else a

@@ -9,8 +9,8 @@ import time
 from .. import scale
 from .. import tournament as tn
 from ..config import CLAN_NAMES
-from ..data import RulesetError
-from ..data.ranges import load_ranges
+from ..data import RulesetError, load_ruleset
+from ..data.ranges import kind_mismatches, load_ranges
 from ..tournament.perturb import (ensemble_balance, ensemble_figure, ensemble_summary,
                                   format_ensemble, write_ensemble_csv)
 from .common import UsageError, check_output_path, rules
@@ -207,6 +207,9 @@ def _balance_ensemble(args, spec, who: str) -> int:
         ranges = load_ranges(args.ranges)
     except RulesetError as e:
         raise UsageError(str(e)) from None
+    bad = kind_mismatches(load_ruleset(spec.ruleset), ranges)
+    if bad:
+        raise UsageError(f"--ranges {args.ranges or 'bundled'}: {bad[0]}")
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="caledonia-perturb-") as folder, \
             tn.progress_bar(spec.games * args.perturb, quiet=args.quiet) as bar:

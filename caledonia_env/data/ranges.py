@@ -124,8 +124,17 @@ def check_ranges(rs, ranges: dict[str, Range]) -> list[str]:
     range for a value that is not an estimate. Empty when every estimate is covered."""
     groups = {g.key: g for g in estimate_groups(rs)}
     bad = [f"{k}: no plausible range" for k in groups if k not in ranges]
+    bad += kind_mismatches(rs, ranges)
     bad += [f"{k}: today's value {groups[k].value!r} is outside {r.kind} {r.lo}..{r.hi}"
-            for k, r in ranges.items() if k in groups and not r.contains(groups[k])]
+            for k, r in ranges.items()
+            if k in groups and r.kind == groups[k].kind and not r.contains(groups[k])]
     bad += [f"{k}: a range for a value that is not an estimate" for k in ranges
             if k not in groups]
     return bad
+
+
+def kind_mismatches(rs, ranges: dict[str, Range]) -> list[str]:
+    """Ranges whose kind does not fit the estimate of ``rs`` they name (one line each)."""
+    return [f"{g.key}: the range is of kind {ranges[g.key].kind!r} but the estimate is "
+            f"{g.kind!r}" for g in estimate_groups(rs)
+            if g.key in ranges and ranges[g.key].kind != g.kind]

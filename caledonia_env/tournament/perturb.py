@@ -103,9 +103,9 @@ def sensitivity_moves(est: Estimate) -> list[tuple[str, object]]:
     return []
 
 
-def draw_value(est: Estimate, rng_range: Range, rng: np.random.Generator):
+def draw_value(est: Estimate, span: Range, rng: np.random.Generator):
     """One value of ``est`` drawn uniformly from its plausible range (integers inclusive)."""
-    r = rng_range
+    r = span
     if r.kind in ("int", "spacing"):
         return int(rng.integers(r.lo, r.hi + 1))
     if r.kind == "track_scale":
