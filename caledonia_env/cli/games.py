@@ -3,11 +3,16 @@
 :mod:`caledonia_env.scale` (streamed, resumable) for --backend ray, --resume or Parquet."""
 from __future__ import annotations
 
+import tempfile
 import time
 
 from .. import scale
 from .. import tournament as tn
 from ..config import CLAN_NAMES
+from ..data import RulesetError, load_ruleset
+from ..data.ranges import kind_mismatches, load_ranges
+from ..tournament.perturb import (ensemble_balance, ensemble_figure, ensemble_summary,
+                                  format_ensemble, write_ensemble_csv)
 from .common import UsageError, check_output_path, rules
 
 
@@ -145,6 +150,10 @@ def cmd_balance(args) -> int:
     for path, what in ((args.out, "--out"), (args.plot, "--plot")):
         if path:
             check_output_path(path, what)
+    who = (f"every player {args.agent}" if not automa else
+           f"{humans} x {args.agent} with a clan against {', '.join(players[humans:])}")
+    if args.perturb or args.ranges:
+        return _balance_ensemble(args, spec, who)
     t0 = time.perf_counter()
     with tn.progress_bar(spec.games, quiet=args.quiet) as bar:
         rows, written = _run_games(args, spec, bar)
@@ -154,8 +163,6 @@ def cmd_balance(args) -> int:
                   for r in rows]
     stats = tn.group_stats(table_rows, "clan")
     names, ahead, meet = tn.head_to_head(table_rows)
-    who = (f"every player {args.agent}" if not automa else
-           f"{humans} x {args.agent} with a clan against {', '.join(players[humans:])}")
     print(tn.format_table(stats, "clan", f"win rate by clan ({args.players} players, {who}; "
                                          f"par {100 / args.players:.1f}%)"))
     print()
@@ -183,6 +190,46 @@ def cmd_balance(args) -> int:
                                 f"{'all ' + args.agent if not automa else who}"
                                 f"{', clans drafted' if drafted else ''}\n"
                                 f"{tn.describe_rules(rows)}")
+        tn.save_figure(fig, args.plot)
+        print(f"plot written to {args.plot}")
+    return 0
+
+
+def _balance_ensemble(args, spec, who: str) -> int:
+    """``caledonia balance --perturb N``: the same balance study under N rulesets whose
+    estimates are drawn from their plausible ranges; per-clan spread, CSV, plot."""
+    if args.perturb < 1:
+        raise UsageError(f"--perturb must be >= 1 (rulesets to draw), got {args.perturb}")
+    if args.backend == "ray" or args.resume or (args.out or "").endswith(".parquet"):
+        raise UsageError("--perturb plays locally and writes one CSV row per (draw, clan): "
+                         "drop --backend ray / --resume and give --out FILE.csv")
+    try:
+        ranges = load_ranges(args.ranges)
+    except RulesetError as e:
+        raise UsageError(str(e)) from None
+    bad = kind_mismatches(load_ruleset(spec.ruleset), ranges)
+    if bad:
+        raise UsageError(f"--ranges {args.ranges or 'bundled'}: {bad[0]}")
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="caledonia-perturb-") as folder, \
+            tn.progress_bar(spec.games * args.perturb, quiet=args.quiet) as bar:
+        rows = ensemble_balance(spec, args.perturb, ranges, folder, seed=args.seed,
+                                workers=args.workers, progress=bar.update)
+    summary = ensemble_summary(rows)
+    print(format_ensemble(summary, f"win share by clan across {args.perturb} drawn rulesets "
+                                   f"({args.players} players, {who}; par "
+                                   f"{100 / args.players:.1f}%)"))
+    print(f"\n{spec.games} games per ruleset (the same games in every draw); estimates drawn "
+          f"from {args.ranges or 'the bundled ranges'} with seed {args.seed}; first / last = "
+          f"share of draws where the clan ranks first / last by win rate; wall time "
+          f"{time.perf_counter() - t0:.1f} s")
+    if args.out:
+        write_ensemble_csv(rows, args.out)
+        print(f"{len(rows)} rows (one per draw and clan) written to {args.out}")
+    if args.plot:
+        fig = ensemble_figure(rows, args.players,
+                              f"Clan balance across {args.perturb} drawn rulesets: "
+                              f"{spec.games} games each, {args.players} players, {who}")
         tn.save_figure(fig, args.plot)
         print(f"plot written to {args.plot}")
     return 0

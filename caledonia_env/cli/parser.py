@@ -53,6 +53,7 @@ BALANCE_EXAMPLES = """examples:
   caledonia balance --players 3 --variant static-imports --ruleset my_rules/ --games 600
   caledonia balance --players 2 --automa 5 --games 800     # each clan against the Automa
   caledonia balance --agent ppo:pretrained --design drafted --games 2000 --workers 2
+  caledonia balance --perturb 50 --games 700 --workers 2 --out ensemble.csv
 """
 
 REPLAY_EXAMPLES = """examples:
@@ -164,6 +165,15 @@ def build_parser() -> argparse.ArgumentParser:
                          help="PNG with the win-rate bars and the head-to-head matrix "
                               "(default balance.png; '' to skip)")
     balance.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
+    balance.add_argument("--perturb", type=int, default=0, metavar="N",
+                         help="robustness study: play the same games under N rulesets whose "
+                              "estimates are drawn (seeded by --seed) from their plausible "
+                              "ranges; per clan its win share across the draws (mean, 5-95%%), "
+                              "how often first / last; --out gets one row per (draw, clan), "
+                              "--plot the spread per clan")
+    balance.add_argument("--ranges", default=None, metavar="FILE.json",
+                         help="plausible ranges for --perturb (default: the bundled "
+                              "caledonia_env/data/estimate_ranges.json)")
     add_rules_options(balance, clans=False, auction=False, solo=False)
     add_backend_options(balance)
     balance.set_defaults(func=cmd_balance)
