@@ -286,9 +286,9 @@ def test_R_9_2_solo_settlement_scoring(k, vp):
     assert g.score_breakdown()[0]["settlements"] == vp == SO.settlement_points(k)
 
 
-@pytest.mark.parametrize("total,band", [(0, "beginner"), (115, "beginner"), (116, "novice"),
-                                        (130, "novice"), (131, "average"), (145, "average"),
-                                        (146, "expert"), (160, "expert"), (161, "genius")])
+@pytest.mark.parametrize("total,band", [(0, "Newbie"), (115, "Newbie"), (116, "Rookie"),
+                                        (130, "Rookie"), (131, "Average"), (145, "Average"),
+                                        (146, "Expert"), (160, "Expert"), (161, "Genius")])
 def test_R_9_2_rating_bands(total, band):
     assert SO.rating(total) == band
 
@@ -298,7 +298,7 @@ def test_R_9_2_rating_in_the_score_breakdown():
     d["players"][0].update(glory=120)
     g = finish(d)
     b = g.score_breakdown()[0]
-    assert b["rating"] == SO.rating(b["total"]) == "novice"
+    assert b["rating"] == SO.rating(b["total"]) == "Rookie"
     assert b["total"] == sum(v for k, v in b.items() if k not in ("total", "rating"))
 
 
