@@ -9,6 +9,7 @@ import numpy as np
 
 from .data.names import CLANS as CLAN_NAMES
 from .data.names import MAX_VALUE, MODULES, PLAYER_COUNTS
+from .engine.tables import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS
 
 CLAN_MODES = ("none", "draft", "auction", "fixed")
 
@@ -53,6 +54,16 @@ def _as_bool(name, value):
     if not isinstance(value, (bool, np.bool_)):
         raise _wrong_type(name, value, "a bool (True or False)")
     return bool(value)
+
+
+def _reading(name, value, allowed):
+    """One of the ``allowed`` readings of a switchable interpretation (any case)."""
+    if not isinstance(value, str):
+        raise _wrong_type(name, value, f"a str, one of {allowed}")
+    key = value.strip().lower()
+    if key not in allowed:
+        raise ConfigError(f"GameConfig.{name} must be one of {allowed}, got {value!r}")
+    return key
 
 
 def _labels(name, value):
@@ -122,6 +133,8 @@ class GameConfig:
     interp_p4_exact: bool = False                 # P4 moves a price exactly 3 steps, not up to 3
     interp_retrieve_buy_side: bool = True         # R-3.7.2 upgrade bonus may take back a buy merchant
     interp_export_min_contracts: Optional[int] = None   # R-7 rank threshold; None = ruleset data
+    interp_swap_bonuses: str = "first-edition"    # port 7 swap: + neighborhood bonus if "erratum"
+    interp_solo_imports: str = "fixed"            # R-9.2 solo imports: "fixed" VP or "rarity"
     extra: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
@@ -165,6 +178,9 @@ class GameConfig:
                 raise ConfigError(f"interp_export_min_contracts must be None (ruleset data) or "
                                   f"an int in 0..{MAX_VALUE}, got {k}")
             object.__setattr__(self, "interp_export_min_contracts", k)
+        for name, allowed in (("interp_swap_bonuses", SWAP_BONUS_READINGS),
+                              ("interp_solo_imports", SOLO_IMPORT_READINGS)):
+            object.__setattr__(self, name, _reading(name, getattr(self, name), allowed))
 
     def _check_ruleset(self):
         r = self.ruleset

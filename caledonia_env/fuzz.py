@@ -23,6 +23,7 @@ from .engine.jit import njit
 from .engine.layout import game_over
 from .engine.playout import random_legal_action
 from .engine.step import apply_action
+from .engine.tables import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS
 from .game import Game
 
 BLOCK = 16                 # consecutive games sharing one configuration (and its tables)
@@ -187,6 +188,10 @@ def case(seed: int, index: int) -> Case:
     else:
         kw.update(clans="draft", clan_auction=mode == "auction",
                   kickstarter_clan=bool(rng.random() < 0.5))
+    # switches added later draw from their own stream, so the earlier draws stay the same
+    later = np.random.default_rng([seed, index // BLOCK, 2])
+    kw.update(interp_swap_bonuses=SWAP_BONUS_READINGS[int(later.integers(2))],
+              interp_solo_imports=SOLO_IMPORT_READINGS[int(later.integers(2))])
     return Case(GameConfig(**kw), int(own.integers(2**31 - 1)))
 
 

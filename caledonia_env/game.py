@@ -111,7 +111,9 @@ def _variants(config: GameConfig) -> Variants:
                     automa_data=config.ruleset if config.automa else None,
                     p4_exact=config.interp_p4_exact,
                     retrieve_buy_side=config.interp_retrieve_buy_side,
-                    export_min_contracts=config.interp_export_min_contracts)
+                    export_min_contracts=config.interp_export_min_contracts,
+                    swap_bonuses=config.interp_swap_bonuses,
+                    solo_imports=config.interp_solo_imports)
 
 
 class Game:

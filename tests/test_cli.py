@@ -271,7 +271,7 @@ def test_play_solo_prints_mean_vp_and_rating_bands_r92(tmp_path, capsys):
     rows = _rows(out)
     mean = sum(int(r["total"]) for r in rows) / len(rows)
     assert f"mean VP {mean:.1f}" in line and "over 6 games" in line
-    for band in ("beginner", "novice", "average", "expert", "genius"):
+    for band in ("Newbie", "Rookie", "Average", "Expert", "Genius"):
         assert band in line
     summary = tn.solo_summary([{"total": int(r["total"])} for r in rows])
     assert sum(summary["bands"].values()) == 6

@@ -300,6 +300,8 @@ T_COVER = _t(MAX_COVER)
 # switchable interpretations (docs/interpretations.md)
 T_PRICE_SHIFT_EXACT = _t()           # the price shift moves exactly its steps, not up to them
 T_RETRIEVE_BUY = _t()                # the upgrade bonus may take back a buy-side merchant
+T_SWAP_NB_BONUS = _t()               # the port swap queues the neighborhood bonus (erratum)
+T_SOLO_IMPORT_RARITY = _t()          # solo imports ranked by the player's own counts (FAQ)
 # Automa (A-1 ... A-8): built from data/automa by engine.tables
 T_AM_LEVEL = _t(MAX_PLAYERS)         # difficulty per seat, 0 = not an Automa
 T_AM_MONEY = _t(6)                   # starting money by level

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .board import in_reach, node_words, pofs, table_word
+from .board import in_reach, neighbor_goods, node_words, pofs, table_word
 from .clans import board_avail, take_from_board
 from .constants import (FIELD, FISHERMAN, N_CORNERS, N_UNITS, NEUTRAL, OCC_STRIDE,
                         PORT_BASIC_EXCHANGE, PORT_COPY, PORT_MEAT_REDUCTION, PORT_MONEY,
@@ -15,6 +15,7 @@ from .layout import (MAX_LEVEL, P_BOARD, P_BOX, P_GLORY, P_GOODS, P_MONEY, P_POR
                      S_PRICE, S_PRICE_SHIFT_GOOD, S_STRUCT_PENDING, S_SWAP_IN, S_SWAP_NODE,
                      S_SWAP_OUT, T_N_NODES, T_PORT_NODE, T_PORT_PARAM, T_PORT_REACHERS, T_PRICE_MAX,
                      T_PRICE_MIN, T_TERRAIN, T_UNIT_TERRAIN)
+from .layout import S_NB_PENDING, T_NEIGHBOR_BONUS, T_SWAP_NB_BONUS   # the swap's bonuses
 
 
 @njit(cache=True, inline="always")
@@ -141,6 +142,15 @@ def do_swap(s, T, p, node, u):
     s[S_SWAP_IN] |= 1 << u
     s[S_SWAP_NODE] = node
     s[S_PORT_LEFT] -= 1
+
+
+@njit(cache=True)
+def swap_neighborhood(s, T, p, node):
+    """After one exchange: under the erratum reading (``T_SWAP_NB_BONUS``) the unit swapped
+    in on ``node`` queues the neighborhood bonus as an expansion would (R-3.3.1); under the
+    first-edition reading it gives none. The building bonus is checked by the caller."""
+    if T[T_SWAP_NB_BONUS] and T[T_NEIGHBOR_BONUS]:
+        s[S_NB_PENDING] = neighbor_goods(s, T, p, node)
 
 
 @njit(cache=True)

@@ -5,8 +5,8 @@ from .board import pofs
 from .constants import (FISHERMAN, LUMBERJACK, MAX_NODES, MAX_PLAYERS, MINER, N_UNITS,
                         NEUTRAL, OCC_STRIDE)
 from .jit import njit
-from .layout import (P_BID, P_CELLAR, SCORE_TOTAL, T_SOLO, T_SOLO_EXPORT, T_SOLO_N_EXPORT,
-                     T_SOLO_N_SETTLE, T_SOLO_SETTLE)
+from .layout import (P_BID, P_CELLAR, SCORE_TOTAL, T_SOLO, T_SOLO_EXPORT, T_SOLO_IMPORT_RARITY,
+                     T_SOLO_N_EXPORT, T_SOLO_N_SETTLE, T_SOLO_SETTLE)
 from .solo import threshold_vp
 from .layout import (P_GLORY, P_GOODS, P_IMPORTS, P_MEAT, P_MONEY, P_N_FULFILLED, P_SCORE,
                      P_SHIP, P_TECH, P_TRACK, S_IMPORT, S_NP, S_OCC, T_BORDER,
@@ -167,19 +167,30 @@ def settlement_count(s, T, p):
 
 @njit(cache=True)
 def import_values(s, T, out):
-    """VP per cotton, tobacco, sugar cane by rarity (R-7) or static (R-9.3)."""
-    if T[T_STATIC_IMPORTS]:
+    """VP per cotton, tobacco, sugar cane by rarity (R-7) or static (R-9.3); in solo either
+    ``solo.import_vp`` each or, with the rarity reading, ranked by the solo player's own
+    counts on fulfilled contracts (R-9.2)."""
+    if T[T_SOLO_IMPORT_RARITY]:
+        rank_imports(T, s, pofs(0) + P_IMPORTS, out)
+    elif T[T_STATIC_IMPORTS]:
         for i in range(3):
             out[i] = T[T_STATIC_IMPORT_VP]
-        return
-    # commonness rank: further token = more common; tie: higher rarity index = more common
+    else:
+        rank_imports(T, s, S_IMPORT, out)
+
+
+@njit(cache=True)
+def rank_imports(T, s, off, out):
+    """VP by commonness of the three counts at ``s[off:off + 3]`` (R-7): the largest count is
+    worth ``T_IMPORT_VP[0]`` each, the next ``[1]``, the smallest ``[2]``; on a tie the good
+    with the higher rarity index (``T_IMPORT_RARITY``, cotton rarest) counts as more common."""
     for i in range(3):
         more_common = 0
         for j in range(3):
             if j == i:
                 continue
-            pj = s[S_IMPORT + j]
-            pi = s[S_IMPORT + i]
+            pj = s[off + j]
+            pi = s[off + i]
             if pj > pi or (pj == pi and T[T_IMPORT_RARITY + j] > T[T_IMPORT_RARITY + i]):
                 more_common += 1
         out[i] = T[T_IMPORT_VP + more_common]

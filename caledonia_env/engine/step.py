@@ -31,7 +31,7 @@ from .layout import (C_GAIN_IMPORT, P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET,
                      T_CLAN_OBTAIN_MAX, T_CLAN_WHISKY_MONEY, T_NEIGHBOR_BONUS, T_PASS_BONUS,
                      T_STATIC_IMPORTS, T_STRUCT_BUILDINGS, T_UNIT_COUNT)
 from .options import free_box_count, meat_ports, n_boxes, unit_cost
-from .ports import apply_effect, do_swap, port_param, use_port
+from .ports import apply_effect, do_swap, port_param, swap_neighborhood, use_port
 
 N_DELTAS = len(PRICE_DELTAS)
 
@@ -277,6 +277,7 @@ def apply_action_log(s, T, a, amlog):
         r = a - A_PLACE
         u = r // MAX_NODES
         do_swap(s, T, p, r % MAX_NODES, u)
+        swap_neighborhood(s, T, p, r % MAX_NODES)
         check_structure(s, T, p, u)
     elif ctx == CTX_PORT_COPY:
         s[S_PORT_KIND] = -1

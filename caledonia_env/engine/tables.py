@@ -19,6 +19,10 @@ from .tables_clans import clan_tables
 from .tables_limits import BEHAVIOUR_LIMITS, CAPACITY_LIMITS, check_engine_support
 from .tables_map import map_tables, map_variant_tables
 
+# readings of two switchable interpretations (docs/interpretations.md); the first is the default
+SWAP_BONUS_READINGS = ("first-edition", "erratum")   # port swap: building bonus only / + neighborhood
+SOLO_IMPORT_READINGS = ("fixed", "rarity")           # R-9.2: solo.import_vp each / 3-4-5 by own counts
+
 _TERRAIN_BITS = {"pasture": TERRAIN_PASTURE, "forest": TERRAIN_FOREST, "mountain": TERRAIN_MOUNTAIN}
 
 
@@ -39,6 +43,8 @@ class Variants:
     p4_exact: bool = False           # P4 moves a price exactly its steps (else up to them)
     retrieve_buy_side: bool = True   # R-3.7.2: the upgrade bonus may take back a buy-side merchant
     export_min_contracts: object = None   # R-7: contracts needed to rank; None = ruleset data
+    swap_bonuses: str = SWAP_BONUS_READINGS[0]     # port swap (R-5): which expansion bonuses apply
+    solo_imports: str = SOLO_IMPORT_READINGS[0]    # R-9.2: how solo imports are valued
     automa: tuple = ()               # A-0: difficulty 1-5 per seat, 0 = not an Automa
     automa_data: str = None          # directory with automa_cards.csv / automa.json; None = bundled
 
@@ -169,10 +175,19 @@ def build_tables(rs, board, num_players, variants=Variants()):
     return T
 
 
+def _reading(name, value, allowed):
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    return value
+
+
 def _interpretation_tables(variants, T):
-    """Switchable interpretations (P4 steps, R-3.7.2 retrieve, R-7 export threshold)."""
+    """Switchable interpretations (P4 steps, R-3.7.2 retrieve, R-7 export threshold, the port
+    swap's bonuses; the solo imports in :func:`_solo_tables`)."""
     T[L.T_PRICE_SHIFT_EXACT] = int(bool(variants.p4_exact))
     T[L.T_RETRIEVE_BUY] = int(bool(variants.retrieve_buy_side))
+    swap = _reading("swap_bonuses", variants.swap_bonuses, SWAP_BONUS_READINGS)
+    T[L.T_SWAP_NB_BONUS] = int(swap == "erratum")
     k = variants.export_min_contracts
     if k is not None:
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
@@ -187,10 +202,12 @@ def _solo_tables(rs, n, variants, T, put):
     T[L.T_SOLO] = int(variants.solo)
     T[L.T_SOLO_BLOCK_COST] = so.blocked_land_cost if variants.solo else -1
     T[L.T_SOLO_START_SLOTS] = so.start_contracts if variants.solo else T[L.T_N_SLOTS]
+    rarity = _reading("solo_imports", variants.solo_imports, SOLO_IMPORT_READINGS) == "rarity"
     if variants.solo and not so.track_imports:
-        T[L.T_STATIC_IMPORTS] = 1
+        T[L.T_STATIC_IMPORTS] = 1            # no token moves, no £1 marks
         if not variants.static_imports:
             T[L.T_STATIC_IMPORT_VP] = so.import_vp
+            T[L.T_SOLO_IMPORT_RARITY] = int(rarity)    # FAQ: ranked by the player's own counts
     rounds = 0
     if variants.solo:
         for r in so.market_phase_rounds:

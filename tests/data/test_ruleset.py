@@ -236,7 +236,7 @@ def test_solo(rs):
     assert [s.export_points(n) for n in (9, 7, 6, 5, 4)] == [12, 12, 8, 4, 0]
     assert [s.settlement_points(n) for n in (14, 13, 11, 10, 8, 7)] == [18, 12, 12, 6, 6, 0]
     assert [s.rating(v) for v in (0, 115, 116, 145, 146, 161, 300)] == [
-        "beginner", "beginner", "novice", "average", "expert", "genius", "genius"]
+        "Newbie", "Newbie", "Rookie", "Average", "Expert", "Genius", "Genius"]
 
 
 # ---------------------------------------------------------------------------
@@ -498,7 +498,7 @@ BROKEN = [
      ["field 'price_die', item 3", "must not be 0"]),
     ("solo.json", _set("export_vp", [{"min": 5, "vp": 4}, {"min": 7, "vp": 12}]),
      ["field 'export_vp'", "strictly decreasing"]),
-    ("solo.json", _set("rating", [{"min": 0, "nom": "beginner"}]),
+    ("solo.json", _set("rating", [{"min": 0, "nom": "Newbie"}]),
      ["field 'rating', item 1", "unknown field 'nom'"]),
 ]
 

@@ -28,6 +28,8 @@ def test_cases_cover_every_configuration():
     assert any(c.solo for c in configs)
     assert any(isinstance(c.clans, tuple) and "brewer" in c.clans for c in configs)
     assert {c.interp_export_min_contracts for c in configs} >= {None, 0, 1}
+    assert {c.interp_swap_bonuses for c in configs} == {"first-edition", "erratum"}
+    assert {c.interp_solo_imports for c in configs if c.solo} == {"fixed", "rarity"}
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ def test_solo_env_final_vp_reward_and_rating_r92():
     env = gymnasium.make("CaledoniaSolo-v0")
     total, info = _play(env, 3, np.random.default_rng(0))
     assert total == info["score"] == info["score_breakdown"]["total"]
-    assert info["rating"] in ("beginner", "novice", "average", "expert", "genius")
+    assert info["rating"] in ("Newbie", "Rookie", "Average", "Expert", "Genius")
     assert info["rating"] == env.unwrapped.game.ruleset.solo.rating(info["score"])
 
 

@@ -1,4 +1,6 @@
 """Solo mode (R-9.2): scenario tests for every solo rule."""
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -7,6 +9,8 @@ from caledonia_env.engine import layout as L
 from caledonia_env.engine.constants import NEUTRAL, TERRAIN_LOCH, TERRAIN_PORT, UNIT_NAMES
 from caledonia_env.engine.layout import STATE_SIZE
 from caledonia_env.engine.playout import random_games
+from caledonia_env.engine.scoring import import_values
+from caledonia_env.game import Static
 from conftest import base_scenario, mask_names
 
 RS = Game(GameConfig(num_players=1, solo=True)).ruleset
@@ -26,10 +30,17 @@ def solo_scenario(**kw):
     return d
 
 
-def finish(d):
-    """Round 5: the player passes and the game ends."""
+def with_solo_imports(g, reading):
+    """The same position under the solo-imports reading ``reading`` (engine Variants)."""
+    g.static = Static(g.ruleset, g.board, g.num_players,
+                      replace(g.static.variants, solo_imports=reading))
+    return g
+
+
+def finish(d, solo_imports="fixed"):
+    """Round 5: the player passes and the game ends (imports valued by ``solo_imports``)."""
     d.update(round=5, scoring_tiles=[None] * 5)
-    g = Game.from_scenario(d)
+    g = with_solo_imports(Game.from_scenario(d), solo_imports)
     g.step(g.parse_action("pass"))
     while not g.is_terminal:
         g.step(g.legal_actions()[0])
@@ -96,10 +107,13 @@ def test_R_9_2_every_pass_gains_16():
     assert g.round == 4 and pv(g, L.P_MONEY) == 32
 
 
-def test_R_9_2_imports_not_tracked_and_worth_4_each():
+@pytest.mark.parametrize("reading", ["fixed", "rarity"])
+def test_R_9_2_imports_not_tracked_and_worth_4_each(reading):
+    """Solo imports move no token and pay no £1 mark in either reading; the fixed reading
+    (default) values each at ``solo.import_vp``."""
     d = solo_scenario(round=5)
     d["players"][0] = {"money": 0, "contracts": [2], "goods": {"wool": 6}}   # 3 tobacco
-    g = Game.from_scenario(d)
+    g = with_solo_imports(Game.from_scenario(d), reading)
     g.step(g.parse_action("fulfill contract box 0"))
     assert [int(x) for x in g.state[L.S_IMPORT:L.S_IMPORT + 3]] == [0, 0, 0]
     assert pv(g, L.P_MONEY) == 0                                 # no £1 marks
@@ -107,6 +121,49 @@ def test_R_9_2_imports_not_tracked_and_worth_4_each():
     d["players"][0]["fulfilled"] = [2, 4, 24]     # 3 tobacco, 3 cotton, 2 sugar cane
     g = finish(d)
     assert g.score_breakdown()[0]["imports"] == 8 * SO.import_vp
+
+
+# fulfilled contracts -> (cotton, tobacco, sugar cane) VP each by the player's own counts
+# (3 / 4 / 5 from final_scoring.import_vp_by_rank; ties: cotton rarest, then tobacco)
+SOLO_RARITY = [
+    ([10, 2, 6], (3, 4, 5)),        # 4 cotton, 3 tobacco, 1 sugar cane
+    ([2, 4, 24], (4, 3, 5)),        # 3 cotton ties 3 tobacco for most: cotton counts rarer
+    ([4, 2, 21], (5, 4, 3)),        # 3 of each: cotton rarest, then tobacco
+    ([6], (4, 5, 3)),               # only 1 sugar cane: most; cotton ties tobacco at 0
+]
+
+
+@pytest.mark.parametrize("fulfilled, vp", SOLO_RARITY)
+def test_R_9_2_solo_imports_by_rarity_of_own_contracts(fulfilled, vp):
+    """R-9.2 FAQ reading (switch ``rarity``): cotton, tobacco and sugar cane are worth
+    3 / 4 / 5 VP each by how many the player has on fulfilled contracts (most 3 VP), ties
+    as R-7; the fixed reading (default) gives ``solo.import_vp`` each."""
+    assert [int(x) for x in RS.final_scoring.import_vp_by_rank] == [3, 4, 5]
+    counts = np.sum([RS.contracts.gain_imports[RS.contracts.ids.tolist().index(c)][:3]
+                     for c in fulfilled], axis=0)
+    d = solo_scenario()
+    d["players"][0]["fulfilled"] = list(fulfilled)
+    rarity = finish(d, "rarity").score_breakdown()[0]["imports"]
+    fixed = finish(d).score_breakdown()[0]["imports"]
+    assert rarity == int(np.dot(counts, vp))
+    assert fixed == int(counts.sum()) * SO.import_vp
+    assert (rarity == fixed) == (len(set(counts.tolist())) == 1)   # equal counts: 3+4+5 = 3 x 4
+
+
+def test_R_9_2_solo_rarity_values_follow_the_players_counts_during_the_game():
+    """The values the observation and the evaluators read (``import_values``) follow the
+    player's counts as contracts are fulfilled; no token ever moves."""
+    d = solo_scenario(round=5)
+    d["players"][0] = {"money": 0, "contracts": [2], "goods": {"wool": 6},   # 3 tobacco
+                       "fulfilled": [16]}                                    # 2 cotton
+    g = with_solo_imports(Game.from_scenario(d), "rarity")
+    imp = np.zeros(3, np.int64)
+    import_values(g.state, g.tables, imp)
+    assert imp.tolist() == [3, 5, 4]           # cotton most; at 0 tobacco counts rarer
+    g.step(g.parse_action("fulfill contract box 0"))
+    import_values(g.state, g.tables, imp)
+    assert imp.tolist() == [4, 3, 5]
+    assert [int(x) for x in g.state[L.S_IMPORT:L.S_IMPORT + 3]] == [0, 0, 0]
 
 
 def _round2_to_3(prices, rng_state, slots, pile):
@@ -229,9 +286,9 @@ def test_R_9_2_solo_settlement_scoring(k, vp):
     assert g.score_breakdown()[0]["settlements"] == vp == SO.settlement_points(k)
 
 
-@pytest.mark.parametrize("total,band", [(0, "beginner"), (115, "beginner"), (116, "novice"),
-                                        (130, "novice"), (131, "average"), (145, "average"),
-                                        (146, "expert"), (160, "expert"), (161, "genius")])
+@pytest.mark.parametrize("total,band", [(0, "Newbie"), (115, "Newbie"), (116, "Rookie"),
+                                        (130, "Rookie"), (131, "Average"), (145, "Average"),
+                                        (146, "Expert"), (160, "Expert"), (161, "Genius")])
 def test_R_9_2_rating_bands(total, band):
     assert SO.rating(total) == band
 
@@ -241,7 +298,7 @@ def test_R_9_2_rating_in_the_score_breakdown():
     d["players"][0].update(glory=120)
     g = finish(d)
     b = g.score_breakdown()[0]
-    assert b["rating"] == SO.rating(b["total"]) == "novice"
+    assert b["rating"] == SO.rating(b["total"]) == "Rookie"
     assert b["total"] == sum(v for k, v in b.items() if k not in ("total", "rating"))
 
 
