@@ -294,10 +294,11 @@ class Ruleset:
         return f"Ruleset(fingerprint={self._fingerprint[:12]}…, {n_est} estimated values)"
 
 
-#: fingerprints of earlier bundled defaults (which hashed the provenance too) -> the
+#: fingerprints of earlier bundled defaults (which hashed the provenance, and the solo rating
+#: bands under their older names) -> the
 #: fingerprint of the same numbers now; old game records of those rulesets still replay
 LEGACY_FINGERPRINTS = {
-    "0fca3a26a6a82a1882e4b299f5b68a114f42e430d49f8e8806bd0f8e34daa3fd": "f8b501b415080472b2b15efd3b228583f1259ec298f670b8fb25efd9188bdcd4",
+    "0fca3a26a6a82a1882e4b299f5b68a114f42e430d49f8e8806bd0f8e34daa3fd": "3353ff1c2d4f23ce4f51e8f1d2cbbe7ac51c202f73f7ab664dfa5c5083a86679",
 }
 
 

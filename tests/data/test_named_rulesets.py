@@ -22,7 +22,7 @@ from caledonia_env.engine import layout as L
 from caledonia_env.engine.board import pofs
 
 #: sha256 of the numbers of the bundled default as of 2026-11 (= estimates-2026-11, forever)
-ESTIMATES_2026_11 = "f8b501b415080472b2b15efd3b228583f1259ec298f670b8fb25efd9188bdcd4"
+ESTIMATES_2026_11 = "3353ff1c2d4f23ce4f51e8f1d2cbbe7ac51c202f73f7ab664dfa5c5083a86679"
 #: the default's fingerprint before provenance was left out of it (records_v2.json carries it)
 LEGACY_DEFAULT = "0fca3a26a6a82a1882e4b299f5b68a114f42e430d49f8e8806bd0f8e34daa3fd"
 
