@@ -82,7 +82,6 @@ from caledonia_env.engine.layout import (
     S_OCC,
     S_PHASE,
     S_PLAYER,
-    S_PRICE,
     S_ROUND,
     S_TILES,
     SCORE_FIELDS,
@@ -108,6 +107,7 @@ from caledonia_env.engine.layout import (
     T_VP_HOPS,
     T_VP_PROCESSED,
 )
+from caledonia_env.engine.market import market_price
 from caledonia_env.engine.mask import count_legal, legal_mask
 from caledonia_env.engine.playout import rollout
 from caledonia_env.engine.rng import seed_rng
@@ -213,7 +213,7 @@ def contract_value(s, T, p, c, gv, unit_val, pl, imp, w):
         if need > 0:
             have = s[po + P_GOODS + g]
             use = need if have >= need else have
-            cost += use * gv[g] + (need - use) * s[S_PRICE + g] * mv * w[W_BUY_PREMIUM]
+            cost += use * gv[g] + (need - use) * market_price(s, T, g) * mv * w[W_BUY_PREMIUM]
             needed += need
             ready += use
     beef = cval(T, c, C_NEED + 4)

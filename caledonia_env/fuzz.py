@@ -109,8 +109,8 @@ def check_state(s, T):
         if code != OK:
             return code
     for g in range(N_GOODS):
-        v = s[L.S_PRICE + g]
-        if v < T[L.T_PRICE_MIN + g] or v > T[L.T_PRICE_MAX + g]:
+        v = s[L.S_PRICE_STEP + g]
+        if v < T[L.T_STEP_LO + g] or v > T[L.T_STEP_HI + g]:
             return E_PRICE
     if s[L.S_ROUND] < 1 or s[L.S_ROUND] > T[L.T_ROUNDS]:
         return E_ROUND

@@ -1,6 +1,7 @@
 """Human-readable text of a game state (``Game.render_text``)."""
 from .engine import layout as L
 from .engine.constants import GOOD_NAMES, IMPORT_NAMES, NEUTRAL, OCC_STRIDE, UNIT_NAMES
+from .engine.market import market_price
 
 CORNERS = "ABCD"
 
@@ -15,7 +16,7 @@ def render_text(game) -> str:
     ports = [f"{CORNERS[c]}:P{s[L.S_PORTS + c] + 1}" if s[L.S_PORTS + c] >= 0 else f"{CORNERS[c]}:-"
              for c in range(4)]
     out.append(f"scoring tiles {' '.join(tiles)} | ports {' '.join(ports)}")
-    out.append("market  " + "  ".join(f"{g} £{s[L.S_PRICE + i]}" for i, g in enumerate(GOOD_NAMES)))
+    out.append("market  " + "  ".join(f"{g} £{market_price(s, game.tables, i)}" for i, g in enumerate(GOOD_NAMES)))
     slots = [f"#{ids[c]}" if c >= 0 else "-" for c in s[L.S_SLOTS:L.S_SLOTS + 6]]
     out.append(f"contracts on offer {' '.join(slots)} | pile {s[L.S_DECK_COUNT]}")
     out.append("imports " + "  ".join(f"{g} {s[L.S_IMPORT + i]}" for i, g in enumerate(IMPORT_NAMES[:3])))

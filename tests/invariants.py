@@ -36,7 +36,8 @@ def check_invariants(game):
         assert (total == counts).all(), f"player {p} units not conserved: {board} + {on_map}"
         assert 0 <= s[po + L.P_SHIP] <= rs.economy.shipping_max_level
     for g in range(6):
-        assert rs.market.min[g] <= s[L.S_PRICE + g] <= rs.market.max[g], "price off its track"
+        step = s[L.S_PRICE_STEP + g] - game.tables[L.T_STEP_LO + g]
+        assert 0 <= step < len(rs.market.tracks[g]), "price off its track"
     assert 1 <= s[L.S_ROUND] <= rs.setup.rounds
 
 

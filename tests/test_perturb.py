@@ -58,10 +58,11 @@ def test_bad_ranges_file_names_the_key(tmp_path, entry, needle):
 def test_scale_market_track_scales_every_price_and_keeps_the_order():
     wool = load_ruleset().to_dict()["market"]["wool"]
     up = pt.scale_market_track(wool, 1.2)
-    assert (up["min"], up["max"], up["start_1_2"], up["solo_avg_max"]) == (2, 11, 5, 7)
-    assert up["note"] == wool["note"] if "note" in wool else True
-    assert pt.scale_market_track({"steps": [3, 4, 4, 5], "start": 1}, 1.5) == {
-        "steps": [5, 6, 6, 8], "start": 1}
+    assert up["track"] == [2, 4, 5, 6, 7, 8, 10, 11]            # 2..9 x 1.2, rounded
+    assert {k: v for k, v in up.items() if k != "track"} == \
+        {k: v for k, v in wool.items() if k != "track"}          # start steps, bracket stay
+    repeated = {"track": [3, 4, 4, 5], "start_step_1_2": 1}
+    assert pt.scale_market_track(repeated, 1.5) == {"track": [5, 6, 6, 8], "start_step_1_2": 1}
 
 
 def test_moves_are_twenty_percent_rounded_and_at_least_one_step():
@@ -82,7 +83,7 @@ def test_a_moved_value_reaches_the_loaded_ruleset(tmp_path):
     moved = load_ruleset(pt.write_ruleset(tables, str(tmp_path / "m.json"))).to_dict()
     assert moved["starting_tiles"]["S1"]["money"] == 84
     assert moved["export_board"]["import_track"]["marked_spaces"] == list(range(3, 25, 3))
-    assert moved["market"]["bread"]["min"] == 4 and moved["market"]["bread"]["max"] == 11
+    assert moved["market"]["bread"]["track"][0] == 4 and moved["market"]["bread"]["track"][-1] == 11
     assert moved["market"]["wool"] == rs.to_dict()["market"]["wool"]
     with pytest.raises(KeyError, match="starting_tiles:S1.gold"):
         pt.set_value(rs.to_dict(), "starting_tiles", "S1.gold", 1)
@@ -174,7 +175,8 @@ def test_track_ranges_keep_the_known_prices(end):
     """DA: milk starts at £5 on the 2-player side; EN p.4: whisky 10 -> 12 after two."""
     ranges, market = load_ranges(), load_ruleset().to_dict()["market"]
     milk = pt.scale_market_track(market["milk"], getattr(ranges["market:milk"], end))
-    assert milk["start_1_2"] == 5
+    assert milk["track"][milk["start_step_1_2"]] == 5
     f = getattr(ranges["market:whisky"], end)
-    assert [pt._round(p * f) for p in (10, 11, 12)] == [10, 11, 12]
-    assert pt.scale_market_track(market["whisky"], f)["start_3_4"] == 10
+    whisky = pt.scale_market_track(market["whisky"], f)
+    start = whisky["start_step_3_4"]
+    assert whisky["track"][start] == 10 and whisky["track"][start + 2] == 12

@@ -42,14 +42,16 @@ def cross_checks(t: dict[str, dict], ctxs: dict[str, Ctx]) -> None:
     c = ctxs["market"]
     for g in GOODS:
         m, p = t["market"][g], (f"good '{g}'",)
-        if m["min"] > m["max"]:
-            c.fail(p + (F("min"),), f"min {m['min']} > max {m['max']}")
-        for f in ("start_1_2", "start_3_4", "solo_avg_min", "solo_avg_max"):
-            if not m["min"] <= m[f] <= m["max"]:
-                c.fail(p + (F(f),), f"{m[f]} is outside the price track {m['min']}..{m['max']}")
-        if m["solo_avg_min"] > m["solo_avg_max"]:
-            c.fail(p + (F("solo_avg_min"),), f"solo_avg_min {m['solo_avg_min']} > solo_avg_max "
-                   f"{m['solo_avg_max']}")
+        track, last = m["track"], len(m["track"]) - 1
+        if any(a > b for a, b in zip(track, track[1:])):
+            c.fail(p + (F("track"),), f"{track}: step prices must not fall (cheapest step first)")
+        for f in ("start_step_1_2", "start_step_3_4"):
+            if m[f] > last:
+                c.fail(p + (F(f),), f"step {m[f]} is outside the track's steps 0..{last}")
+        first, final = m["solo_average_steps"]
+        if not first <= final <= last:
+            c.fail(p + (F("solo_average_steps"),), f"[{first}, {final}] must be steps first <= "
+                   f"last within the track's steps 0..{last}")
 
     ex, c = t["export_board"], ctxs["export_board"]
     if len(ex["contract_cost_by_round"]) != rounds:

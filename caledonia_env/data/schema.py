@@ -206,9 +206,30 @@ SCHEMAS["economy"] = obj("Economy", {
         "limit_by_players": players("NeighborhoodLimit", Nat)}),
 }, Table)
 
+#: the market's keys before tracks became step lists (refused with a pointer to the new keys)
+OLD_MARKET_KEYS = ("min", "max", "start_1_2", "start_3_4", "solo_avg_min", "solo_avg_max")
+
+
+class TrackNode(Node):
+    """A market track (R-3.1); the old min..max keys get one error naming the new keys."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_keys(cls, v):
+        old = [k for k in OLD_MARKET_KEYS if isinstance(v, dict) and k in v]
+        if old:
+            raise _fail(f"old market key(s) {', '.join(map(repr, old))}: a track is now 'track' (its step "
+                        "prices, cheapest first), 'start_step_1_2', 'start_step_3_4' and "
+                        "'solo_average_steps' [first, last] (steps count from 0; "
+                        "docs/ruleset.md)")
+        return v
+
+
 SCHEMAS["market"] = rows("Market", GOODS, obj("Track", {
-    f: Nat for f in ("min", "max", "start_1_2", "start_3_4", "solo_avg_min", "solo_avg_max")
-}), "good", base=Table)
+    "track": List(Nat, min_len=1),
+    "start_step_1_2": Nat, "start_step_3_4": Nat,
+    "solo_average_steps": List(Nat, length=2),
+}, TrackNode), "good", base=Table)
 
 SCHEMAS["export_board"] = obj("ExportBoard", {
     "contracts_source": Source,

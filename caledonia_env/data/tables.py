@@ -70,14 +70,25 @@ class EconomyTable:
 
 @dataclass(frozen=True, eq=False)
 class MarketTable:
-    min: np.ndarray           # int32[6] lowest price per good
-    max: np.ndarray           # int32[6]
-    start: np.ndarray         # int32[5, 6] start price by [player count, good] (row 0 unused)
-    solo_avg_min: np.ndarray  # int32[6] solo 'average' bracket, inclusive
-    solo_avg_max: np.ndarray  # int32[6]
+    """Price tracks (R-3.1): each good's step prices, cheapest first; a step is an index
+    into its track (0 = cheapest). Consecutive steps may share a price."""
+    tracks: tuple             # per good: int32[steps] price of each step, cheapest first
+    min: np.ndarray           # int32[6] lowest price per good (its first step)
+    max: np.ndarray           # int32[6] highest price per good (its last step)
+    start_step: np.ndarray    # int32[5, 6] start step by [player count, good] (row 0 unused)
+    solo_average_steps: np.ndarray  # int32[6, 2] first and last step of the solo 'average'
+                                    # bracket (R-9.2), inclusive
+
+    def start_steps(self, num_players: int) -> np.ndarray:
+        return self.start_step[num_players]
 
     def start_prices(self, num_players: int) -> np.ndarray:
-        return self.start[num_players]
+        return _arr([t[k] for t, k in zip(self.tracks, self.start_step[num_players])])
+
+    def step_of(self, good: int, price: int) -> int | None:
+        """The cheapest step of ``good``'s track priced ``price``; None if no step is."""
+        hits = np.flatnonzero(self.tracks[good] == price)
+        return int(hits[0]) if len(hits) else None
 
 
 @dataclass(frozen=True, eq=False)
@@ -298,7 +309,7 @@ class Ruleset:
 #: bands under their older names) -> the
 #: fingerprint of the same numbers now; old game records of those rulesets still replay
 LEGACY_FINGERPRINTS = {
-    "0fca3a26a6a82a1882e4b299f5b68a114f42e430d49f8e8806bd0f8e34daa3fd": "3353ff1c2d4f23ce4f51e8f1d2cbbe7ac51c202f73f7ab664dfa5c5083a86679",
+    "0fca3a26a6a82a1882e4b299f5b68a114f42e430d49f8e8806bd0f8e34daa3fd": "81baf3f4d327e44d6610ec24f041f3a5b15e7141e2b804ca7b00cdac1355473e",
 }
 
 
@@ -342,11 +353,13 @@ def build(t: dict[str, Any], files: Mapping[str, str]) -> Ruleset:
 
     m = t["market"]
     mcol = lambda f: [m[g][f] for g in GOODS]  # noqa: E731
+    tracks = tuple(_arr(tr) for tr in mcol("track"))
     market = MarketTable(
-        min=_arr(mcol("min")), max=_arr(mcol("max")),
-        start=_arr([[0] * len(GOODS)] + [mcol("start_1_2" if int(n) <= 2 else "start_3_4")
-                                         for n in PLAYER_COUNT_KEYS]),
-        solo_avg_min=_arr(mcol("solo_avg_min")), solo_avg_max=_arr(mcol("solo_avg_max")))
+        tracks=tracks, min=_arr([tr[0] for tr in tracks]), max=_arr([tr[-1] for tr in tracks]),
+        start_step=_arr([[0] * len(GOODS)] + [mcol("start_step_1_2" if int(n) <= 2
+                                                   else "start_step_3_4")
+                                              for n in PLAYER_COUNT_KEYS]),
+        solo_average_steps=_arr(mcol("solo_average_steps")))
 
     x = t["export_board"]
     pass_bonus = np.zeros((MAX_PLAYERS + 1, MAX_PLAYERS), np.int32)

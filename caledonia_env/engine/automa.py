@@ -18,7 +18,7 @@ from .automa_log import (EV_FULFILL, EV_PASS, EV_SKIP, EV_TAKE, EV_TECH, EV_TRAD
 from .board import count_units, pofs
 from .constants import LUMBERJACK, MAX_SLOTS, MINER, N_GOODS
 from .contracts import advance_import, cval
-from .economy import move_price
+from .market import move_price
 from .jit import njit
 from .layout import (C_GAIN_HEX, C_GAIN_IMPORT, C_GAIN_MONEY, C_GAIN_UPG, C_NEED, P_AM_SUPPORT,
                      P_BOX, P_FULFILLED, P_IMPORTS, P_MARKET, P_MEAT, P_MERCH, P_MONEY,

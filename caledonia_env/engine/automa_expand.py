@@ -10,15 +10,15 @@ from .board import neighbor_goods, placeable, pofs, reach_mask, reach_of
 from .clans import take_from_board
 from .constants import (EMPTY, LUMBERJACK, MAX_NODES, MINER, N_CORNERS, N_GOODS, OCC_STRIDE,
                         TERRAIN_FOREST, TERRAIN_MOUNTAIN)
-from .economy import move_price
 from .jit import njit
 from .layout import (P_AM_PREF, P_AM_SUPPORT, P_BOARD, P_MARKET, P_MERCH, P_MONEY, P_PORTS_USED,
-                     P_SHIP, P_TECH, S_OCC, S_PORTS, S_PRICE, S_ROUND, T_ACTIVE, T_AM_CHEAP_LAND,
+                     P_SHIP, P_TECH, S_OCC, S_PORTS, S_PRICE_STEP, S_ROUND, T_ACTIVE, T_AM_CHEAP_LAND,
                      T_AM_DIST_CENTRE, T_AM_DIST_PORT, T_AM_NB_BY_PRICE, T_AM_NB_MAX, T_AM_NB_MONEY,
                      T_AM_PORT_MONEY, T_AM_SHIP, T_AM_START_EACH, T_AM_START_ORDER, T_LAND_COST,
                      T_MODULE, T_N_HEX, T_N_NODES, T_NEIGHBOR, T_NEIGHBOR_BONUS, T_PORT_NODE,
-                     T_PRICE_MIN, T_ROUNDS, T_SHIP_REQ, T_SOLO_AVG_MAX, T_SOLO_AVG_MIN,
+                     T_ROUNDS, T_SHIP_REQ, T_SOLO_AVG_HI, T_SOLO_AVG_LO, T_STEP_LO,
                      T_UNIT_TERRAIN)
+from .market import market_price, move_price
 from .options import unit_cost
 from .ports import port_reachable, ports_open
 from .rng import rand_int
@@ -30,11 +30,11 @@ LOWER, MEDIUM, UPPER = 0, 1, 2     # A-5 price brackets
 # ----------------------------------------------------- market and ports (A-5, A-6)
 @njit(cache=True)
 def bracket(s, T, g):
-    """A-5 [proposal]: lower / medium / upper against the medium band of the market data."""
-    v = s[S_PRICE + g]
-    if v < T[T_SOLO_AVG_MIN + g]:
+    """A-5 [proposal]: lower / medium / upper against the medium band of the market data (in steps)."""
+    v = s[S_PRICE_STEP + g]
+    if v < T[T_SOLO_AVG_LO + g]:
         return LOWER
-    if v > T[T_SOLO_AVG_MAX + g]:
+    if v > T[T_SOLO_AVG_HI + g]:
         return UPPER
     return MEDIUM
 
@@ -70,7 +70,10 @@ def nb_plan(s, T, p, node, pick):
     for g in range(N_GOODS):
         if not (mask >> g) & 1 or s[poff + P_MARKET + N_GOODS + g] > 0 or bracket(s, T, g) == UPPER:
             continue
-        key = s[S_PRICE + g] - (0 if T[T_AM_NB_BY_PRICE] else T[T_PRICE_MIN + g])
+        if T[T_AM_NB_BY_PRICE]:
+            key = market_price(s, T, g)
+        else:                                   # the marker's steps above the track's bottom
+            key = s[S_PRICE_STEP + g] - T[T_STEP_LO + g]
         if key < best:
             best = key
             k = 0

@@ -5,21 +5,9 @@ from .clans import cpar
 from .constants import N_GOODS
 from .jit import njit
 from .layout import (P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_SHIP, P_TECH, P_TRACK,
-                     S_PRICE, T_CLAN_MARKET_MONEY, T_CLAN_TECH_OK, T_HIRE_BONUS_COST, T_HIRE_COST, T_NB_DISC, T_PRICE_MAX, T_PRICE_MIN,
+                     T_CLAN_MARKET_MONEY, T_CLAN_TECH_OK, T_HIRE_BONUS_COST, T_HIRE_COST, T_NB_DISC,
                      T_SHIP_BONUS_COST, T_SHIP_COST, T_SHIP_MAX, T_TECH_BONUS_COST, T_TECH_COST)
-
-
-@njit(cache=True)
-def move_price(s, T, g, steps):
-    """Move good g's price by ``steps``, clamped to its track (R-3.1)."""
-    v = s[S_PRICE + g] + steps
-    lo = T[T_PRICE_MIN + g]
-    hi = T[T_PRICE_MAX + g]
-    if v < lo:
-        v = lo
-    if v > hi:
-        v = hi
-    s[S_PRICE + g] = v
+from .market import market_price, move_price
 
 
 @njit(cache=True)
@@ -31,13 +19,13 @@ def can_trade(s, T, poff, side, g, k):
     if s[poff + P_MARKET + (1 - side) * N_GOODS + g] > 0:
         return False
     if side == 0:
-        return s[poff + P_MONEY] + cpar(s, T, poff, T_CLAN_MARKET_MONEY) >= k * s[S_PRICE + g]
+        return s[poff + P_MONEY] + cpar(s, T, poff, T_CLAN_MARKET_MONEY) >= k * market_price(s, T, g)
     return s[poff + P_GOODS + g] >= k
 
 
 @njit(cache=True)
 def do_trade(s, T, poff, side, g, k):
-    price = s[S_PRICE + g]
+    price = market_price(s, T, g)
     s[poff + P_MONEY] += cpar(s, T, poff, T_CLAN_MARKET_MONEY)   # R-8.8, before paying
     s[poff + P_MERCH] -= k
     s[poff + P_MARKET + side * N_GOODS + g] += k
@@ -55,7 +43,7 @@ def do_trade(s, T, poff, side, g, k):
 def nb_price(s, T, g):
     """Neighborhood price of one unit: price minus the discount, never below 0 (R-3.3.1)."""
     disc = T[T_NB_DISC + g]
-    v = s[S_PRICE + g] - disc
+    v = market_price(s, T, g) - disc
     return v if v > 0 else 0
 
 

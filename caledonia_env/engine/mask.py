@@ -22,9 +22,10 @@ from .jit import njit
 from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY, RB_WORDS, S_AUC_HIGH,
                      S_BONUS_HEX, S_BONUS_UPG, S_BREW_LEFT, S_CTX, S_DRAWN, S_MAIN_DONE,
                      S_MEAT_PORTS, S_MEAT_REM, S_N_DRAWN, S_NB_PENDING, S_OCC, S_PICKS, S_PLAYER,
-                     S_PORT_KIND, S_PORT_LEFT, S_PRICE, S_PRICE_SHIFT_GOOD, S_PROC_KIND, S_ROW_FROM,
+                     S_PORT_KIND, S_PORT_LEFT, S_PRICE_SHIFT_GOOD, S_PROC_KIND, S_ROW_FROM,
                      S_SLOTS, T_ADJ, T_AUCTION_MAX, T_CLAN_FULFILL_MAX, T_CLAN_MARKET_MONEY,
                      T_CLAN_ROWS, T_N_NODES, T_PRICE_SHIFT_EXACT, T_UNIT_NODES)
+from .market import market_price
 from .options import (can_obtain, place_scan, free_box_count, meat_ports, n_boxes, nb_limit,
                       process_max, retrieve_ok, start_worker_scan)
 from .ports import (copy_ok, owns, port_param, port_usable, ports_open, price_move_ok,
@@ -58,7 +59,7 @@ def _trades(s, T, poff, mask, only_good):
             if side == 1:
                 kmax = min(top, s[poff + P_GOODS + g])
             else:
-                price = s[S_PRICE + g]
+                price = market_price(s, T, g)
                 if price > 0:
                     kmax = min(top, money // price)
                 else:

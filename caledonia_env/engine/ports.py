@@ -12,9 +12,10 @@ from .economy import can_trade
 from .jit import njit
 from .layout import (MAX_LEVEL, P_BOARD, P_BOX, P_GLORY, P_GOODS, P_MONEY, P_PORTS_USED, P_SHIP,
                      RB_WORDS, S_BONUS_UPG, S_OCC, S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE, S_PORTS,
-                     S_PRICE, S_PRICE_SHIFT_GOOD, S_STRUCT_PENDING, S_SWAP_IN, S_SWAP_NODE,
-                     S_SWAP_OUT, T_N_NODES, T_PORT_NODE, T_PORT_PARAM, T_PORT_REACHERS, T_PRICE_MAX,
-                     T_PRICE_MIN, T_TERRAIN, T_UNIT_TERRAIN)
+                     S_PRICE_SHIFT_GOOD, S_PRICE_STEP, S_STRUCT_PENDING, S_SWAP_IN, S_SWAP_NODE,
+                     S_SWAP_OUT, T_N_NODES, T_PORT_NODE, T_PORT_PARAM, T_PORT_REACHERS, T_TERRAIN,
+                     T_UNIT_TERRAIN)
+from .market import clamp_step
 from .layout import S_NB_PENDING, T_NEIGHBOR_BONUS, T_SWAP_NB_BONUS   # the swap's bonuses
 
 
@@ -83,17 +84,13 @@ def corner_of(s, tile):
 # ------------------------------------------------------------------ P4 price
 @njit(cache=True)
 def price_move_ok(s, T, poff, g, delta):
-    """After moving g's price by delta, a trade of g is possible (P4 [interp])."""
+    """After moving g's price marker by delta steps, a trade of g is possible (P4 [interp])."""
     if can_trade(s, T, poff, 1, g, 1):
         return True
-    v = s[S_PRICE + g] + delta
-    lo = T[T_PRICE_MIN + g]
-    hi = T[T_PRICE_MAX + g]
-    v = lo if v < lo else (hi if v > hi else v)
-    old = s[S_PRICE + g]
-    s[S_PRICE + g] = v
+    old = s[S_PRICE_STEP + g]
+    s[S_PRICE_STEP + g] = clamp_step(T, g, old + delta)
     ok = can_trade(s, T, poff, 0, g, 1)
-    s[S_PRICE + g] = old
+    s[S_PRICE_STEP + g] = old
     return ok
 
 

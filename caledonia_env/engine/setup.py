@@ -15,12 +15,12 @@ from .flow import resolve, start_auction
 from .jit import njit
 from .layout import (P_BOARD, P_BOX, P_START_TILE, S_AUC_LEADER, S_AUC_SEAT, S_DECK, S_DECK_COUNT,
                      S_DECK_HEAD, S_DRAWN, S_NEXT_ORDER, S_NP, S_OCC, S_ORDER, S_PHASE,
-                     S_PICK_CLANS, S_PICKS, S_PORT_KIND, S_PORTS, S_PRICE, S_PRICE_SHIFT_GOOD,
+                     S_PICK_CLANS, S_PICKS, S_PORT_KIND, S_PORTS, S_PRICE_SHIFT_GOOD, S_PRICE_STEP,
                      S_ROUND, S_ROW_FROM, S_SETUP_PTR, S_SLOTS, S_SWAP_NODE, S_TILES, STATE_SIZE,
                      T_ACTIVE, T_CLAN_MODE, T_CLAN_POOL, T_COVER, T_FIXED_CLAN, T_MODULE,
                      T_N_CONTRACTS, T_N_COVER, T_N_HEX, T_N_START_TILES, T_NP, T_PORT_POOL,
-                     T_PORTS_ON, T_PRICE_START, T_ROUNDS, T_SCORING_TILES_ON, T_SMALL_MAP,
-                     T_SOLO_START_SLOTS, T_TERRAIN, T_TILE_POOL, T_UNIT_COUNT)
+                     T_PORTS_ON, T_ROUNDS, T_SCORING_TILES_ON, T_SMALL_MAP,
+                     T_SOLO_START_SLOTS, T_STEP_START, T_TERRAIN, T_TILE_POOL, T_UNIT_COUNT)
 from .solo import place_blockers
 from .rng import rand_int, seed_rng, shuffle
 
@@ -88,7 +88,7 @@ def new_game_log(s, T, seed, first_player, amlog):
         _draw_tiles(s, T, T_PORT_POOL, N_PORT_TILES, S_PORTS, N_CORNERS)
     # market
     for g in range(N_GOODS):
-        s[S_PRICE + g] = T[T_PRICE_START + g]
+        s[S_PRICE_STEP + g] = T[T_STEP_START + g]
     # first player, then clockwise
     first = first_player if first_player >= 0 else rand_int(s, n)
     for i in range(n):

@@ -2,10 +2,10 @@
 
 from .constants import EMPTY, NEUTRAL, TERRAIN_LOCH, TERRAIN_PORT
 from .contracts import refill_slots
-from .economy import move_price
+from .market import move_price
 from .jit import njit
-from .layout import (MAX_THRESH, S_OCC, S_PRICE, S_ROUND, S_SLOTS, T_ACTIVE, T_LAND_COST,
-                     T_N_HEX, T_SOLO_AVG_MAX, T_SOLO_AVG_MIN, T_SOLO_BLOCK_COST,
+from .layout import (MAX_THRESH, S_OCC, S_PRICE_STEP, S_ROUND, S_SLOTS, T_ACTIVE, T_LAND_COST,
+                     T_N_HEX, T_SOLO_AVG_HI, T_SOLO_AVG_LO, T_SOLO_BLOCK_COST,
                      T_SOLO_GOODS_DIE, T_SOLO_GOODS_FACES, T_SOLO_MARKET_ROUNDS,
                      T_SOLO_N_CHANGE, T_SOLO_PRICE_DIE, T_SOLO_PRICE_FACES, T_SOLO_REMOVE,
                      T_TERRAIN)
@@ -28,13 +28,13 @@ def place_blockers(s, T):
 
 @njit(cache=True)
 def solo_price_change(s, T, g, d):
-    """One good's change (R-9.2): a low price rises by |d|, a high one falls by |d|, an
-    average one moves by d (bands: the market's solo 'average' brackets)."""
-    price = s[S_PRICE + g]
+    """One good's change (R-9.2): a low price rises by |d| steps, a high one falls by |d|,
+    an average one moves by d (bands: the market's solo 'average' brackets, in steps)."""
+    step = s[S_PRICE_STEP + g]
     a = d if d > 0 else -d
-    if price < T[T_SOLO_AVG_MIN + g]:
+    if step < T[T_SOLO_AVG_LO + g]:
         move_price(s, T, g, a)
-    elif price > T[T_SOLO_AVG_MAX + g]:
+    elif step > T[T_SOLO_AVG_HI + g]:
         move_price(s, T, g, -a)
     else:
         move_price(s, T, g, d)

@@ -17,7 +17,7 @@ from .constants import (CLAN_AUCTION, COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONU
                         MAX_MERCHANTS, MAX_NB_BUY, MAX_NODES, MAX_PROCESS, N_GOODS, N_UNITS,
                         OCC_STRIDE, PORT_COPY, PROCESS_IN, PROCESS_OUT, SHEEP, WHISKY)
 from .contracts import cval, fulfill, put_under, take_contract
-from .economy import do_nb_buy, do_trade, do_upgrade, move_price
+from .economy import do_nb_buy, do_trade, do_upgrade
 from .automa_flow import run_automata
 from .flow import auction_bid, auction_pick_done, end_turn, resolve, structure_draw, take_pair
 from .jit import njit
@@ -30,6 +30,7 @@ from .layout import (C_GAIN_IMPORT, P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET,
                      S_SETUP_PTR, S_SLOTS, S_STRUCT_PENDING, T_CLAN_BEER_MAX, T_CLAN_MODE,
                      T_CLAN_OBTAIN_MAX, T_CLAN_WHISKY_MONEY, T_NEIGHBOR_BONUS, T_PASS_BONUS,
                      T_STATIC_IMPORTS, T_STRUCT_BUILDINGS, T_UNIT_COUNT)
+from .market import move_price
 from .options import free_box_count, meat_ports, n_boxes, unit_cost
 from .ports import apply_effect, do_swap, port_param, swap_neighborhood, use_port
 

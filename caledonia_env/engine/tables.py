@@ -112,9 +112,7 @@ def build_tables(rs, board, num_players, variants=Variants()):
     put(L.T_WORKER_INCOME, [rs.units.income_base[lj], rs.units.income_upgraded[lj],
                             rs.units.income_base[mi], rs.units.income_upgraded[mi]])
 
-    put(L.T_PRICE_MIN, rs.market.min)
-    put(L.T_PRICE_MAX, rs.market.max)
-    put(L.T_PRICE_START, rs.market.start[n])
+    _market_tables(rs, n, T)
     put(L.T_CONTRACT_COST, rs.export_board.contract_cost)
     put(L.T_PASS_BONUS, rs.export_board.pass_bonus[n])
     marked = np.zeros(L.MAX_TRACK, np.int32)
@@ -196,6 +194,25 @@ def _interpretation_tables(variants, T):
         T[L.T_EXPORT_MIN] = k
 
 
+def _market_tables(rs, n, T):
+    """R-1.3, R-3.1, R-9.2: each good's track of step prices, its start step on this player
+    count's side and the solo 'average' bracket, as step numbers (engine.market). The
+    cheapest step is numbered by its price, so on a track of £1 steps the state's step
+    number is the price."""
+    m = rs.market
+    for g, track in enumerate(m.tracks):
+        lo = int(track[0])
+        start = int(m.start_step[n, g])
+        T[L.T_STEP_LO + g] = lo
+        T[L.T_STEP_HI + g] = lo + len(track) - 1
+        T[L.T_STEP_START + g] = lo + start
+        T[L.T_PRICE_START + g] = track[start]
+        T[L.T_SOLO_AVG_LO + g] = lo + m.solo_average_steps[g, 0]
+        T[L.T_SOLO_AVG_HI + g] = lo + m.solo_average_steps[g, 1]
+        off = L.T_TRACK + g * L.MAX_MARKET_STEPS
+        T[off:off + len(track)] = track
+
+
 def _solo_tables(rs, n, variants, T, put):
     """R-9.2: neutral blockers, five contracts, market phase dice, solo scoring."""
     so = rs.solo
@@ -219,8 +236,6 @@ def _solo_tables(rs, n, variants, T, put):
     T[L.T_SOLO_PRICE_FACES] = len(so.price_die)
     put(L.T_SOLO_PRICE_DIE, so.price_die)
     put(L.T_SOLO_REMOVE, so.removal_slot)
-    put(L.T_SOLO_AVG_MIN, rs.market.solo_avg_min)
-    put(L.T_SOLO_AVG_MAX, rs.market.solo_avg_max)
     T[L.T_SOLO_N_EXPORT] = len(so.export_vp)
     put(L.T_SOLO_EXPORT, so.export_vp)
     T[L.T_SOLO_N_SETTLE] = len(so.settlement_vp)

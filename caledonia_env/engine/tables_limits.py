@@ -33,6 +33,8 @@ CAPACITY_LIMITS = (
     ("export_board", "structure_bonus.keep", 0, MAX_BOXES, f"MAX_BOXES = {MAX_BOXES}", False),
     ("export_board", "import_track.length", 1, L.MAX_TRACK - 1,
      f"the track table holds MAX_TRACK = {L.MAX_TRACK} spaces", False),
+    ("market", "*.track", 1, L.MAX_MARKET_STEPS,
+     f"the track table holds MAX_MARKET_STEPS = {L.MAX_MARKET_STEPS} steps", True),
     ("ports", "P4.steps", 1, max(PRICE_DELTAS),
      f"price action ids encode steps {PRICE_DELTAS}", False),
     ("clans", "buchanan.structure_draw", 0, MAX_DRAW,

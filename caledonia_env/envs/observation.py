@@ -54,6 +54,7 @@ from ..engine.constants import (
     UNIT_NAMES,
 )
 from ..engine.jit import njit
+from ..engine.market import market_price
 from ..engine.scoring import import_values, tile_glory
 
 N_PHASES = 5
@@ -292,7 +293,7 @@ def encode_obs(s, T, observer, out):
         out[O_ROUND + rnd - 1] = 1.0
     out[O_PHASE + s[L.S_PHASE]] = 1.0
     for g in range(N_GOODS):
-        out[O_PRICE + g] = s[L.S_PRICE + g] / PRICE_SCALE
+        out[O_PRICE + g] = market_price(s, T, g) / PRICE_SCALE
     cost = T[L.T_CONTRACT_COST + rnd - 1] if rnd >= 1 else 0
     if cost >= 0:
         out[O_COST] = cost / COST_SCALE

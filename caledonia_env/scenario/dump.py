@@ -5,7 +5,15 @@ from ..config import CLAN_NAMES
 from ..engine import layout as L
 from ..engine.constants import (CONTEXT_NAMES, GOOD_NAMES, IMPORT_NAMES, MAX_DRAW, MAX_START_PICKS,
                                 NEUTRAL, OCC_STRIDE, UNIT_NAMES)
+from ..engine.market import market_price
 from .fields import CORNERS, PENDING, PHASES, PORT_TILES, SCORING_TILES, SIDES, TECH
+
+
+def _marker(game, g):
+    """Good g's marker: its price, or ``{"step": k}`` where a cheaper step has that price."""
+    price = int(market_price(game.state, game.tables, g))
+    k = int(game.state[L.S_PRICE_STEP + g] - game.tables[L.T_STEP_LO + g])
+    return price if game.ruleset.market.step_of(g, price) == k else {"step": k}
 
 
 def to_scenario(game) -> dict:
@@ -32,7 +40,7 @@ def to_scenario(game) -> dict:
         "turn_order": [int(x) for x in s[L.S_ORDER:L.S_ORDER + num_players]],
         "next_turn_order": [int(x) for x in s[L.S_NEXT_ORDER:L.S_NEXT_ORDER + num_players]
                             if x >= 0],
-        "market": {g: int(s[L.S_PRICE + i]) for i, g in enumerate(GOOD_NAMES)},
+        "market": {g: _marker(game, i) for i, g in enumerate(GOOD_NAMES)},
         "slots": [cid(int(c)) for c in s[L.S_SLOTS:L.S_SLOTS + 6]],
         "pile": [ids[int(s[L.S_DECK + (int(s[L.S_DECK_HEAD]) + i) % 64])]
                  for i in range(int(s[L.S_DECK_COUNT]))],

@@ -17,6 +17,19 @@ from .pending import check_pending, write_pending
 from .players import set_player
 
 
+def market_step(track, g: str, v) -> int:
+    """A scenario's marker of good ``g``: a price (the cheapest step of that price) or
+    ``{"step": k}`` (k counts from the cheapest step, 0)."""
+    if isinstance(v, dict):
+        return read_int(f"market.{g}.step", read_dict(f"market.{g}", v, ("step",)).get("step"),
+                        0, len(track) - 1)
+    price = read_int(f"market price of {g}", v, int(track[0]), int(track[-1]))
+    if price not in track:
+        raise ScenarioError(f"market price of {g}: no step of its track is priced {price}; "
+                            f"the steps are {', '.join(map(str, track))}")
+    return int(np.flatnonzero(track == price)[0])
+
+
 def write_scenario(game, d: dict) -> None:
     """Write scenario ``d`` into ``game`` (fresh, built from :func:`scenario_config`)."""
     rs, board, s, T = game.ruleset, game.board, game.state, game.tables
@@ -51,10 +64,9 @@ def write_scenario(game, d: dict) -> None:
                    num_players - 1)
     s[L.S_PLAYER] = cur
     s[L.S_TURN_POS] = order.index(cur) if cur in order else 0
-    for g, price in read_dict("market", d.get("market", {}), GOOD_NAMES).items():
+    for g, v in read_dict("market", d.get("market", {}), GOOD_NAMES).items():
         gi = lookup(GOOD_NAMES, g, "good")
-        s[L.S_PRICE + gi] = read_int(f"market price of {g}", price, int(rs.market.min[gi]),
-                                 int(rs.market.max[gi]))
+        s[L.S_PRICE_STEP + gi] = T[L.T_STEP_LO + gi] + market_step(rs.market.tracks[gi], g, v)
     if "slots" in d:
         n_slots = int(T[L.T_N_SLOTS])
         s[L.S_SLOTS:L.S_SLOTS + MAX_SLOTS] = -1

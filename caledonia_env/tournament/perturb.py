@@ -21,7 +21,6 @@ from .stats import group_stats
 STEP = 0.2                                   # the sensitivity move: ±20% of the estimate
 _SEG = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 # The price keys of today's market format (track min..max, starting prices, solo bracket).
-PRICE_KEYS = ("min", "max", "start_1_2", "start_3_4", "solo_avg_min", "solo_avg_max")
 
 
 def _round(x: float) -> int:
@@ -29,16 +28,11 @@ def _round(x: float) -> int:
 
 
 def scale_market_track(track: dict, factor: float) -> dict:
-    """The good's market table with every price ×``factor``, rounded (the track as a whole).
-
-    Today's format has prices under :data:`PRICE_KEYS`; a list of step prices (``steps``)
-    is scaled element by element. Kept apart so a new market format changes only this."""
+    """The good's market table with every step price ×``factor``, rounded (the track as a
+    whole). The start steps and the solo bracket are step indices and stay; rounding a
+    non-decreasing track keeps it non-decreasing."""
     out = dict(track)
-    for k in PRICE_KEYS:
-        if isinstance(out.get(k), (int, float)) and not isinstance(out.get(k), bool):
-            out[k] = _round(out[k] * factor)
-    if isinstance(out.get("steps"), list):
-        out["steps"] = [_round(p * factor) for p in out["steps"]]
+    out["track"] = [_round(p * factor) for p in track["track"]]
     return out
 
 

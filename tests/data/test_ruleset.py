@@ -88,15 +88,39 @@ def test_economy(rs):
 
 
 def test_market_matches_data_md(rs):
+    """The estimated tracks, as step lists of £1 steps min..max."""
     m = rs.market
     assert m.min.tolist() == [2, 2, 3, 5, 6, 7]
     assert m.max.tolist() == [9, 9, 10, 14, 15, 17]
+    assert [t.tolist() for t in m.tracks] == [list(range(lo, hi + 1))
+                                              for lo, hi in zip(m.min, m.max)]
     assert m.start_prices(4).tolist() == [4, 4, 5, 8, 9, 10]
     assert m.start_prices(2).tolist() == [4, 4, 5, 8, 9, 10]
-    assert m.start.shape == (5, 6)
-    assert (m.min[G("whisky")], m.start[3, G("whisky")], m.max[G("whisky")]) == (7, 10, 17)
-    assert m.solo_avg_min.tolist() == [4, 4, 5, 8, 9, 10]
-    assert m.solo_avg_max.tolist() == [6, 6, 7, 10, 11, 12]
+    assert m.start_step.shape == (5, 6) and m.start_steps(3).tolist() == [2, 2, 2, 3, 3, 3]
+    assert (m.min[G("whisky")], m.start_prices(3)[G("whisky")], m.max[G("whisky")]) == (7, 10, 17)
+    band = [[int(t[a]), int(t[b])] for t, (a, b) in zip(m.tracks, m.solo_average_steps)]
+    assert band == [[4, 6], [4, 6], [5, 7], [8, 10], [9, 11], [10, 12]]
+
+
+def test_market_known_points(rs):
+    """DA: milk starts at £5 on the 2-player side; EN p.4: two whisky bought at £10 leave the
+    price at £12 (two steps up); both are marked with their sources, the rest estimates."""
+    m, milk, whisky = rs.market, G("milk"), G("whisky")
+    assert m.start_prices(2)[milk] == 5 and m.start_prices(1)[milk] == 5
+    at10 = m.step_of(whisky, 10)
+    assert m.tracks[whisky][at10 + 2] == 12
+    est = {p for t, p, _ in rs.estimates() if t == "market"}
+    assert f"whisky.track[{at10}]" not in est and f"whisky.track[{at10 + 2}]" not in est
+    assert f"whisky.track[{at10 + 1}]" in est and "milk.track" in est
+
+
+def test_market_step_of_takes_the_cheapest_step(tmp_path):
+    over = tmp_path / "o.json"
+    over.write_text(json.dumps({"market": {"wool": {"track": [3, 4, 4, 5, 5, 6, 6, 7],
+                                                    "solo_average_steps": [3, 5]}}}))
+    m = load_ruleset(over).market
+    assert [m.step_of(0, p) for p in (3, 4, 5, 7, 8, 2)] == [0, 1, 3, 7, None, None]
+    assert m.start_prices(2)[0] == 4 and m.min[0] == 3 and m.max[0] == 7
 
 
 def test_export_board(rs):
@@ -256,8 +280,8 @@ def test_estimates_list_data_md_estimates(rs):
     for key, value in {
         ("units", "sheep.cost"): 4, ("units", "cow.cost"): 6, ("units", "field.cost"): 6,
         ("units", "cheese_dairy.cost"): 8, ("economy", "shipping.max_level"): 6,
-        ("market", "whisky.start_3_4"): 10, ("market", "wool.min"): 2,
-        ("market", "cheese.solo_avg_max"): 11,
+        ("market", "whisky.start_step_3_4"): 3, ("market", "wool.track"): list(range(2, 10)),
+        ("market", "cheese.solo_average_steps"): [3, 5], ("market", "whisky.track[4]"): 11,
         ("export_board", "slots_by_players.3"): 5,
         ("export_board", "import_track.marked_spaces"): list(range(3, 31, 3)),
         ("starting_tiles", "S1.money"): 70, ("starting_tiles", "S9.goods.whisky"): 1,
@@ -308,11 +332,11 @@ def test_to_dict_and_fingerprint(rs):
     assert re.fullmatch(r"[0-9a-f]{64}", rs.fingerprint())
     again = load_ruleset(d)
     assert again is not rs and again == rs and again.fingerprint() == rs.fingerprint()
-    d["market"]["whisky"]["start_3_4"] = 11
+    d["market"]["whisky"]["start_step_3_4"] = 4
     assert load_ruleset(d).fingerprint() != rs.fingerprint()
     d2 = rs.to_dict()
-    d2["market"]["whisky"]["start_3_4"] = 99  # to_dict returns a copy
-    assert rs.market.start[3, G("whisky")] == 10
+    d2["market"]["whisky"]["start_step_3_4"] = 99  # to_dict returns a copy
+    assert rs.market.start_prices(3)[G("whisky")] == 10
 
 
 # ---------------------------------------------------------------------------
@@ -324,16 +348,18 @@ def _default(name: str) -> dict:
 
 def test_directory_override_replaces_only_given_files(tmp_path, rs):
     market = _default("market.json")
-    market["whisky"]["start_3_4"] = 11
-    market["whisky"]["sources"] = {"start_3_4": "rulebook"}
+    market["whisky"]["start_step_3_4"] = 4
+    market["whisky"]["sources"] = {"start_step_3_4": "rulebook"}
     (tmp_path / "market.json").write_text(json.dumps(market))
     (tmp_path / "README.md").write_text("other files are ignored")
     got = load_ruleset(tmp_path)
-    assert got.market.start[4, G("whisky")] == 11 and got.market.start[2, G("whisky")] == 10
+    assert got.market.start_prices(4)[G("whisky")] == 11
+    assert got.market.start_prices(2)[G("whisky")] == 10
     assert got.units.cost.tolist() == rs.units.cost.tolist()
     assert got != rs
     est = {(t, p) for t, p, _ in got.estimates()}
-    assert ("market", "whisky.start_3_4") not in est and ("market", "whisky.start_1_2") in est
+    assert ("market", "whisky.start_step_3_4") not in est
+    assert ("market", "whisky.start_step_1_2") in est
     assert load_ruleset(str(tmp_path)) == got
 
 
@@ -363,17 +389,17 @@ def test_single_file_override_merges(tmp_path, rs):
     assert got.export_board.pass_bonus[1, 0] == 15
     est = {(t, p) for t, p, _ in got.estimates()}
     assert ("units", "sheep.cost") not in est and ("units", "cow.cost") in est
-    assert got.market.start.tolist() == rs.market.start.tolist()
+    assert got.market.start_step.tolist() == rs.market.start_step.tolist()
 
 
 def test_single_file_override_whole_table_and_contracts(tmp_path):
     market = _default("market.json")
     market["source"] = "rulebook"
     for g in GOODS:
-        market[g]["start_1_2"] = market[g]["min"]
+        market[g]["start_step_1_2"] = 0
     rows = load_ruleset().to_dict()["contracts"][:8]
     got = load_ruleset({"market": market, "contracts": rows})
-    assert got.market.start[1].tolist() == got.market.min.tolist()
+    assert got.market.start_prices(1).tolist() == got.market.min.tolist()
     assert got.sources["market"] == "rulebook" and len(got.contracts) == 8
 
 
@@ -423,15 +449,25 @@ def _delete(*keys):
 
 BROKEN = [
     # (file, mutation, substrings the message must contain)
-    ("market.json", _set("whisky", "start_3_4", "ten"),
-     ["good 'whisky', field 'start_3_4': expected an integer, got \"ten\""]),
-    ("market.json", _set("wool", "start_1_2", 20),
-     ["good 'wool', field 'start_1_2'", "outside the price track 2..9"]),
-    ("market.json", _set("milk", "min", 11), ["good 'milk', field 'min'", "min 11 > max 10"]),
-    ("market.json", _set("bread", "solo_avg_min", 12), ["good 'bread'", "solo_avg_min 12 >"]),
+    ("market.json", _set("whisky", "start_step_3_4", "ten"),
+     ["good 'whisky', field 'start_step_3_4': expected an integer, got \"ten\""]),
+    ("market.json", _set("wool", "start_step_1_2", 8),
+     ["good 'wool', field 'start_step_1_2'", "step 8 is outside the track's steps 0..7"]),
+    ("market.json", _set("milk", "track", [3, 4, 4, 3]),
+     ["good 'milk', field 'track'", "[3, 4, 4, 3]: step prices must not fall"]),
+    ("market.json", _set("milk", "track", []), ["good 'milk', field 'track'", "at least 1"]),
+    ("market.json", _set("bread", "solo_average_steps", [5, 3]),
+     ["good 'bread', field 'solo_average_steps'", "[5, 3] must be steps first <= last"]),
+    ("market.json", _set("bread", "solo_average_steps", [3, 10]),
+     ["good 'bread', field 'solo_average_steps'", "within the track's steps 0..9"]),
+    ("market.json", _set("cheese", "solo_average_steps", [3]),
+     ["good 'cheese', field 'solo_average_steps'", "expected 2 items, got 1"]),
+    ("market.json", _set("wool", "min", 2),
+     ["good 'wool': old market key(s) 'min': a track is now 'track'", "'start_step_1_2'",
+      "'start_step_3_4'", "'solo_average_steps'"]),
     ("market.json", _set("source", "guess"), ["field 'source'", "unknown source \"guess\""]),
     ("market.json", _delete("source"), ["table 'market'", "missing field 'source'"]),
-    ("market.json", _delete("wool", "max"), ["good 'wool'", "missing field 'max'"]),
+    ("market.json", _delete("wool", "track"), ["good 'wool'", "missing field 'track'"]),
     ("market.json", _set("whiskey", {}), ["unknown good 'whiskey'"]),
     ("market.json", _delete("cheese"), ["missing good 'cheese'"]),
     ("units.json", _set("bakery", "cost", True),
@@ -521,12 +557,12 @@ def test_broken_json_is_reported_precisely(tmp_path, fname, mutate, expected):
 
 def test_brief_example_message(tmp_path):
     data = _default("market.json")
-    data["whisky"]["start_3_4"] = "ten"
+    data["whisky"]["start_step_3_4"] = "ten"
     (tmp_path / "market.json").write_text(json.dumps(data))
     with pytest.raises(RulesetError) as info:
         load_ruleset(tmp_path)
     assert str(info.value).endswith(
-        "market.json: table 'market', good 'whisky', field 'start_3_4': "
+        "market.json: table 'market', good 'whisky', field 'start_step_3_4': "
         "expected an integer, got \"ten\"")
 
 

@@ -86,9 +86,11 @@ def test_check_state_catches_units_and_hexes(state):
 
 def test_check_state_catches_price_and_round(state):
     g, s = state
-    s[L.S_PRICE] = int(g.ruleset.market.max[0]) + 1
+    s[L.S_PRICE_STEP] = g.tables[L.T_STEP_HI] + 1
     assert fuzz.check_state(s, g.tables) == fuzz.E_PRICE
-    s[L.S_PRICE] = int(g.ruleset.market.max[0])
+    s[L.S_PRICE_STEP] = g.tables[L.T_STEP_LO] - 1
+    assert fuzz.check_state(s, g.tables) == fuzz.E_PRICE
+    s[L.S_PRICE_STEP] = g.tables[L.T_STEP_HI]
     s[L.S_ROUND] = int(g.ruleset.setup.rounds) + 1
     assert fuzz.check_state(s, g.tables) == fuzz.E_ROUND
 

@@ -405,7 +405,7 @@ def test_a455_neighborhood_purchase_money_and_merchants():
     s[L.S_OCC + w[0]] = HUMAN * 16 + COW
     s[poff() + L.P_MONEY] = 200
     s[poff() + L.P_MERCH] = 3
-    price = int(s[L.S_PRICE + MILK])
+    marker = int(s[L.S_PRICE_STEP + MILK])
     assert AX.bracket(s, g.tables, MILK) == AX.MEDIUM
     T = tables_with_card(g, 0)
     s[poff() + L.P_AM_SUPPORT] = 0
@@ -413,7 +413,7 @@ def test_a455_neighborhood_purchase_money_and_merchants():
     assert AX.am_expand(s, T, AP, 0)
     claimed = bin(int(s[poff() + L.P_PORTS_USED])).count("1") - used     # A-6 on the way
     assert s[poff() + L.P_MARKET + MILK] == 2
-    assert s[L.S_PRICE + MILK] == price + 2
+    assert s[L.S_PRICE_STEP + MILK] == marker + 2                      # two steps up
     assert s[poff() + L.P_GOODS + MILK] == 0
     u = int(s[L.S_OCC + v]) % 16
     paid = int(g.board.land_cost[v]) + int(T[L.T_UNIT_COST + u])
@@ -425,19 +425,19 @@ def test_a5_brackets_proposal_from_market_band():
     g = game()
     s, T = g.state, g.tables
     for gd in range(6):
-        lo, hi = T[L.T_SOLO_AVG_MIN + gd], T[L.T_SOLO_AVG_MAX + gd]
-        for price, want in ((lo - 1, AX.LOWER), (lo, AX.MEDIUM), (hi, AX.MEDIUM), (hi + 1, AX.UPPER)):
-            s[L.S_PRICE + gd] = price
+        lo, hi = T[L.T_SOLO_AVG_LO + gd], T[L.T_SOLO_AVG_HI + gd]       # step numbers
+        for step, want in ((lo - 1, AX.LOWER), (lo, AX.MEDIUM), (hi, AX.MEDIUM), (hi + 1, AX.UPPER)):
+            s[L.S_PRICE_STEP + gd] = step
             assert AX.bracket(s, T, gd) == want
 
 
 def test_a44_trade_direction_by_bracket_and_money():
     """A-4.4: upper -> sell, lower -> buy; N merchants placed, price moves N, £1 each."""
-    for side, price_of in ((1, L.T_PRICE_MAX), (0, L.T_PRICE_MIN)):
+    for side, end in ((1, L.T_STEP_HI), (0, L.T_STEP_LO)):
         g = game()
         s, T = g.state, g.tables
         for gd in range(6):
-            s[L.S_PRICE + gd] = T[price_of + gd]
+            s[L.S_PRICE_STEP + gd] = T[end + gd]
         s[poff() + L.P_MERCH] = 5
         m0 = money(g)
         assert A.am_trade(s, T, AP, 0)
@@ -446,7 +446,7 @@ def test_a44_trade_direction_by_bracket_and_money():
         n = int(placed.sum())
         assert placed[side * 6 + gd] == n and 1 <= n <= 3
         assert money(g) - m0 == n * T[L.T_AM_TRADE_MONEY]
-        moved = s[L.S_PRICE + gd] - T[price_of + gd]
+        moved = s[L.S_PRICE_STEP + gd] - T[end + gd]
         assert moved == (-n if side == 1 else n)
 
 

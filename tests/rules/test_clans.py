@@ -8,6 +8,7 @@ from caledonia_env.engine.actions import A_PLACE
 from caledonia_env.engine.constants import MAX_NODES
 from caledonia_env.engine.constants import (TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_MOUNTAIN,
                                             TERRAIN_PASTURE)
+from caledonia_env.engine.market import market_price
 from conftest import Hexes, base_scenario, mask_names
 
 RS = Game(GameConfig(num_players=2)).ruleset
@@ -348,7 +349,7 @@ def test_R_8_3_cunningham_butter_8_per_milk_at_end_of_production():
     assert g.context == "butter" and mask_names(g) == ["butter 1 milk", "butter done"]
     step(g, "butter done")
     assert g.context == "main action" and g.round == 3
-    assert g.state[L.S_PRICE + 2] == 6 and pv(g, 0, L.P_MERCH) == merchants
+    assert market_price(g.state, g.tables, 2) == 6 and pv(g, 0, L.P_MERCH) == merchants
 
 
 def test_R_8_3_butter_after_processing_and_only_for_cunningham():
@@ -738,7 +739,7 @@ def test_R_8_8_stewart_gets_1_per_trade_before_paying():
     assert "trade buy 1 whisky" not in mask_names(Game.from_scenario(d))
     d["players"][0] = {"money": 0, "clan": "stewart", "merchants": 5, "goods": {"wool": 3}}
     g = Game.from_scenario(d)
-    price = int(g.state[L.S_PRICE])
+    price = int(market_price(g.state, g.tables, 0))
     step(g, "trade sell 3 wool")
     assert pv(g, 0, L.P_MONEY) == 3 * price + 1                    # once per transaction
 
@@ -754,11 +755,11 @@ def test_R_8_8_stewart_neighborhood_1_per_good_type():
     g = Game.from_scenario(d)
     step(g, f"expand sheep @ {h.label(x)}")
     money = pv(g, 0, L.P_MONEY)
-    price = int(g.state[L.S_PRICE + 5]) - int(RS.economy.neighborhood_discount[5])
+    price = int(market_price(g.state, g.tables, 5)) - int(RS.economy.neighborhood_discount[5])
     step(g, "neighborhood buy 2 whisky")
     assert pv(g, 0, L.P_MONEY) == money + 1 - 2 * price
     money = pv(g, 0, L.P_MONEY)
-    mp = int(g.state[L.S_PRICE + 2]) - int(RS.economy.neighborhood_discount[2])
+    mp = int(market_price(g.state, g.tables, 2)) - int(RS.economy.neighborhood_discount[2])
     step(g, "neighborhood buy 1 milk")
     assert pv(g, 0, L.P_MONEY) == money + 1 - mp
 

@@ -2,6 +2,7 @@
 
 from caledonia_env import Game
 from caledonia_env.engine import layout as L
+from caledonia_env.engine.market import market_price
 from conftest import base_scenario, finish_round5
 
 
@@ -19,7 +20,7 @@ def test_R_3_1_whisky_bought_at_10_moves_price_to_12():
     g.step(g.parse_action("trade buy 2 whisky"))
     assert player(g, 0, L.P_MONEY) == 10
     assert player(g, 0, L.P_GOODS + 5) == 2
-    assert g.state[L.S_PRICE + 5] == 12
+    assert market_price(g.state, g.tables, 5) == 12
     assert player(g, 0, L.P_MARKET + 5) == 2 and player(g, 0, L.P_MERCH) == 0
 
 
@@ -38,7 +39,7 @@ def test_R_3_3_1_neighborhood_whisky_at_7(hexes):
     assert "neighborhood buy 5 whisky" not in names
     g.step(g.parse_action("neighborhood buy 1 whisky"))
     assert player(g, 0, L.P_MONEY) == money0 - 7
-    assert g.state[L.S_PRICE + 5] == 11
+    assert market_price(g.state, g.tables, 5) == 11
 
 
 def test_R_7_import_scoring_15_8_18():

@@ -17,6 +17,7 @@ from caledonia_env import Game
 from caledonia_env.data.names import PORT_PARAMS, PORTS, UNITS
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.constants import TERRAIN_LOCH, TERRAIN_PASTURE, TERRAIN_PORT
+from caledonia_env.engine.market import market_price
 
 NO_PORTS = {"A": None, "B": None, "C": None, "D": None}
 
@@ -401,12 +402,12 @@ def test_R_5_P4_moves_price_then_trade_that_good():
     for d in range(1, steps + 1):
         assert f"price whisky -{d}" in names and f"price whisky +{d}" in names
     step(g, "price whisky -3")
-    assert g.state[L.S_PRICE + 5] == 7
+    assert market_price(g.state, g.tables, 5) == 7
     assert g.context == "main action"
     assert mask_names(g) == ["trade buy 1 whisky", "trade buy 2 whisky"]   # no pass, no other
     step(g, "trade buy 2 whisky")
     assert pf(g, 0, L.P_MONEY) == 30 - 14 and goods(g, 0)["whisky"] == 2
-    assert g.state[L.S_PRICE + 5] == 9
+    assert market_price(g.state, g.tables, 5) == 9
 
 
 def test_R_5_P4_only_moves_that_allow_the_trade():

@@ -8,6 +8,7 @@ from caledonia_env import Game, GameConfig
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.constants import NEUTRAL, TERRAIN_LOCH, TERRAIN_PORT, UNIT_NAMES
 from caledonia_env.engine.layout import STATE_SIZE
+from caledonia_env.engine.market import market_price
 from caledonia_env.engine.playout import random_games
 from caledonia_env.engine.scoring import import_values
 from caledonia_env.game import Static
@@ -166,6 +167,10 @@ def test_R_9_2_solo_rarity_values_follow_the_players_counts_during_the_game():
     assert [int(x) for x in g.state[L.S_IMPORT:L.S_IMPORT + 3]] == [0, 0, 0]
 
 
+def prices_of(g):
+    return [int(market_price(g.state, g.tables, i)) for i in range(6)]
+
+
 def _round2_to_3(prices, rng_state, slots, pile):
     d = solo_scenario(round=2, market=prices, slots=slots, pile=pile, rng=rng_state)
     g = Game.from_scenario(d)
@@ -182,7 +187,8 @@ def test_R_9_2_market_phase_dice_bands_refill_and_removal(rng_state):
     g = _round2_to_3(prices, rng_state, slots, pile)
     # mirror: goods die re-rolled on repeats, one price die per good
     r = Minstd(rng_state)
-    expect = [prices[g_] for g_ in GOODS]
+    tracks = RS.market.tracks
+    marker = [RS.market.step_of(i, prices[g_]) for i, g_ in enumerate(GOODS)]
     changed, last = [], None
     while len(changed) < SO.goods_changed_per_round:
         good = int(SO.goods_die[r.rand_int(len(SO.goods_die))])
@@ -191,11 +197,12 @@ def test_R_9_2_market_phase_dice_bands_refill_and_removal(rng_state):
         changed.append(good)
         last = r.rand_int(len(SO.price_die))
         die = int(SO.price_die[last])
-        lo, hi = int(RS.market.solo_avg_min[good]), int(RS.market.solo_avg_max[good])
-        p = expect[good]
-        step = abs(die) if p < lo else (-abs(die) if p > hi else die)
-        expect[good] = min(max(p + step, int(RS.market.min[good])), int(RS.market.max[good]))
-    assert [int(x) for x in g.state[L.S_PRICE:L.S_PRICE + 6]] == expect
+        lo, hi = (int(x) for x in RS.market.solo_average_steps[good])   # steps of the band
+        k = marker[good]
+        step = abs(die) if k < lo else (-abs(die) if k > hi else die)
+        marker[good] = min(max(k + step, 0), len(tracks[good]) - 1)
+    expect = [int(tracks[i][k]) for i, k in enumerate(marker)]
+    assert prices_of(g) == expect
     ids = [int(x) for x in RS.contracts.ids]
     filled = [1, 2, 10, 4, 11, 6]
     filled[int(SO.removal_slot[last])] = None
@@ -212,23 +219,22 @@ def test_R_9_2_market_phase_low_average_high():
     for price, die, expected in ((2, -3, 5), (2, 2, 4), (9, -2, 7), (9, 3, 6), (5, -1, 4),
                                  (5, 2, 7)):
         s = np.zeros(STATE_SIZE, np.int32)
-        s[L.S_PRICE] = price                               # wool: average 4-6
+        s[L.S_PRICE_STEP] = T[L.T_STEP_LO] + RS.market.step_of(0, price)   # wool: average 4-6
         solo_price_change(s, T, 0, die)
-        assert s[L.S_PRICE] == expected, (price, die)
+        assert market_price(s, T, 0) == expected, (price, die)
 
 
 def test_R_9_2_market_phase_only_in_rounds_2_to_5():
     assert tuple(SO.market_phase_rounds) == (2, 3, 4, 5)
     g = Game(GameConfig(num_players=1, solo=True, seed=1))
-    start = [int(x) for x in RS.market.start[1]]
-    assert [int(x) for x in g.state[L.S_PRICE:L.S_PRICE + 6]] == start
+    assert prices_of(g) == [int(x) for x in RS.market.start_prices(1)]
     # without solo the same round change leaves prices alone
     d = base_scenario(2, round=2, next_turn_order=[1])
     d["players"][1]["passed"] = True
     g = Game.from_scenario(d)
-    before = g.state[L.S_PRICE:L.S_PRICE + 6].copy()
+    before = g.state[L.S_PRICE_STEP:L.S_PRICE_STEP + 6].copy()
     g.step(g.parse_action("pass"))
-    assert g.round == 3 and (g.state[L.S_PRICE:L.S_PRICE + 6] == before).all()
+    assert g.round == 3 and (g.state[L.S_PRICE_STEP:L.S_PRICE_STEP + 6] == before).all()
 
 
 @pytest.mark.parametrize("fulfilled,vp", [(7, 12), (8, 12), (6, 8), (5, 4), (4, 0)])
