@@ -6,6 +6,7 @@ from ..engine import layout as L
 from ..engine.constants import (CONTEXT_NAMES, GOOD_NAMES, IMPORT_NAMES, MAX_DRAW, MAX_START_PICKS,
                                 NEUTRAL, OCC_STRIDE, UNIT_NAMES)
 from .fields import CORNERS, PENDING, PHASES, PORT_TILES, SCORING_TILES, SIDES, TECH
+from .versions import SCENARIO_VERSION
 
 
 def to_scenario(game) -> dict:
@@ -22,7 +23,7 @@ def to_scenario(game) -> dict:
         return None if c < 0 else ids[c]
 
     d = {
-        "num_players": num_players, "map": ",".join(game.map), "seed": game.config.seed,
+        "version": SCENARIO_VERSION, "num_players": num_players, "map": ",".join(game.map), "seed": game.config.seed,
         "ruleset": game.config.ruleset, "ports_enabled": game.config.ports,
         "scoring_tiles_enabled": game.config.scoring_tiles,
         "variant_static_imports": game.config.variant_static_imports,
