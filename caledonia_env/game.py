@@ -19,8 +19,8 @@ from .engine.setup import new_game_log as _new_game
 from .engine.step import apply_action as _apply_action
 from .engine.tables import Variants, build_tables
 from .map import build_board
-from .records import (RecordError, Verifier, make_record, read_record, ruleset_matches,
-                      step_digest, upgrade_setup)
+from .records import (RecordError, Verifier, make_record, read_record, step_digest,
+                      upgrade_setup)
 from .render_text import render_text as _render_text
 from .scenario import ScenarioError, scenario_config, to_scenario, write_scenario
 
@@ -429,7 +429,8 @@ class Game:
             raise RecordError(f"the record's setup is invalid: {e}") from None
         if "map" in d and list(game.map) != list(d["map"]):
             raise RecordError("the record's map does not match its config and seed")
-        if not ruleset_matches(d, game.ruleset):
+        if not game.ruleset.matches_fingerprint(d.get("ruleset_fingerprint",
+                                                      game.ruleset.fingerprint())):
             raise RecordError("the record was played with another ruleset (fingerprint differs)")
         return game
 

@@ -13,8 +13,6 @@ import warnings
 
 import numpy as np
 
-from .data import load_ruleset
-from .data.names import LEGACY_PORTS, PORTS
 from .data.safe_io import InputError, check_depth, parse_json, read_bytes
 
 RECORD_VERSION = 4
@@ -145,22 +143,6 @@ def upgrade_setup(d: dict) -> dict:
         if isinstance(d.get("scenario"), dict):
             out["scenario"] = {"version": 1, **d["scenario"]}
     return out
-
-
-def ruleset_matches(record: dict, ruleset) -> bool:
-    """Whether ``record`` was played with ``ruleset``'s numbers (its
-    ``ruleset_fingerprint``, when it has one). Before version 4 the ports table was keyed by
-    the old labels, so the same numbers hashed differently: for those records the ruleset
-    is compared with its ports keyed the old way."""
-    fingerprint = record.get("ruleset_fingerprint")
-    if fingerprint is None:
-        return True
-    if record.get("version", RECORD_VERSION) >= PRINTED_PORTS_VERSION:
-        return ruleset.matches_fingerprint(fingerprint)
-    tables = ruleset.to_dict()
-    old = dict(zip(PORTS, LEGACY_PORTS))
-    tables["ports"] = {old.get(k, k): v for k, v in tables["ports"].items()}
-    return load_ruleset(tables).matches_fingerprint(fingerprint)
 
 
 def _refuse_ruleset_path(d: dict) -> None:

@@ -16,7 +16,7 @@ from caledonia_env.data import (DEFAULT_RULESET_DIR, PORT_KINDS, PORTS, RulesetE
                                 load_ruleset)
 from caledonia_env.data.names import LEGACY_PORTS, PORT_NUMBERS
 from caledonia_env.engine import layout as L
-from caledonia_env.records import RECORD_VERSION, ruleset_matches, upgrade_setup
+from caledonia_env.records import RECORD_VERSION, upgrade_setup
 from caledonia_env.scenario import (PORT_LABELS_V1, SCENARIO_VERSION, ScenarioError,
                                     ScenarioWarning, upgrade_scenario)
 
@@ -24,6 +24,8 @@ PRINTED = {"P1": "meat_reduction", "P2": "basic_exchange", "P3": "processed_exch
            "P4": "upgrade_glory", "P5": "money", "P6": "price_shift", "P7": "swap_units",
            "P8": "money_structure", "P9": "copy_port"}
 FIXTURE = Path(__file__).parent / "fixtures" / "records_v2.json"
+#: the bundled default's fingerprint before the tiles took their printed numbers
+NUMBERS_2026_11 = "f8b501b415080472b2b15efd3b228583f1259ec298f670b8fb25efd9188bdcd4"
 
 
 def tile_at(game, corner):
@@ -114,8 +116,7 @@ def test_old_records_map_labels_option_and_fingerprint():
     d = json.loads(FIXTURE.read_text())[2]
     assert d["scenario"]["ports"] == {"A": "P7", "B": "P4", "C": "P3", "D": "P8"}
     rs = load_ruleset()
-    assert ruleset_matches(d, rs) and not rs.matches_fingerprint(d["ruleset_fingerprint"])
-    assert not ruleset_matches(dict(d, version=4), rs)
+    assert rs.matches_fingerprint(d["ruleset_fingerprint"])
     setup = upgrade_setup(dict(d, config=dict(d["config"], interp_p4_exact=True)))
     assert setup["config"]["interp_price_shift_exact"] is True
     assert "interp_p4_exact" not in setup["config"] and setup["scenario"]["version"] == 1
@@ -126,11 +127,18 @@ def test_old_records_map_labels_option_and_fingerprint():
     assert GameConfig.from_dict(setup["config"]).interp_price_shift_exact
 
 
-def test_a_version_4_record_with_an_edited_ruleset_is_still_refused():
-    d = json.loads(Game(num_players=2, seed=3).to_json())
-    d["ruleset_fingerprint"] = json.loads(FIXTURE.read_text())[0]["ruleset_fingerprint"]
+def test_the_fingerprint_hashes_numbers_not_port_labels():
+    """The tiles are hashed in engine order: the printed keys kept the 2026-11 fingerprint,
+    and a changed port number still changes it."""
+    rs = load_ruleset()
+    assert rs.fingerprint() == NUMBERS_2026_11
+    d = rs.to_dict()
+    d["ports"]["P5"]["money"] = 11
+    assert load_ruleset(d).fingerprint() != rs.fingerprint()
+    rec = json.loads(Game(num_players=2, seed=3).to_json())
+    rec["ruleset_fingerprint"] = load_ruleset(d).fingerprint()
     with pytest.raises(ValueError, match="another ruleset"):
-        Game.from_json(d)
+        Game.from_json(rec)
 
 
 def test_the_old_option_name_still_works_with_a_deprecation_warning():
