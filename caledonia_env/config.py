@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field, fields
+import warnings
+from dataclasses import InitVar, asdict, dataclass, field, fields
 from typing import Optional
 
 import numpy as np
@@ -130,14 +131,19 @@ class GameConfig:
     # --- are data (caledonia_env/data/automa/automa.json, or automa.json in a ruleset dir)
     automa: Optional[dict] = None
     # switchable rule interpretations (docs/interpretations.md); defaults = the engine's reading
-    interp_p4_exact: bool = False                 # P4 moves a price exactly 3 steps, not up to 3
+    interp_price_shift_exact: bool = False        # port P6 moves a price exactly 3 steps, not up to 3
     interp_retrieve_buy_side: bool = True         # upgrade bonus may take back a buy merchant
     interp_export_min_contracts: Optional[int] = None   # R-7 rank threshold; None = ruleset data
     interp_swap_bonuses: str = "first-edition"    # port 7 swap: + neighborhood bonus if "erratum"
     interp_solo_imports: str = "fixed"            # solo imports: "fixed" VP or "rarity"
     extra: dict = field(default_factory=dict, compare=False, repr=False)
+    # deprecated name of interp_price_shift_exact (the port's old project label P4)
+    interp_p4_exact: InitVar[Optional[bool]] = None
 
-    def __post_init__(self):
+    def __post_init__(self, interp_p4_exact=None):
+        if interp_p4_exact is not None:
+            self._rename_deprecated("interp_p4_exact", "interp_price_shift_exact",
+                                    interp_p4_exact)
         for f in fields(self):
             check = {"bool": _as_bool, "int": _as_int}.get(f.type)
             if check is not None:
@@ -181,6 +187,15 @@ class GameConfig:
         for name, allowed in (("interp_swap_bonuses", SWAP_BONUS_READINGS),
                               ("interp_solo_imports", SOLO_IMPORT_READINGS)):
             object.__setattr__(self, name, _reading(name, getattr(self, name), allowed))
+
+    def _rename_deprecated(self, old, new, value):
+        warnings.warn(f"GameConfig.{old} is deprecated: use {new}", DeprecationWarning,
+                      stacklevel=4)
+        value = _as_bool(old, value)
+        if getattr(self, new) not in (value, type(self).__dataclass_fields__[new].default):
+            raise ConfigError(f"GameConfig.{old} (deprecated) = {value} contradicts {new} = "
+                              f"{getattr(self, new)}; give {new} only")
+        object.__setattr__(self, new, value)
 
     def _check_ruleset(self):
         r = self.ruleset

@@ -171,7 +171,7 @@ def case(seed: int, index: int) -> Case:
               variant_static_imports=bool(rng.random() < 0.3),
               kickstarter_tiles=bool(rng.random() < 0.4),
               smaller_map=n in (2, 3) and bool(rng.random() < 0.3),
-              interp_p4_exact=bool(rng.random() < 0.5),
+              interp_price_shift_exact=bool(rng.random() < 0.5),
               interp_retrieve_buy_side=bool(rng.random() < 0.5),
               interp_export_min_contracts=None if rng.random() < 0.5 else int(rng.integers(0, 3)))
     automa = {}

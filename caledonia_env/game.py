@@ -8,6 +8,7 @@ import numpy as np
 
 from .config import GameConfig, MODULES
 from .data import load_ruleset
+from .data.names import PORTS
 from .engine import layout as L
 from .engine.automa_log import read_events
 from .engine.actions import A_PORT, A_START_PICK, MASK_WIDTH, N_ACTIONS, action_names, parse_name
@@ -18,12 +19,13 @@ from .engine.setup import new_game_log as _new_game
 from .engine.step import apply_action as _apply_action
 from .engine.tables import Variants, build_tables
 from .map import build_board
-from .records import RecordError, Verifier, make_record, read_record, step_digest
+from .records import (RecordError, Verifier, make_record, read_record, step_digest,
+                      upgrade_setup)
 from .render_text import render_text as _render_text
 from .scenario import ScenarioError, scenario_config, to_scenario, write_scenario
 
 _new = object.__new__
-PORT_TILE_NAMES = tuple(f"P{i}" for i in range(1, 10))
+PORT_TILE_NAMES = PORTS           # printed tile numbers, engine tile order (R-5)
 TILE_NAMES = tuple(f"T{i}" for i in range(1, 10))
 
 
@@ -109,7 +111,7 @@ def _variants(config: GameConfig) -> Variants:
                     covered_hexes=config.covered_hexes or (),
                     automa=config.automa_levels(),
                     automa_data=config.ruleset if config.automa else None,
-                    p4_exact=config.interp_p4_exact,
+                    price_shift_exact=config.interp_price_shift_exact,
                     retrieve_buy_side=config.interp_retrieve_buy_side,
                     export_min_contracts=config.interp_export_min_contracts,
                     swap_bonuses=config.interp_swap_bonuses,
@@ -419,11 +421,12 @@ class Game:
         """The starting position of a record (JSON text or dict, see :func:`read_record`),
         checked against its map and ruleset fingerprint; RecordError otherwise."""
         d = read_record(record)
+        setup = upgrade_setup(d)
         try:
-            if "scenario" in d:
-                game = cls.from_scenario(d["scenario"])
+            if "scenario" in setup:
+                game = cls.from_scenario(setup["scenario"])
             else:
-                game = cls(GameConfig.from_dict(d["config"]))
+                game = cls(GameConfig.from_dict(setup["config"]))
         except ValueError as e:
             raise RecordError(f"the record's setup is invalid: {e}") from None
         if "map" in d and list(game.map) != list(d["map"]):

@@ -15,11 +15,15 @@ import numpy as np
 
 from .data.safe_io import InputError, check_depth, parse_json, read_bytes
 
-RECORD_VERSION = 3
+RECORD_VERSION = 4
 #: version 1: no checksums, no agents, no scores; version 2: the checksums also cover the
-#: Automa event log, which the state row held until version 3 (see :func:`state_digest`)
-READABLE_VERSIONS = (1, 2, 3)
+#: Automa event log, which the state row held until version 3 (see :func:`state_digest`);
+#: versions 1-3 name the port tiles by the project's old labels (see :func:`upgrade_setup`)
+READABLE_VERSIONS = (1, 2, 3, 4)
 LOG_IN_STATE_VERSION = 2
+PRINTED_PORTS_VERSION = 4       # the first version naming port tiles by their printed numbers
+#: config keys renamed in version 4: old name -> new name
+CONFIG_NAMES_V3 = {"interp_p4_exact": "interp_price_shift_exact"}
 STEP_DIGEST_CHARS = 8           # hex characters kept per step (32 bits)
 
 
@@ -122,6 +126,23 @@ def read_record(text, *, allow_ruleset_paths: bool = True) -> dict:
     if not allow_ruleset_paths:
         _refuse_ruleset_path(d)
     return d
+
+
+def upgrade_setup(d: dict) -> dict:
+    """The record's ``config`` and ``scenario`` in the current format (a new dict).
+
+    Before version 4 a record's config named ``interp_p4_exact`` (now
+    ``interp_price_shift_exact``) and its scenario, of scenario version 1, named the port
+    tiles by the old labels: the scenario is marked ``"version": 1`` so that it is read
+    with the mapping (``caledonia_env.scenario.PORT_LABELS_V1``).
+    """
+    out = dict(d)
+    if d.get("version", RECORD_VERSION) < PRINTED_PORTS_VERSION:
+        if isinstance(d.get("config"), dict):
+            out["config"] = {CONFIG_NAMES_V3.get(k, k): v for k, v in d["config"].items()}
+        if isinstance(d.get("scenario"), dict):
+            out["scenario"] = {"version": 1, **d["scenario"]}
+    return out
 
 
 def _refuse_ruleset_path(d: dict) -> None:

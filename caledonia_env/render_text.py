@@ -1,4 +1,5 @@
 """Human-readable text of a game state (``Game.render_text``)."""
+from .data.names import PORTS
 from .engine import layout as L
 from .engine.constants import GOOD_NAMES, IMPORT_NAMES, NEUTRAL, OCC_STRIDE, UNIT_NAMES
 from .engine.market import market_price
@@ -13,7 +14,7 @@ def render_text(game) -> str:
     out = [f"Clans of Caledonia — {n} players, map {','.join(game.map)}, round {game.round}, "
            f"{game.context}" + ("" if game.is_terminal else f", player {game.current_player} to act")]
     tiles = [f"T{t + 1}" if t >= 0 else "-" for t in s[L.S_TILES:L.S_TILES + 5]]
-    ports = [f"{CORNERS[c]}:P{s[L.S_PORTS + c] + 1}" if s[L.S_PORTS + c] >= 0 else f"{CORNERS[c]}:-"
+    ports = [f"{CORNERS[c]}:{PORTS[s[L.S_PORTS + c]]}" if s[L.S_PORTS + c] >= 0 else f"{CORNERS[c]}:-"
              for c in range(4)]
     out.append(f"scoring tiles {' '.join(tiles)} | ports {' '.join(ports)}")
     out.append("market  " + "  ".join(f"{g} £{market_price(s, game.tables, i)}" for i, g in enumerate(GOOD_NAMES)))

@@ -74,7 +74,7 @@ def hexes():
 
 
 def base_scenario(n=2, **kw):
-    d = {"num_players": n, "map": MAP, "round": 2, "turn_order": list(range(n)),
+    d = {"version": 2, "num_players": n, "map": MAP, "round": 2, "turn_order": list(range(n)),
          "current_player": 0, "players": [{"money": 0} for _ in range(n)],
          "ports": {"A": None, "B": None, "C": None, "D": None}}
     d.update(kw)

@@ -75,8 +75,11 @@ def test_replay_names_the_step_of_an_illegal_action(finished):
 
 def test_old_records_without_checksum_replay_with_a_warning(finished):
     d = json.loads(finished.to_json())
-    old = {"version": 1, "config": d["config"], "map": d["map"],
-           "ruleset_fingerprint": d["ruleset_fingerprint"], "actions": d["actions"]}
+    config = {("interp_p4_exact" if k == "interp_price_shift_exact" else k): v     # R-5 labels
+              for k, v in d["config"].items()}                                   # of version 1
+    old = {"version": 1, "config": config, "map": d["map"],
+           "ruleset_fingerprint": _v2_records()[0]["ruleset_fingerprint"],   # of that time
+           "actions": d["actions"]}
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         g = Game.from_json(json.dumps(old))

@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 
+from ..data.names import PORTS
 from ..engine import layout as L
 from ..engine.constants import NEUTRAL, OCC_STRIDE, UNIT_NAMES
 from .. import records
@@ -47,7 +48,7 @@ def board_picture(game, title=None):
             units[m] = (-1, "neutral")
         elif o >= 0:
             units[m] = (o // OCC_STRIDE, UNIT_NAMES[o % OCC_STRIDE])
-    ports = {c: f"P{int(s[L.S_PORTS + c]) + 1}" for c in range(4) if s[L.S_PORTS + c] >= 0}
+    ports = {c: PORTS[int(s[L.S_PORTS + c])] for c in range(4) if s[L.S_PORTS + c] >= 0}
     labels = [game.clan(p) or "" for p in range(game.num_players)]
     return render_board(game.board, units=units, port_tiles=ports, title=title,
                         player_labels=labels)

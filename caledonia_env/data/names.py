@@ -25,7 +25,12 @@ WORKERS = ("lumberjack", "miner")
 TERRAINS = ("pasture", "forest", "mountain")
 CLANS = ("buchanan", "campbell", "cunningham", "fergusson", "macdonald",
          "mackenzie", "robertson", "stewart", "brewer")
-PORTS = tuple(f"P{i}" for i in range(1, 10))
+#: printed number of each port bonus tile (R-5), in the engine's tile order (PORT_KINDS below)
+PORT_NUMBERS = (1, 5, 2, 6, 3, 7, 4, 8, 9)
+PORTS = tuple(f"P{n}" for n in PORT_NUMBERS)     # the tile labels, engine tile order
+#: the project's own labels before it used the printed numbers (scenario version 1, game
+#: record versions 1-3), engine tile order: LEGACY_PORTS[i] is today's PORTS[i]
+LEGACY_PORTS = tuple(f"P{i}" for i in range(1, 10))
 SCORING_TILES = tuple(f"T{i}" for i in range(1, 10))
 STARTING_TILES = tuple(f"S{i}" for i in range(1, 10))
 PLAYER_COUNTS = (1, 2, 3, 4)                # 1 = the solo game

@@ -13,7 +13,7 @@ import numpy as np
 
 from .estimates import strip_provenance, walk_provenance
 from .names import (BASIC_GOODS, CLAN_START_FIELDS, CLANS, CONTRACT_COLUMNS, GOODS, IMPORT_GOODS,
-                    JSON_TABLES, MAX_PLAYERS, META, MEATS, PLAYER_COUNT_KEYS, PORT_KINDS,
+                    JSON_TABLES, LEGACY_PORTS, MAX_PLAYERS, META, MEATS, PLAYER_COUNT_KEYS, PORT_KINDS,
                     PORT_PARAMS, PORTS, SCORING_KINDS, SCORING_TILES, STARTING_TILES, TERRAINS, UNITS, RulesetError)
 from .schema import CLAN_PARAMS, SCHEMAS, describe, where
 
@@ -242,7 +242,8 @@ class Ruleset:
 
     def fingerprint(self) -> str:
         """sha256 hex digest of the canonical JSON of :meth:`to_dict` without its provenance
-        (``source``, ``sources``, ``note``, ``contracts_source``): the game's numbers only."""
+        (``source``, ``sources``, ``note``, ``contracts_source``): the game's numbers only
+        (port tiles keyed in engine tile order, whatever their labels)."""
         return self._fingerprint
 
     def matches_fingerprint(self, fingerprint: str) -> bool:
@@ -311,6 +312,16 @@ class Ruleset:
 LEGACY_FINGERPRINTS = {
     "0fca3a26a6a82a1882e4b299f5b68a114f42e430d49f8e8806bd0f8e34daa3fd": "81baf3f4d327e44d6610ec24f041f3a5b15e7141e2b804ca7b00cdac1355473e",
 }
+
+
+def _fingerprint_form(t: dict[str, Any]) -> dict[str, Any]:
+    """What a fingerprint hashes: the numbers without provenance, the port tiles keyed in
+    engine tile order by ``LEGACY_PORTS`` (their labels before the printed numbers), so that
+    naming the tiles as printed (R-5) changed no fingerprint."""
+    form = strip_provenance(t)
+    form["ports"] = {LEGACY_PORTS[PORTS.index(k)] if k in PORTS else k: v
+                     for k, v in form["ports"].items()}
+    return form
 
 
 def _thaw(v):
@@ -456,7 +467,7 @@ def build(t: dict[str, Any], files: Mapping[str, str]) -> Ruleset:
     provenance = tuple((k, p, v, src) for k in JSON_TABLES for p, v, src in walk_provenance(t[k]))
     provenance += tuple(("contracts", p, v, src) for p, v, src in
                         walk_provenance(t["contracts"], sources["contracts"]))
-    canon = json.dumps(strip_provenance(t), sort_keys=True, separators=(",", ":"),
+    canon = json.dumps(_fingerprint_form(t), sort_keys=True, separators=(",", ":"),
                        ensure_ascii=True)
     return Ruleset(
         setup=setup, units=units, economy=economy, market=market, export_board=export_board,

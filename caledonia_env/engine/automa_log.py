@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..data.names import PORTS
 from . import layout as L
 from .constants import GOOD_NAMES, UNIT_NAMES
 from .jit import njit
@@ -80,7 +81,7 @@ def event_text(ev: dict, labels) -> str:
     elif kind == "start_worker":
         what = f"starting {UNIT_NAMES[a1]} @ {labels[a2]}"
     elif kind == "port":
-        what = f"claim port {labels[-4 + a1]} (P{a2 + 1})"
+        what = f"claim port {labels[-4 + a1]} ({PORTS[a2]})"
     else:
         what = kind
     card = f" (card {ev['card']})" if ev["card"] else ""

@@ -147,7 +147,7 @@ def can_row_from(s, T, p, src):
 
 @njit(cache=True)
 def may_row(s, T, poff):
-    """Rowing is still allowed this turn: before the main action, not after P4 (R-8.5)."""
+    """Rowing is still allowed this turn: before the main action, not after P6 (R-8.5)."""
     return (s[S_ROWED] < T[T_CLAN_ROWS + crow(s, poff)] and s[S_MAIN_DONE] == 0
             and s[S_PRICE_SHIFT_GOOD] < 0)
 

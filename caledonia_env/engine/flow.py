@@ -441,7 +441,7 @@ def resolve(s, T):
             s[S_CTX] = CTX_BREW
             return
         s[S_BREW_LEFT] = 0
-    # 5. export bonuses / P7 upgrade; impossible ones lapse
+    # 5. export bonuses / P4 upgrade; impossible ones lapse
     if s[S_BONUS_HEX] > 0 and not any_free_hex(s, T, p):
         s[S_BONUS_HEX] = 0
     if s[S_BONUS_UPG] > 0 and not any_upgrade_bonus(s, T, p):

@@ -269,7 +269,7 @@ def any_after_main_port(s, T, p):
     if s[poff + P_CELLAR] + s[poff + P_CELLAR + 1] > 0:
         return True
     if s[S_PRICE_SHIFT_GOOD] >= 0:
-        return False                 # after P4 the main action must be the trade [interp]
+        return False                 # after P6 the main action must be the trade [interp]
     open_ = ports_open(s, p)
     if open_ == 0:
         return False

@@ -81,10 +81,10 @@ def corner_of(s, tile):
     return -1
 
 
-# ------------------------------------------------------------------ P4 price
+# ------------------------------------------------------------------ P6 price
 @njit(cache=True)
 def price_move_ok(s, T, poff, g, delta):
-    """After moving g's price marker by delta steps, a trade of g is possible (P4 [interp])."""
+    """After moving g's price marker by delta steps, a trade of g is possible (P6 [interp])."""
     if can_trade(s, T, poff, 1, g, 1):
         return True
     old = s[S_PRICE_STEP + g]
@@ -102,7 +102,7 @@ def price_shift_any(s, T, poff, steps):
     return False
 
 
-# ------------------------------------------------------------------- P6 swap
+# ------------------------------------------------------------------- P7 swap
 @njit(cache=True, inline="always")
 def owns(s, p, node):
     """p has a unit on ``node`` (the first test of ``swap_ok``, hoisted out of unit loops)."""
@@ -112,7 +112,7 @@ def owns(s, p, node):
 
 @njit(cache=True)
 def swap_ok(s, T, p, node, u):
-    """One P6 exchange: unit type u from the board replaces p's unit on ``node``."""
+    """One P7 exchange: unit type u from the board replaces p's unit on ``node``."""
     if node == s[S_SWAP_NODE]:
         return False
     o = s[S_OCC + node]
@@ -237,7 +237,7 @@ def copy_ok(s, T, p, corner, before_main):
 
 @njit(cache=True)
 def effect_applicable(s, T, p, tile, before_main):
-    """Can p use ``tile``'s effect now? (P1 only while slaughtering; P4 before the main action)."""
+    """Can p use ``tile``'s effect now? (P1 only while slaughtering; P6 before the main action)."""
     if tile != PORT_COPY:
         return _simple_applicable(s, T, p, tile, before_main)
     poff = pofs(p)
@@ -258,7 +258,7 @@ def effect_applicable(s, T, p, tile, before_main):
 def port_usable(s, T, p, corner, before_main, reach):
     """PORT(corner) is legal in the main / after-main contexts (``reach``: p's ``board.reach_bits``)."""
     if s[S_PRICE_SHIFT_GOOD] >= 0:
-        return False   # after P4 the main action must be the trade [interp]
+        return False   # after P6 the main action must be the trade [interp]
     if not port_reachable(s, T, p, corner, reach):
         return False
     return effect_applicable(s, T, p, s[S_PORTS + corner], before_main)

@@ -40,7 +40,7 @@ class Variants:
     smaller_map: bool = False        # R-9.3
     covered_hexes: tuple = ()        # R-9.3 given covered hexes (labels); () = drawn
     # switchable interpretations (docs/interpretations.md); defaults = the engine's reading
-    p4_exact: bool = False           # P4 moves a price exactly its steps (else up to them)
+    price_shift_exact: bool = False  # P6 moves a price exactly its steps (else up to them)
     retrieve_buy_side: bool = True   # R-3.7.2: the upgrade bonus may take back a buy-side merchant
     export_min_contracts: object = None   # R-7: contracts needed to rank; None = ruleset data
     swap_bonuses: str = SWAP_BONUS_READINGS[0]     # port swap (R-5): which expansion bonuses apply
@@ -52,12 +52,13 @@ class Variants:
 def _port_params(rs):
     """Two engine parameters per tile, in the order the effects read them."""
     idx = {n: j for j, n in enumerate(R.PORT_PARAMS)}
-    pick = {"P1": ("animals",), "P2": ("money",), "P3": ("gain",), "P4": ("steps",),
-            "P5": ("gain",), "P6": ("units",), "P7": ("glory", "upgrades"),
-            "P8": ("money",), "P9": ("cost",)}
+    pick = {"meat_reduction": ("animals",), "money": ("money",), "basic_exchange": ("gain",),
+            "price_shift": ("steps",), "processed_exchange": ("gain",), "swap_units": ("units",),
+            "upgrade_glory": ("glory", "upgrades"), "money_structure": ("money",),
+            "copy_port": ("cost",)}
     out = np.zeros((N_PORT_TILES, 2), np.int32)
-    for i, tile in enumerate(R.PORTS):
-        for k, field in enumerate(pick[tile]):
+    for i, kind in enumerate(R.PORT_KINDS):
+        for k, field in enumerate(pick[kind]):
             out[i, k] = rs.ports.params[i, idx[field]]
     return out
 
@@ -180,9 +181,9 @@ def _reading(name, value, allowed):
 
 
 def _interpretation_tables(variants, T):
-    """Switchable interpretations (P4 steps, R-3.7.2 retrieve, R-7 export threshold, the port
-    swap's bonuses; the solo imports in :func:`_solo_tables`)."""
-    T[L.T_PRICE_SHIFT_EXACT] = int(bool(variants.p4_exact))
+    """Switchable interpretations (P6 price-shift steps, R-3.7.2 retrieve, R-7 export
+    threshold, the port swap's bonuses; the solo imports in :func:`_solo_tables`)."""
+    T[L.T_PRICE_SHIFT_EXACT] = int(bool(variants.price_shift_exact))
     T[L.T_RETRIEVE_BUY] = int(bool(variants.retrieve_buy_side))
     swap = _reading("swap_bonuses", variants.swap_bonuses, SWAP_BONUS_READINGS)
     T[L.T_SWAP_NB_BONUS] = int(swap == "erratum")

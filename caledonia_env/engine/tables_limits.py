@@ -35,7 +35,7 @@ CAPACITY_LIMITS = (
      f"the track table holds MAX_TRACK = {L.MAX_TRACK} spaces", False),
     ("market", "*.track", 1, L.MAX_MARKET_STEPS,
      f"the track table holds MAX_MARKET_STEPS = {L.MAX_MARKET_STEPS} steps", True),
-    ("ports", "P4.steps", 1, max(PRICE_DELTAS),
+    ("ports", "P6.steps", 1, max(PRICE_DELTAS),
      f"price action ids encode steps {PRICE_DELTAS}", False),
     ("clans", "buchanan.structure_draw", 0, MAX_DRAW,
      f"keep action ids cover MAX_DRAW = {MAX_DRAW} drawn contracts", False),
@@ -53,9 +53,9 @@ CAPACITY_LIMITS = (
 # Effects the engine implements one way only (the printed tiles, R-5 and R-8).
 BEHAVIOUR_LIMITS = (
     ("ports", "P1.animals", 1, 1, "P1 spares exactly one animal", False),
+    ("ports", "P2.discard", 1, 1, "P2 discards exactly one good", False),
     ("ports", "P3.discard", 1, 1, "P3 discards exactly one good", False),
-    ("ports", "P5.discard", 1, 1, "P5 discards exactly one good", False),
-    ("ports", "P6.units", 1, 2, "P6 swaps one or two units", False),
+    ("ports", "P7.units", 1, 2, "P7 swaps one or two units", False),
     ("clans", "buchanan.contracts_per_action", 1, 2, "one second-contract decision (R-8.1)",
      False),
     ("clans", "buchanan.fulfill_per_action", 1, 2, "one second fulfilment (R-8.1)", False),
@@ -76,8 +76,10 @@ def check_engine_support(rs):
         rs.require(*limit[:5], length=limit[5])
     for i, name in enumerate(R.PORTS):
         if rs.ports.kind[i] != i:
+            printed = ", ".join(f"{n} {k}" for n, k in sorted(zip(R.PORTS, R.PORT_KINDS)))
             raise rs.error("ports", f"{name}.kind", f"{R.PORT_KINDS[rs.ports.kind[i]]!r}; the "
-                           f"engine implements port {name} as {R.PORT_KINDS[i]!r} only")
+                           f"engine implements port {name} as {R.PORT_KINDS[i]!r} only (keys "
+                           f"are the printed tile numbers: {printed})")
     for name in R.BUILDINGS:
         u = R.UNITS.index(name)
         if rs.units.count[u] * rs.units.output[u] > MAX_PROCESS:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.names import CLANS, SCORING_TILES
+from ..data.names import CLANS, PORTS, SCORING_TILES
 from ..engine import layout as L
 from ..engine.board import pofs
 from ..engine.constants import (
@@ -100,7 +100,7 @@ MC_MARKED = MAP_CHANNELS.index("marked")
 START_PICK_FEATURES = ("present", "money") + tuple(f"goods_{g}" for g in GOOD_NAMES) + tuple(
     f"clan_{c}" for c in CLANS)
 SPF = len(START_PICK_FEATURES)
-PORT_FEATURES = tuple(f"tile_P{i + 1}" for i in range(N_PORT_TILES)) + tuple(
+PORT_FEATURES = tuple(f"tile_{PORTS[i]}" for i in range(N_PORT_TILES)) + tuple(
     f"used_by_rel{r}" for r in range(MAX_PLAYERS)) + ("reachable",)
 PF = len(PORT_FEATURES)
 PORT_USED = N_PORT_TILES
@@ -164,8 +164,9 @@ O_PILE = _a("global", "pile_size", 1, "face-down contracts left (their order is 
 O_TILES = _a("global", "scoring_tiles", (N_ROUNDS_MAX, N_SCORING_TILES),
              "one-hot per round: the scoring tile T1..T9 of that round (all rows empty "
              "without the variant)")
-O_PORTS = _a("global", "ports", (N_CORNERS, PF), "per corner A..D: tile one-hot P1..P9, "
-             "used this game by relative player 0..3, reachable by the observer now")
+O_PORTS = _a("global", "ports", (N_CORNERS, PF), "per corner A..D: tile one-hot (engine tile "
+             "order, see port features), used this game by relative player 0..3, reachable "
+             "by the observer now")
 O_IMPORT = _a("global", "import_track", N_TRACKED, "import token positions (cotton, tobacco, "
               "sugar cane)", "position / track length")
 O_IMPORT_VP = _a("global", "import_vp", N_TRACKED, "VP each tracked import is worth now (R-7 "
@@ -189,11 +190,11 @@ O_MEAT_PORTS = _a("decision", "meat_ports", N_CORNERS, "slaughter: corners whose
 O_BONUS = _a("decision", "bonus", 2, "export bonus: free hexes, upgrade bonuses still to take",
              f"count / {SMALL_SCALE:g}")
 O_PORT_KIND = _a("decision", "port_effect", N_PORT_TILES, "one-hot: port effect in progress "
-                 "(P1..P9)")
-O_PORT_LEFT = _a("decision", "port_left", 2, "port effect: picks left, stage (P3/P5: 0 discard, "
+                 "(engine tile order, as the ports' tile one-hot)")
+O_PORT_LEFT = _a("decision", "port_left", 2, "port effect: picks left, stage (P2/P3: 0 discard, "
                  "1 gain)", f"picks / {SMALL_SCALE:g}, stage 0/1")
-O_SWAP = _a("decision", "swap_types", (2, N_UNITS), "P6: unit types already swapped out, in")
-O_P4 = _a("decision", "p4_good", N_GOODS, "P4: the good this turn's trade must be")
+O_SWAP = _a("decision", "swap_types", (2, N_UNITS), "P7: unit types already swapped out, in")
+O_P4 = _a("decision", "p4_good", N_GOODS, "P6 price shift: the good this turn's trade must be")
 O_PROC = _a("decision", "process_kind", N_BUILDING_KINDS, "production: building kind deciding "
             "(dairy, bakery, distillery)")
 O_SECOND = _a("decision", "second_contract", 1, "R-8.1 Buchanan: a second contract may be "

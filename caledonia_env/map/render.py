@@ -252,7 +252,7 @@ def _legend(where, units, player_labels, hatched, dashed, deltas, border, ports,
         h.append(Line2D([0], [0], color="#c0392b", lw=1.6, label="active-map border"))
     if ports:
         h.append(Patch(facecolor=COLORS[TERRAIN_PORT], edgecolor="#5a3d12",
-                       label="port (P1-P9: its port tile)" if port_tiles else "port"))
+                       label="port (P1-P9: its printed tile number)" if port_tiles else "port"))
     players = sorted({int(p) for p, _ in units.values() if p is not None and int(p) >= 0}
                      | set(range(len(player_labels or ()))))
     kinds = []

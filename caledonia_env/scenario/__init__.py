@@ -9,12 +9,15 @@ writes the same schema back, and the pair round-trips the state exactly.
 
 Modules: ``fields`` (keys, names, typed readers), ``setup`` (the GameConfig),
 ``position`` (the board and turn), ``players`` (one player's stock and units),
-``pending`` (work left in the current decision), ``dump`` (state -> dict).
+``pending`` (work left in the current decision), ``dump`` (state -> dict),
+``versions`` (older scenario formats read as the current one).
 """
 from .dump import to_scenario
 from .fields import PENDING, PHASES, PLAYER_KEYS, TOP_KEYS, ScenarioError
 from .position import write_scenario
 from .setup import scenario_config
+from .versions import PORT_LABELS_V1, SCENARIO_VERSION, ScenarioWarning, upgrade_scenario
 
-__all__ = ["ScenarioError", "scenario_config", "write_scenario", "to_scenario", "TOP_KEYS",
+__all__ = ["ScenarioError", "ScenarioWarning", "SCENARIO_VERSION", "PORT_LABELS_V1",
+           "upgrade_scenario", "scenario_config", "write_scenario", "to_scenario", "TOP_KEYS",
            "PLAYER_KEYS", "PHASES", "PENDING"]

@@ -7,6 +7,7 @@ from ..engine.constants import (CONTEXT_NAMES, GOOD_NAMES, IMPORT_NAMES, MAX_DRA
                                 NEUTRAL, OCC_STRIDE, UNIT_NAMES)
 from ..engine.market import market_price
 from .fields import CORNERS, PENDING, PHASES, PORT_TILES, SCORING_TILES, SIDES, TECH
+from .versions import SCENARIO_VERSION
 
 
 def _marker(game, g):
@@ -30,7 +31,7 @@ def to_scenario(game) -> dict:
         return None if c < 0 else ids[c]
 
     d = {
-        "num_players": num_players, "map": ",".join(game.map), "seed": game.config.seed,
+        "version": SCENARIO_VERSION, "num_players": num_players, "map": ",".join(game.map), "seed": game.config.seed,
         "ruleset": game.config.ruleset, "ports_enabled": game.config.ports,
         "scoring_tiles_enabled": game.config.scoring_tiles,
         "variant_static_imports": game.config.variant_static_imports,

@@ -39,7 +39,7 @@ PENDING = {
     "upgrades": (L.S_BONUS_UPG, 1), "port_kind": (L.S_PORT_KIND, 1),
     "port_left": (L.S_PORT_LEFT, 1), "port_stage": (L.S_PORT_STAGE, 1),
     "swap_out": (L.S_SWAP_OUT, 1), "swap_in": (L.S_SWAP_IN, 1), "swap_node": (L.S_SWAP_NODE, 1),
-    "p4_good": (L.S_PRICE_SHIFT_GOOD, 1), "main_done": (L.S_MAIN_DONE, 1),
+    "price_shift_good": (L.S_PRICE_SHIFT_GOOD, 1), "main_done": (L.S_MAIN_DONE, 1),
     "production_seat": (L.S_PROC_SEAT, 1), "production_kind": (L.S_PROC_KIND, 1),
     "setup_step": (L.S_SETUP_PTR, 1), "turn_position": (L.S_TURN_POS, 1),
     "deck_head": (L.S_DECK_HEAD, 1), "turn_contracts": (L.S_TURN_CONTRACTS, 1),
@@ -51,8 +51,8 @@ PENDING = {
 }
 # defaults of pending fields that are not 0 (leave-out means "nothing pending")
 PENDING_DEFAULTS = {"row_from": -1, "auction_leader": -1, "auction_high": -1, "port_kind": -1,
-                    "swap_node": -1, "p4_good": -1}
-TOP_KEYS = ("num_players", "map", "seed", "ruleset", "ports_enabled", "scoring_tiles_enabled",
+                    "swap_node": -1, "price_shift_good": -1}
+TOP_KEYS = ("version", "num_players", "map", "seed", "ruleset", "ports_enabled", "scoring_tiles_enabled",
             "variant_static_imports", "kickstarter_tiles", "round", "phase", "context",
             "current_player", "turn_order", "next_turn_order", "market", "slots", "pile",
             "scoring_tiles", "ports", "import_track", "players", "neutral", "drawn",

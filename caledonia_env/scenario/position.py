@@ -15,6 +15,7 @@ from .fields import (CORNERS, PHASE_CONTEXTS, PHASES, PORT_TILES, SCORING_TILES,
                      read_bool, read_dict, read_int, read_list, start_tile)
 from .pending import check_pending, write_pending
 from .players import set_player
+from .versions import upgrade_scenario
 
 
 def market_step(track, g: str, v) -> int:
@@ -32,6 +33,7 @@ def market_step(track, g: str, v) -> int:
 
 def write_scenario(game, d: dict) -> None:
     """Write scenario ``d`` into ``game`` (fresh, built from :func:`scenario_config`)."""
+    d = upgrade_scenario(d, warn=False)
     rs, board, s, T = game.ruleset, game.board, game.state, game.tables
     num_players, cfg = game.num_players, game.config
     places = Places()

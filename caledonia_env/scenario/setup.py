@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from ..config import GameConfig
 from .fields import PLAYER_KEYS, TOP_KEYS, ScenarioError, clan_name, read_dict, read_int, read_list
+from .versions import upgrade_scenario
 
 
 def scenario_config(d: dict) -> GameConfig:
     """The GameConfig of a scenario dict (checks its keys and setup fields)."""
     if not isinstance(d, dict):
         raise ScenarioError(f"a scenario is a dict (docs/scenarios.md), got {type(d).__name__}")
+    d = upgrade_scenario(d)
     unknown = [k for k in d if k not in TOP_KEYS]
     if unknown:
         raise ScenarioError(f"unknown scenario keys {sorted(map(str, unknown))}; allowed: "

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from ..data.names import PORT_KINDS, PORT_PARAMS, SCORING_KINDS
+from ..data.names import PORT_KINDS, PORT_PARAMS, PORTS, SCORING_KINDS
 from ..engine import layout as L
 from ..engine.actions import A_PLACE, A_PORT, A_ROW, A_SELECT
 from ..engine.constants import GOOD_NAMES, IMPORT_NAMES, MAX_NODES, N_CORNERS, N_UNITS, UNIT_NAMES
@@ -86,11 +86,12 @@ def _scoring_tiles(rs) -> dict:
 
 
 def _port_tiles(rs) -> dict:
-    """Port tile name -> its kind and numbers, from the ruleset (R-5)."""
+    """Port tile name (its printed number) -> its kind and numbers, from the ruleset (R-5),
+    in printed order."""
     t, out = rs.ports, {}
-    for i, k in enumerate(t.kind):
+    for i in sorted(range(len(PORTS)), key=lambda i: int(PORTS[i][1:])):
         nums = ", ".join(f"{a} {int(v)}" for a, v in zip(PORT_PARAMS, t.params[i]) if v)
-        out[f"P{i + 1}"] = f"{PORT_KINDS[int(k)].replace('_', ' ')} ({nums})"
+        out[PORTS[i]] = f"{PORT_KINDS[int(t.kind[i])].replace('_', ' ')} ({nums})"
     return out
 
 

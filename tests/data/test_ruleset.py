@@ -185,15 +185,15 @@ def test_ports(rs):
         return int(p.params[PORTS.index(port), PORT_PARAMS.index(name)])
 
     assert [PORT_KINDS[k] for k in p.kind] == list(PORT_KINDS)
-    assert param("P1", "animals") == 1 and param("P2", "money") == 10
-    assert (param("P3", "discard"), param("P3", "gain")) == (1, 3)
-    assert param("P4", "steps") == 3
-    assert (param("P5", "discard"), param("P5", "gain")) == (1, 2)
-    assert param("P6", "units") == 2
-    assert (param("P7", "upgrades"), param("P7", "glory")) == (1, 3)
+    assert param("P1", "animals") == 1 and param("P5", "money") == 10
+    assert (param("P2", "discard"), param("P2", "gain")) == (1, 3)
+    assert param("P6", "steps") == 3
+    assert (param("P3", "discard"), param("P3", "gain")) == (1, 2)
+    assert param("P7", "units") == 2
+    assert (param("P4", "upgrades"), param("P4", "glory")) == (1, 3)
     assert param("P8", "money") == 5 and param("P9", "cost") == 3
     assert p.optional.tolist() == [False] * 8 + [True]
-    assert param("P2", "gain") == 0
+    assert param("P5", "gain") == 0
 
 
 def test_final_scoring(rs):
@@ -509,7 +509,7 @@ BROKEN = [
     ("scoring_tiles.json", _set("T1", "per", 0), ["tile 'T1', field 'per'", "must be >= 1"]),
     ("scoring_tiles.json", _set("T3", "unit_glory", {"fields": 2}),
      ["tile 'T3', field 'unit_glory'", "unknown unit 'fields'"]),
-    ("ports.json", _set("P2", "gain", 1), ["port 'P2'", "unknown field 'gain'"]),
+    ("ports.json", _set("P5", "gain", 1), ["port 'P5'", "unknown field 'gain'"]),
     ("ports.json", _set("P9", "optional", "yes"),
      ["port 'P9', field 'optional'", "expected true or false"]),
     ("clans.json", _set("mcdonald", {}), ["unknown clan 'mcdonald'"]),
@@ -670,7 +670,7 @@ ENGINE_REFUSES = [
      ["field 'structure_bonus', field 'draw'", "7 is outside 0..6", "MAX_DRAW"]),
     ({"clans": {"buchanan": {"structure_draw": 7}}},
      ["clan 'buchanan', field 'structure_draw'", "0..6", "MAX_DRAW"]),
-    ({"ports": {"P4": {"steps": 4}}}, ["port 'P4', field 'steps'", "4 is outside 1..3"]),
+    ({"ports": {"P6": {"steps": 4}}}, ["port 'P6', field 'steps'", "4 is outside 1..3"]),
     ({"export_board": {"slots_by_players": {"4": 7}}},
      ["field 'slots_by_players', players '4'", "1..6", "MAX_SLOTS"]),
     ({"economy": {"merchants": {"total": 9}}},
@@ -695,14 +695,14 @@ ENGINE_REFUSES = [
     ({"contracts": _many_contracts(65)}, ["table 'contracts'", "65 items", "1..64",
                                           "MAX_CONTRACTS"]),
     ({"setup": {"extra_clans_drawn": 2}}, ["field 'extra_clans_drawn'", "1..1"]),
-    ({"ports": {"P6": {"units": 3}}}, ["port 'P6', field 'units'", "1..2"]),
+    ({"ports": {"P7": {"units": 3}}}, ["port 'P7', field 'units'", "1..2"]),
 ]
 
 
 @pytest.mark.parametrize("over, expected", ENGINE_REFUSES,
                          ids=[e[1][0][:40] for e in ENGINE_REFUSES])
 def test_engine_refuses_what_it_cannot_honour(over, expected):
-    """R-3.3.1 (neighborhood purchases), R-3.3.2 / R-8.1 (structure draw), P4 (price steps) and
+    """R-3.3.1 (neighborhood purchases), R-3.3.2 / R-8.1 (structure draw), P6 (price steps) and
     every other capacity: the override loads, the engine refuses it naming file, table, field
     and the allowed range (derived from its MAX_* constants)."""
 
@@ -716,12 +716,12 @@ def test_engine_refuses_what_it_cannot_honour(over, expected):
 
 
 def test_engine_limits_follow_its_constants():
-    """R-3.3.1 / R-3.3.2 / P4: the bounds are the engine's capacities, not literals."""
+    """R-3.3.1 / R-3.3.2 / P6: the bounds are the engine's capacities, not literals."""
 
     bound = {(t, p): hi for t, p, lo, hi, why, length in CAPACITY_LIMITS}
     assert bound["economy", "neighborhood.limit_by_players.*"] == MAX_NB_BUY == 4
     assert bound["export_board", "structure_bonus.draw"] == MAX_DRAW == 6
-    assert bound["ports", "P4.steps"] == max(PRICE_DELTAS) == 3
+    assert bound["ports", "P6.steps"] == max(PRICE_DELTAS) == 3
 
 
 def test_game_refuses_an_override_the_engine_cannot_honour(tmp_path):

@@ -48,7 +48,7 @@ CASES = (
     ("solo", dict(num_players=1, solo=True, seed=9), 30),
     ("3p no clans, static imports, P4 exact", dict(num_players=3, seed=10, clans=None,
                                                    variant_static_imports=True,
-                                                   interp_p4_exact=True), 20),
+                                                   interp_price_shift_exact=True), 20),
 )
 
 FNV_OFFSET = np.uint64(14695981039346656037)

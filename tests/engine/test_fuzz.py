@@ -23,7 +23,7 @@ def test_cases_cover_every_configuration():
         (n, m) for n in (1, 2, 3, 4) for m in ("none", "draft", "fixed")} | {
         (n, "auction") for n in (2, 3, 4)}
     for flag in ("ports", "scoring_tiles", "variant_static_imports", "kickstarter_tiles",
-                 "smaller_map", "kickstarter_clan", "interp_p4_exact", "interp_retrieve_buy_side"):
+                 "smaller_map", "kickstarter_clan", "interp_price_shift_exact", "interp_retrieve_buy_side"):
         assert {bool(getattr(c, flag)) for c in configs} == {False, True}, flag
     assert any(c.solo for c in configs)
     assert any(isinstance(c.clans, tuple) and "brewer" in c.clans for c in configs)
@@ -127,7 +127,7 @@ def test_replay_full_game_matches():
 
 
 def test_interpretation_switches_reach_the_tables():
-    cfg = GameConfig(num_players=2, seed=1, interp_p4_exact=True, interp_retrieve_buy_side=False,
+    cfg = GameConfig(num_players=2, seed=1, interp_price_shift_exact=True, interp_retrieve_buy_side=False,
                      interp_export_min_contracts=0)
     T = Game(cfg).tables
     assert (T[L.T_PRICE_SHIFT_EXACT], T[L.T_RETRIEVE_BUY], T[L.T_EXPORT_MIN]) == (1, 0, 0)

@@ -533,7 +533,7 @@ def test_render_legend_explains_every_symbol_drawn():
     plt.close(fig)
     for name in ("distillery", "sheep", "lumberjack", "neutral piece (blocked)",
                  "player 0: stewart", "player 1", "land cost (£)", "river", "mist (inactive)",
-                 "active-map border", "port (P1-P9: its port tile)", "hex id (A2-07)"):
+                 "active-map border", "port (P1-P9: its printed tile number)", "hex id (A2-07)"):
         assert name in texts, (name, texts)
     assert "cow" not in texts                       # only the units drawn are explained
     drawn = {t.get_text() for t in fig.axes[0].texts}

@@ -480,7 +480,7 @@ def test_R_8_5_workers_cost_6_earn_4_and_share_one_pool():
 def test_R_8_5_fisherman_on_lochs_and_ports_never_adjacent():
     board = board_of()
     land, loch = _loch_next_to_pasture(board)
-    d = solo_turns(ports={"A": "P2", "B": None, "C": None, "D": None})
+    d = solo_turns(ports={"A": "P5", "B": None, "C": None, "D": None})
     port_land = [board.labels[v] for v in board.adjacent[board.node("port-A")]
                  if v >= 0 and board.terrain[v] & TERRAIN_PASTURE][0]
     d["players"][0] = {"money": 50, "clan": "macdonald", "units": {land: "sheep", port_land: "cow"}}
@@ -867,7 +867,7 @@ def test_R_8_5_far_lochs_need_shipping_range_from_the_fisherman():
 
 
 def test_R_8_5_fisherman_on_a_port_uses_that_port():
-    d = solo_turns(ports={"A": "P2", "B": None, "C": None, "D": None})
+    d = solo_turns(ports={"A": "P5", "B": None, "C": None, "D": None})
     d["players"][0] = {"money": 0, "clan": "macdonald", "units": {"port-A": "fisherman"}}
     g = Game.from_scenario(d)
     assert "port A" in [n.split(" (")[0] for n in mask_names(g)]

@@ -15,7 +15,7 @@ from caledonia_env.engine import layout as L
 from caledonia_env.engine.tables import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS
 from caledonia_env.game import Static
 
-SWAP = "P6"          # the swap tile's label in scenarios (printed port 7)
+SWAP = "P7"          # the swap tile's printed number (port 7)
 # Player 0's units (2-player map A1,B1,C1,D1): A1-03 is next to port A; B1-04 (player 1's
 # cheese dairy) is a neighbor of A1-09; three distilleries wait for a fourth.
 UNITS = {"A1-03": "sheep", "A1-09": "cow", "A1-14": "distillery", "A1-19": "distillery",

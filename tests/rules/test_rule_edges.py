@@ -2,7 +2,7 @@
 
 Rule ids: R-3.3.2 / P8 optional structure draw, R-3.3.1 neighborhood limit per good per
 turn, R-8.5 MacDonald rowing onto port tiles, R-8.6 MacKenzie barrels inside any decision;
-switches: P4 exact steps, R-3.7.2 retrieving a buy-side merchant, R-7 export threshold.
+switches: P6 exact steps, R-3.7.2 retrieving a buy-side merchant, R-7 export threshold.
 """
 from dataclasses import replace
 
@@ -161,7 +161,7 @@ def test_R_8_5_fisherman_may_row_onto_a_port_tile():
     """R-8.5: fishermen are "placés ou déplacés" onto empty lochs and port tiles."""
     g0 = Game.from_scenario(base_scenario())
     loch, port = _loch_next_to_port(g0.board)
-    d = others_passed(ports={"A": "P2", "B": None, "C": None, "D": None})
+    d = others_passed(ports={"A": "P5", "B": None, "C": None, "D": None})
     d["players"][0] = {"money": 0, "clan": "macdonald",
                        "units": {g0.board.labels[loch]: "fisherman"}}
     g = Game.from_scenario(d)
@@ -212,13 +212,13 @@ def test_R_8_6_no_barrel_out_for_others_or_empty_cellar():
     assert not any(n.startswith("cellar") for n in mask_names(Game.from_scenario(d)))
 
 
-# ------------------------------------------------------- switch: P4 steps
+# ------------------------------------------------------- switch: P6 steps
 @pytest.mark.parametrize("exact", [False, True])
-def test_P4_exact_steps_switch(exact):
-    """P4 [interp]: "up to" three steps (default) or exactly three (switch p4_exact)."""
-    d = others_passed(ports={"A": "P4", "B": None, "C": None, "D": None})
+def test_P6_exact_steps_switch(exact):
+    """P6 [interp]: "up to" three steps (default) or exactly three (switch price_shift_exact)."""
+    d = others_passed(ports={"A": "P6", "B": None, "C": None, "D": None})
     d["players"][0] = {"money": 100, "units": {"A1-03": "sheep"}}
-    g = with_variants(Game.from_scenario(d), p4_exact=exact)
+    g = with_variants(Game.from_scenario(d), price_shift_exact=exact)
     step(g, "port A")
     assert g.context == "port price"
     sizes = {abs(int(n.split()[-1])) for n in mask_names(g)}

@@ -481,7 +481,7 @@ def test_R_2_2_actions_repeatable_pass_ends_participation():
 
 def test_R_2_2_one_main_action_then_only_ports_or_end_turn():
     """R-2.2 / R-5: after the main action only free port actions or 'end turn' remain."""
-    d = base_scenario(2, ports={"A": "P2", "B": None, "C": None, "D": None})
+    d = base_scenario(2, ports={"A": "P5", "B": None, "C": None, "D": None})
     g0 = Game.from_scenario(d)
     b = g0.board
     port_hex = next(b.labels[w] for w in b.adjacent[b.ports[0]]
@@ -491,6 +491,6 @@ def test_R_2_2_one_main_action_then_only_ports_or_end_turn():
     g = Game.from_scenario(d)
     do(g, "hire merchant")
     assert g.context == "after main action" and g.current_player == 0
-    assert mask_names(g) == ["end turn", "port A (P2)"]
+    assert mask_names(g) == ["end turn", "port A (P5)"]
     do(g, "end turn")
     assert g.current_player == 1 and g.context == "main action"

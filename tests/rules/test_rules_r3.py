@@ -227,7 +227,7 @@ def test_R_3_1_merchants_stay_until_preparation():
 
 def test_R_3_1_one_good_per_trade_action():
     """R-3.1: one good per Trade action: after trading, no further trade this turn."""
-    d = base_scenario(ports={"A": "P2", "B": None, "C": None, "D": None})
+    d = base_scenario(ports={"A": "P5", "B": None, "C": None, "D": None})
     b = mk(d).board
     near = next(int(w) for w in b.adjacent[b.ports[0]] if w >= 0 and is_land(b, w))
     d["players"][0] = {"money": 50, "merchants": 4, "units": {lab(b, near): "lumberjack"

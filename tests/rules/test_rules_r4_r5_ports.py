@@ -195,13 +195,13 @@ def test_R_4_ports_are_targets_of_shipping_range(board2):
     assert oracle_req(board2, board2.node("A1-07"))[board2.node("port-A")] == 2
     for level, offered in ((0, False), (1, False), (2, True), (3, True)):
         g = game_of({"money": 0, "units": {"A1-07": "sheep"}, "shipping": level},
-                    ports={"A": "P2"})
-        assert ("port A (P2)" in mask_names(g)) is offered, level
+                    ports={"A": "P5"})
+        assert ("port A (P5)" in mask_names(g)) is offered, level
 
 
 def test_R_4_port_reach_matches_independent_range(board2):
     """R-4: every port, every pasture source, every level: port usable iff within range."""
-    g = game_of({"money": 0}, ports={c: "P2" for c in "ABCD"})
+    g = game_of({"money": 0}, ports={c: "P5" for c in "ABCD"})
     poff = L.S_PLAYERS
     for u in range(board2.n_hex):
         if not (board2.active[u] and board2.terrain[u] & TERRAIN_PASTURE):
@@ -213,7 +213,7 @@ def test_R_4_port_reach_matches_independent_range(board2):
             g.state[poff + L.P_SHIP] = level
             names = mask_names(g)
             for c, node in zip("ABCD", board2.ports):
-                assert (f"port {c} (P2)" in names) == (req.get(int(node), 99) <= level)
+                assert (f"port {c} (P5)" in names) == (req.get(int(node), 99) <= level)
 
 
 def test_R_4_ports_are_never_expansion_targets(board2):
@@ -241,13 +241,13 @@ def test_R_4_free_hex_uses_the_same_range():
 # ====================================================================== R-5
 def test_R_5_port_next_to_a_unit_usable_at_any_level():
     """R-5: a port tile that is a neighbor of a unit may be used, whatever the shipping level."""
-    g = game_of({"money": 0, "units": {"A1-03": "sheep"}}, ports={"A": "P2"})
-    assert "port A (P2)" in mask_names(g)
+    g = game_of({"money": 0, "units": {"A1-03": "sheep"}}, ports={"A": "P5"})
+    assert "port A (P5)" in mask_names(g)
 
 
 def test_R_5_port_out_of_reach_not_offered():
     """R-5: a port neither next to nor within shipping range of any unit is not offered."""
-    g = game_of({"money": 0, "units": {"C1-31": "sheep"}}, ports={"A": "P2"})
+    g = game_of({"money": 0, "units": {"C1-31": "sheep"}}, ports={"A": "P5"})
     assert not [n for n in mask_names(g) if n.startswith("port")]
     with pytest.raises(ValueError):
         step(g, "port A")
@@ -256,50 +256,50 @@ def test_R_5_port_out_of_reach_not_offered():
 def test_R_5_once_per_player_per_game_other_players_still_may():
     """R-5: each player uses a tile once per game; the tile stays usable for the others."""
     g = game_of({"money": 0, "units": {"A1-03": "sheep"}},
-                {"money": 0, "units": {"A1-07": "sheep"}, "shipping": 2}, ports={"A": "P2"})
+                {"money": 0, "units": {"A1-07": "sheep"}, "shipping": 2}, ports={"A": "P5"})
     step(g, "port A")
     assert used_corners(g, 0) == ["A"]
-    assert "port A (P2)" not in mask_names(g)       # not again this turn
+    assert "port A (P5)" not in mask_names(g)       # not again this turn
     step(g, "hire merchant")
     # player 1's turn: the same tile is still available to them
     assert g.current_player == 1
-    assert "port A (P2)" in mask_names(g)
+    assert "port A (P5)" in mask_names(g)
     step(g, "port A")
     assert used_corners(g, 1) == ["A"]
     # a later game position where player 0 has used it: never offered again
-    g2 = game_of({"money": 0, "units": {"A1-03": "sheep"}, "ports_used": ["A"]}, ports={"A": "P2"},
+    g2 = game_of({"money": 0, "units": {"A1-03": "sheep"}, "ports_used": ["A"]}, ports={"A": "P5"},
                  round=4)
-    assert "port A (P2)" not in mask_names(g2)
+    assert "port A (P5)" not in mask_names(g2)
 
 
 def test_R_5_before_or_after_the_main_action():
     """R-5: a port may be used before the main action or after it (then 'end turn' closes)."""
-    before = game_of({"money": 10, "units": {"A1-03": "sheep"}}, ports={"A": "P2"})
-    assert before.context == "main action" and "port A (P2)" in mask_names(before)
+    before = game_of({"money": 10, "units": {"A1-03": "sheep"}}, ports={"A": "P5"})
+    assert before.context == "main action" and "port A (P5)" in mask_names(before)
     step(before, "port A")
     assert before.context == "main action" and before.current_player == 0   # main still due
-    after = game_of({"money": 10, "units": {"A1-03": "sheep"}}, ports={"A": "P2"})
+    after = game_of({"money": 10, "units": {"A1-03": "sheep"}}, ports={"A": "P5"})
     step(after, "hire merchant")
     assert after.context == "after main action" and after.current_player == 0
-    assert mask_names(after) == ["end turn", "port A (P2)"]
+    assert mask_names(after) == ["end turn", "port A (P5)"]
     step(after, "port A")
-    assert pf(after, 0, L.P_MONEY) == 10 - after.ruleset.economy.hire_cost + port_param(after, "P2", "money")
+    assert pf(after, 0, L.P_MONEY) == 10 - after.ruleset.economy.hire_cost + port_param(after, "P5", "money")
     assert after.current_player == 1 and after.context == "main action"
 
 
 def test_R_5_several_ports_in_one_turn():
     """R-5: several port tiles may be used in one turn, before and after the main action."""
     g = game_of({"money": 0, "units": {"A1-03": "sheep", "C1-31": "sheep", "D1-11": "sheep"}},
-                ports={"A": "P2", "C": "P8", "D": "P7"})
+                ports={"A": "P5", "C": "P8", "D": "P4"})
     names = mask_names(g)
-    assert {"port A (P2)", "port C (P8)", "port D (P7)"} <= set(names)
+    assert {"port A (P5)", "port C (P8)", "port D (P4)"} <= set(names)
     step(g, "port A")
     step(g, "port C")          # P8 with an empty box: structure bonus first
     if g.context == "structure bonus":
         step(g, "decline structure bonus")
-    assert g.context == "main action" and "port D (P7)" in mask_names(g)
+    assert g.context == "main action" and "port D (P4)" in mask_names(g)
     step(g, "pass")
-    assert g.context == "after main action" and "port D (P7)" in mask_names(g)
+    assert g.context == "after main action" and "port D (P4)" in mask_names(g)
     step(g, "port D")
     assert used_corners(g, 0) == ["A", "C", "D"]
 
@@ -356,20 +356,20 @@ def test_R_5_P1_spares_only_one_animal():
     assert pf(g, 0, L.P_N_FULFILLED) == 1 and pf(g, 0, L.P_MEAT) == 2
 
 
-# ------------------------------------------------------------------ P2
-def test_R_5_P2_gain_money():
-    """P2: gain £10 (ports.P2.money)."""
-    g = game_of({"money": 3, "units": {"A1-03": "sheep"}}, ports={"A": "P2"})
+# ------------------------------------------------------------------ P5
+def test_R_5_P5_gain_money():
+    """P5: gain £10 (ports.P5.money)."""
+    g = game_of({"money": 3, "units": {"A1-03": "sheep"}}, ports={"A": "P5"})
     step(g, "port A")
-    assert pf(g, 0, L.P_MONEY) == 3 + port_param(g, "P2", "money")
+    assert pf(g, 0, L.P_MONEY) == 3 + port_param(g, "P5", "money")
 
 
-# ------------------------------------------------------------------ P3
-def test_R_5_P3_discard_one_basic_gain_three_any_types():
-    """P3: discard one basic good (only held ones offered), gain three basic goods of any
+# ------------------------------------------------------------------ P2
+def test_R_5_P2_discard_one_basic_gain_three_any_types():
+    """P2: discard one basic good (only held ones offered), gain three basic goods of any
     types, the discarded type included."""
     g = game_of({"money": 0, "goods": {"wool": 1, "bread": 2}, "units": {"A1-03": "sheep"}},
-                ports={"A": "P3"})
+                ports={"A": "P2"})
     step(g, "port A")
     assert g.context == "port discard"
     assert mask_names(g) == ["pick wool"]
@@ -379,26 +379,26 @@ def test_R_5_P3_discard_one_basic_gain_three_any_types():
     for name in ("pick wool", "pick wool", "pick milk"):
         step(g, name)
     assert goods(g, 0) == {"wool": 2, "grain": 0, "milk": 1, "bread": 2, "cheese": 0, "whisky": 0}
-    assert port_param(g, "P3", "gain") == 3
+    assert port_param(g, "P2", "gain") == 3
     assert g.context == "main action"
 
 
-def test_R_5_P3_needs_a_basic_good():
-    """P3: nothing to discard (processed goods only) -> not offered."""
-    g = game_of({"money": 0, "goods": {"bread": 2}, "units": {"A1-03": "sheep"}}, ports={"A": "P3"})
-    assert "port A (P3)" not in mask_names(g)
+def test_R_5_P2_needs_a_basic_good():
+    """P2: nothing to discard (processed goods only) -> not offered."""
+    g = game_of({"money": 0, "goods": {"bread": 2}, "units": {"A1-03": "sheep"}}, ports={"A": "P2"})
+    assert "port A (P2)" not in mask_names(g)
 
 
-# ------------------------------------------------------------------ P4
-def test_R_5_P4_moves_price_then_trade_that_good():
-    """P4 [interp]: before the main action move one good's price up to 3 steps either way;
+# ------------------------------------------------------------------ P6
+def test_R_5_P6_moves_price_then_trade_that_good():
+    """P6 [interp]: before the main action move one good's price up to 3 steps either way;
     the main action must then trade that good."""
     g = game_of({"money": 30, "merchants": 2, "units": {"A1-03": "sheep"}},
-                ports={"A": "P4"}, market={"whisky": 10})
+                ports={"A": "P6"}, market={"whisky": 10})
     step(g, "port A")
     assert g.context == "port price"
     names = mask_names(g)
-    steps = port_param(g, "P4", "steps")
+    steps = port_param(g, "P6", "steps")
     for d in range(1, steps + 1):
         assert f"price whisky -{d}" in names and f"price whisky +{d}" in names
     step(g, "price whisky -3")
@@ -410,9 +410,9 @@ def test_R_5_P4_moves_price_then_trade_that_good():
     assert market_price(g.state, g.tables, 5) == 9
 
 
-def test_R_5_P4_only_moves_that_allow_the_trade():
-    """P4 [interp]: with £9 and no goods, only moves after which a buy is affordable."""
-    g = game_of({"money": 9, "merchants": 1, "units": {"A1-03": "sheep"}}, ports={"A": "P4"},
+def test_R_5_P6_only_moves_that_allow_the_trade():
+    """P6 [interp]: with £9 and no goods, only moves after which a buy is affordable."""
+    g = game_of({"money": 9, "merchants": 1, "units": {"A1-03": "sheep"}}, ports={"A": "P6"},
                 market={"whisky": 10, "cheese": 9})
     step(g, "port A")
     names = mask_names(g)
@@ -421,25 +421,25 @@ def test_R_5_P4_only_moves_that_allow_the_trade():
     assert "price cheese +1" not in names and "price cheese -1" in names
 
 
-def test_R_5_P4_only_before_the_main_action():
-    """P4 [interp]: not offered after the main action, nor when no trade could follow."""
+def test_R_5_P6_only_before_the_main_action():
+    """P6 [interp]: not offered after the main action, nor when no trade could follow."""
     g = game_of({"money": 10, "merchants": 2, "units": {"A1-03": "sheep", "C1-31": "sheep"}},
-                ports={"A": "P4", "C": "P2"})
-    assert {"port A (P4)", "port C (P2)"} <= set(mask_names(g))
+                ports={"A": "P6", "C": "P5"})
+    assert {"port A (P6)", "port C (P5)"} <= set(mask_names(g))
     step(g, "hire merchant")
     assert g.context == "after main action"
-    assert mask_names(g) == ["end turn", "port C (P2)"]
-    broke = game_of({"money": 0, "merchants": 2, "units": {"A1-03": "sheep"}}, ports={"A": "P4"})
-    assert "port A (P4)" not in mask_names(broke)          # no money, no goods: no trade
+    assert mask_names(g) == ["end turn", "port C (P5)"]
+    broke = game_of({"money": 0, "merchants": 2, "units": {"A1-03": "sheep"}}, ports={"A": "P6"})
+    assert "port A (P6)" not in mask_names(broke)          # no money, no goods: no trade
     nomerch = game_of({"money": 50, "merchants": 0, "units": {"A1-03": "sheep"}},
-                      ports={"A": "P4"})
-    assert "port A (P4)" not in mask_names(nomerch)
+                      ports={"A": "P6"})
+    assert "port A (P6)" not in mask_names(nomerch)
 
 
-def test_R_5_P4_sell_after_moving_up():
-    """P4: raising a price before selling that good."""
+def test_R_5_P6_sell_after_moving_up():
+    """P6: raising a price before selling that good."""
     g = game_of({"money": 0, "merchants": 2, "goods": {"cheese": 2}, "units": {"A1-03": "sheep"}},
-                ports={"A": "P4"}, market={"cheese": 9})
+                ports={"A": "P6"}, market={"cheese": 9})
     step(g, "port A")
     step(g, "price cheese +3")
     assert "trade sell 2 cheese" in mask_names(g)
@@ -448,36 +448,36 @@ def test_R_5_P4_sell_after_moving_up():
     assert pf(g, 0, L.P_MONEY) == 24
 
 
-# ------------------------------------------------------------------ P5
-def test_R_5_P5_discard_one_processed_gain_two():
-    """P5: discard one processed good; gain two processed goods of any types (two, not three)."""
+# ------------------------------------------------------------------ P3
+def test_R_5_P3_discard_one_processed_gain_two():
+    """P3: discard one processed good; gain two processed goods of any types (two, not three)."""
     g = game_of({"money": 0, "goods": {"whisky": 1, "wool": 3}, "units": {"A1-03": "sheep"}},
-                ports={"A": "P5"})
+                ports={"A": "P3"})
     step(g, "port A")
     assert mask_names(g) == ["pick whisky"]
     step(g, "pick whisky")
     assert mask_names(g) == ["pick bread", "pick cheese", "pick whisky"]
     step(g, "pick cheese")
     step(g, "pick whisky")
-    assert port_param(g, "P5", "gain") == 2
+    assert port_param(g, "P3", "gain") == 2
     assert goods(g, 0) == {"wool": 3, "grain": 0, "milk": 0, "bread": 0, "cheese": 1, "whisky": 1}
     assert g.context == "main action"
 
 
-def test_R_5_P5_needs_a_processed_good():
-    g = game_of({"money": 0, "goods": {"wool": 3}, "units": {"A1-03": "sheep"}}, ports={"A": "P5"})
-    assert "port A (P5)" not in mask_names(g)
+def test_R_5_P3_needs_a_processed_good():
+    g = game_of({"money": 0, "goods": {"wool": 3}, "units": {"A1-03": "sheep"}}, ports={"A": "P3"})
+    assert "port A (P3)" not in mask_names(g)
 
 
-# ------------------------------------------------------------------ P6
-P6_UNITS = {"A1-03": "sheep", "A1-09": "cow", "A1-14": "field"}
+# ------------------------------------------------------------------ P7
+SWAP_UNITS = {"A1-03": "sheep", "A1-09": "cow", "A1-14": "field"}
 
 
-def test_R_5_P6_two_swaps():
-    """P6: exchange two units with board units, free; incoming types differ from outgoing
+def test_R_5_P7_two_swaps():
+    """P7: exchange two units with board units, free; incoming types differ from outgoing
     types (both ways), fields never swap, terrain must fit; exactly two exchanges."""
-    g = game_of({"money": 7, "units": dict(P6_UNITS)}, ports={"A": "P6"})
-    assert port_param(g, "P6", "units") == 2
+    g = game_of({"money": 7, "units": dict(SWAP_UNITS)}, ports={"A": "P7"})
+    assert port_param(g, "P7", "units") == 2
     step(g, "port A")
     assert g.context == "port swap"
     first = mask_names(g)
@@ -490,7 +490,7 @@ def test_R_5_P6_two_swaps():
                              "expand distillery @ A1-09"]
     step(g, "expand cheese_dairy @ A1-09")
     b = g.board
-    occ = {h: int(g.state[L.S_OCC + b.node(h)]) for h in P6_UNITS}
+    occ = {h: int(g.state[L.S_OCC + b.node(h)]) for h in SWAP_UNITS}
     assert occ == {"A1-03": UNITS.index("distillery"), "A1-09": UNITS.index("cheese_dairy"),
                    "A1-14": UNITS.index("field")}
     board_units = dict(zip(UNITS, pf(g, 0, L.P_BOARD, 8)))
@@ -500,17 +500,17 @@ def test_R_5_P6_two_swaps():
     assert g.context == "main action" and used_corners(g, 0) == ["A"]
 
 
-def test_R_5_P6_needs_two_possible_swaps():
-    """P6 [interp]: exactly two exchanges; with one non-field unit the tile is not offered."""
-    g = game_of({"money": 0, "units": {"A1-03": "sheep", "A1-09": "field"}}, ports={"A": "P6"})
-    assert "port A (P6)" not in mask_names(g)
+def test_R_5_P7_needs_two_possible_swaps():
+    """P7 [interp]: exactly two exchanges; with one non-field unit the tile is not offered."""
+    g = game_of({"money": 0, "units": {"A1-03": "sheep", "A1-09": "field"}}, ports={"A": "P7"})
+    assert "port A (P7)" not in mask_names(g)
 
 
-def test_R_5_P6_terrain_must_fit():
-    """P6: a lumberjack on a pasture+forest hex may become a sheep; a sheep on a pasture-only
+def test_R_5_P7_terrain_must_fit():
+    """P7: a lumberjack on a pasture+forest hex may become a sheep; a sheep on a pasture-only
     hex never becomes a worker."""
     g = game_of({"money": 0, "units": {"A1-03": "sheep", "A1-10": "lumberjack"},
-                 "shipping": 0}, ports={"A": "P6"})
+                 "shipping": 0}, ports={"A": "P7"})
     step(g, "port A")
     names = mask_names(g)
     assert not any(n.startswith(("expand lumberjack @ A1-03", "expand miner @ A1-03"))
@@ -519,14 +519,14 @@ def test_R_5_P6_terrain_must_fit():
     assert not any(n.startswith("expand field") for n in names)
 
 
-def test_R_5_P6_structure_bonus_may_trigger_neighborhood_may_not():
-    """P6: swapping in the fourth distillery with an empty box gives the structure bonus;
+def test_R_5_P7_structure_bonus_may_trigger_neighborhood_may_not():
+    """P7: swapping in the fourth distillery with an empty box gives the structure bonus;
     an opponent's neighboring unit gives no neighborhood purchase."""
     units = {"A1-03": "sheep", "A1-09": "cow", "A1-14": "distillery", "A1-19": "distillery",
              "A1-25": "distillery"}
     g = game_of({"money": 20, "merchants": 3, "units": units},
                 {"money": 0, "units": {"B1-04": "cheese_dairy"}},      # neighbor of A1-09
-                ports={"A": "P6"}, pile=[1, 2, 3, 4, 5], round=3)
+                ports={"A": "P7"}, pile=[1, 2, 3, 4, 5], round=3)
     step(g, "port A")
     step(g, "expand distillery @ A1-03")
     assert g.context == "port swap"
@@ -543,18 +543,18 @@ def test_R_5_P6_structure_bonus_may_trigger_neighborhood_may_not():
     assert g.context == "main action"                     # no neighborhood purchase
 
 
-# ------------------------------------------------------------------ P7
+# ------------------------------------------------------------------ P4
 @pytest.mark.parametrize("choice", ["shipping upgrade", "technology upgrade lumberjack",
                                     "technology upgrade miner", "hire merchant",
                                     "retrieve merchant buy wool", "decline upgrade"])
-def test_R_5_P7_upgrade_choice_and_glory(choice):
-    """P7: 3 glory and one upgrade bonus (R-3.7.2): free shipping, technology for £5, free
+def test_R_5_P4_upgrade_choice_and_glory(choice):
+    """P4: 3 glory and one upgrade bonus (R-3.7.2): free shipping, technology for £5, free
     merchant, or take back an own merchant from the market; [interp] may be declined."""
     p0 = {"money": 20, "merchants": 1, "market": {"buy": {"wool": 1}}, "glory": 2,
           "units": {"A1-03": "sheep"}}
-    g = game_of(p0, ports={"A": "P7"})
+    g = game_of(p0, ports={"A": "P4"})
     step(g, "port A")
-    assert pf(g, 0, L.P_GLORY) == 2 + port_param(g, "P7", "glory")
+    assert pf(g, 0, L.P_GLORY) == 2 + port_param(g, "P4", "glory")
     assert g.context == "export bonus"
     assert mask_names(g) == sorted(["decline upgrade", "hire merchant", "retrieve merchant buy wool",
                                     "shipping upgrade", "technology upgrade lumberjack",
@@ -576,10 +576,10 @@ def test_R_5_P7_upgrade_choice_and_glory(choice):
     assert g.context == "main action"
 
 
-def test_R_5_P7_technology_needs_the_bonus_price():
-    """P7: the technology option needs £5 (bonus price); without it only the others remain."""
+def test_R_5_P4_technology_needs_the_bonus_price():
+    """P4: the technology option needs £5 (bonus price); without it only the others remain."""
     g = game_of({"money": 4, "units": {"A1-03": "sheep"}, "merchants_on_track": 0},
-                ports={"A": "P7"})
+                ports={"A": "P4"})
     step(g, "port A")
     assert mask_names(g) == ["decline upgrade", "shipping upgrade"]
 
@@ -628,22 +628,22 @@ def test_R_5_P9_pays_and_copies_another_tile():
     """P9 (Kickstarter): pay £3 and use the effect of another tile in play (not its reach);
     P9 is marked used, the copied tile is not."""
     g = game_of({"money": 5, "goods": {"wool": 1}, "units": {"A1-03": "sheep"}},
-                ports={"A": "P9", "B": "P2", "C": "P3", "D": "P5"}, kickstarter_tiles=True)
+                ports={"A": "P9", "B": "P5", "C": "P2", "D": "P3"}, kickstarter_tiles=True)
     assert [n for n in mask_names(g) if n.startswith("port")] == ["port A (P9)"]
     step(g, "port A")
     assert g.context == "port copy"
-    # P3 applicable (a wool to discard), P5 not (no processed good), never P9 itself
-    assert mask_names(g) == ["port B (P2)", "port C (P3)"]
+    # P2 applicable (a wool to discard), P3 not (no processed good), never P9 itself
+    assert mask_names(g) == ["port B (P5)", "port C (P2)"]
     step(g, "port B")
     cost = port_param(g, "P9", "cost")
-    assert pf(g, 0, L.P_MONEY) == 5 - cost + port_param(g, "P2", "money")
+    assert pf(g, 0, L.P_MONEY) == 5 - cost + port_param(g, "P5", "money")
     assert used_corners(g, 0) == ["A"]
     assert g.context == "main action"
 
 
 def test_R_5_P9_needs_its_cost():
     g = game_of({"money": 2, "units": {"A1-03": "sheep"}},
-                ports={"A": "P9", "B": "P2"}, kickstarter_tiles=True)
+                ports={"A": "P9", "B": "P5"}, kickstarter_tiles=True)
     assert "port A (P9)" not in mask_names(g)
 
 
@@ -659,19 +659,19 @@ def test_R_5_P9_copies_P1_while_slaughtering():
     assert pf(g, 0, L.P_N_FULFILLED) == 1 and used_corners(g, 0) == ["A"]
 
 
-def test_R_5_P9_copies_P6_and_P8():
-    """P9: multi-step effects (P6 swaps, P8 structure bonus) run as for the copied tile."""
-    g = game_of({"money": 5, "units": dict(P6_UNITS)},
-                ports={"A": "P9", "B": "P6", "C": "P8"}, kickstarter_tiles=True, pile=[1, 2, 3])
+def test_R_5_P9_copies_P7_and_P8():
+    """P9: multi-step effects (P7 swaps, P8 structure bonus) run as for the copied tile."""
+    g = game_of({"money": 5, "units": dict(SWAP_UNITS)},
+                ports={"A": "P9", "B": "P7", "C": "P8"}, kickstarter_tiles=True, pile=[1, 2, 3])
     step(g, "port A")
-    assert mask_names(g) == ["port B (P6)", "port C (P8)"]
+    assert mask_names(g) == ["port B (P7)", "port C (P8)"]
     step(g, "port B")
     assert g.context == "port swap"
     step(g, "expand bakery @ A1-03")
     step(g, "expand distillery @ A1-09")
     assert g.context == "main action" and used_corners(g, 0) == ["A"]
-    g = game_of({"money": 5, "units": dict(P6_UNITS)},
-                ports={"A": "P9", "B": "P6", "C": "P8"}, kickstarter_tiles=True, pile=[1, 2, 3])
+    g = game_of({"money": 5, "units": dict(SWAP_UNITS)},
+                ports={"A": "P9", "B": "P7", "C": "P8"}, kickstarter_tiles=True, pile=[1, 2, 3])
     step(g, "port A")
     step(g, "port C")
     assert g.context == "structure bonus"
@@ -697,37 +697,37 @@ def test_R_5_ports_disabled_variant():
     assert np.all(g.state[L.S_PORTS:L.S_PORTS + 4] == -1)
 
 
-def test_R_5_P9_copies_P4_only_before_the_main_action():
-    """P9 copying P4 follows P4 [interp]: before the main action only, then trade that good."""
+def test_R_5_P9_copies_P6_only_before_the_main_action():
+    """P9 copying P6 follows P6 [interp]: before the main action only, then trade that good."""
     p0 = {"money": 20, "merchants": 2, "units": {"A1-03": "sheep", "C1-31": "sheep"}}
-    g = game_of(dict(p0), ports={"A": "P9", "B": "P4", "C": "P2"}, kickstarter_tiles=True,
+    g = game_of(dict(p0), ports={"A": "P9", "B": "P6", "C": "P5"}, kickstarter_tiles=True,
                 market={"wool": 4})
     step(g, "port A")
-    assert mask_names(g) == ["port B (P4)", "port C (P2)"]
+    assert mask_names(g) == ["port B (P6)", "port C (P5)"]
     step(g, "port B")
     assert g.context == "port price"
     step(g, "price wool -2")
     assert all("wool" in n for n in mask_names(g)) and "trade buy 1 wool" in mask_names(g)
     assert used_corners(g, 0) == ["A"]
-    after = game_of(dict(p0), ports={"A": "P9", "B": "P4", "D": "P2"}, kickstarter_tiles=True)
+    after = game_of(dict(p0), ports={"A": "P9", "B": "P6", "D": "P5"}, kickstarter_tiles=True)
     step(after, "hire merchant")
     assert after.context == "after main action"
     step(after, "port A")
-    assert mask_names(after) == ["port D (P2)"]          # no P4 after the main action
+    assert mask_names(after) == ["port D (P5)"]          # no P6 after the main action
 
 
-def test_R_5_P9_copies_P7():
+def test_R_5_P9_copies_P4():
     g = game_of({"money": 3, "units": {"A1-03": "sheep"}, "glory": 1},
-                ports={"A": "P9", "D": "P7"}, kickstarter_tiles=True)
+                ports={"A": "P9", "D": "P4"}, kickstarter_tiles=True)
     step(g, "port A")
     step(g, "port D")
-    assert pf(g, 0, L.P_GLORY) == 1 + port_param(g, "P7", "glory")
+    assert pf(g, 0, L.P_GLORY) == 1 + port_param(g, "P4", "glory")
     assert g.context == "export bonus" and pf(g, 0, L.P_MONEY) == 3 - port_param(g, "P9", "cost")
 
 
 def test_R_5_ports_after_pass_then_round_ends():
     """R-5 (engine choice): Pass is the turn's main action; ports may follow it."""
-    d = scenario({"money": 0, "units": {"A1-03": "sheep"}}, ports={"A": "P2"},
+    d = scenario({"money": 0, "units": {"A1-03": "sheep"}}, ports={"A": "P5"},
                  next_turn_order=[1], scoring_tiles=[None] * 5)
     d["players"][1]["passed"] = True
     g = Game.from_scenario(d)
@@ -735,14 +735,14 @@ def test_R_5_ports_after_pass_then_round_ends():
     assert g.context == "after main action"
     step(g, "port A")
     bonus = int(g.ruleset.export_board.pass_bonus[2][1])
-    assert pf(g, 0, L.P_MONEY) == bonus + port_param(g, "P2", "money")
+    assert pf(g, 0, L.P_MONEY) == bonus + port_param(g, "P5", "money")
     assert g.round == 3
 
 
-def test_R_5_P6_two_incoming_units_may_share_a_type():
-    """P6 (documented reading): only incoming vs outgoing types must differ, so two
+def test_R_5_P7_two_incoming_units_may_share_a_type():
+    """P7 (documented reading): only incoming vs outgoing types must differ, so two
     distilleries may come in for a sheep and a cow."""
-    g = game_of({"money": 0, "units": dict(P6_UNITS)}, ports={"A": "P6"})
+    g = game_of({"money": 0, "units": dict(SWAP_UNITS)}, ports={"A": "P7"})
     step(g, "port A")
     step(g, "expand distillery @ A1-03")
     assert "expand distillery @ A1-09" in mask_names(g)

@@ -24,6 +24,7 @@ from caledonia_env import Game, GameConfig  # noqa: E402
 from caledonia_env.agents import make  # noqa: E402
 from caledonia_env.web import create_app  # noqa: E402
 from caledonia_env.web.cli import add_serve_parser, cmd_serve  # noqa: E402
+from caledonia_env.web.view import board_json  # noqa: E402
 
 
 def local(app):
@@ -312,3 +313,11 @@ def test_serve_prints_its_url_and_answers():
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_board_names_port_tiles_by_their_printed_numbers():
+    """R-5: the legend of port tiles is keyed and ordered by the numbers printed on them."""
+    tiles = board_json(Game(num_players=2, seed=1))["port_tiles"]
+    assert list(tiles) == [f"P{i}" for i in range(1, 10)]
+    assert tiles["P5"].startswith("money (money 10)")
+    assert tiles["P6"].startswith("price shift") and tiles["P7"].startswith("swap units")

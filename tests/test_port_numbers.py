@@ -1,0 +1,157 @@
+"""Port bonus tiles by their printed numbers (R-5): P1 meat, P2 basic goods, P3 processed
+goods, P4 upgrade + glory, P5 money, P6 price shift, P7 swap, P8 money + structure bonus,
+P9 copy. Labels shown to users, the ruleset keys, and the old project labels still read
+from scenarios of version 1, records before version 4 and the deprecated config name."""
+import json
+import shutil
+import warnings
+from pathlib import Path
+
+import pytest
+from conftest import base_scenario
+
+from caledonia_env import Game, GameConfig
+from caledonia_env.config import ConfigError
+from caledonia_env.data import (DEFAULT_RULESET_DIR, PORT_KINDS, PORTS, RulesetError,
+                                load_ruleset)
+from caledonia_env.data.names import LEGACY_PORTS, PORT_NUMBERS
+from caledonia_env.engine import layout as L
+from caledonia_env.records import RECORD_VERSION, upgrade_setup
+from caledonia_env.scenario import (PORT_LABELS_V1, SCENARIO_VERSION, ScenarioError,
+                                    ScenarioWarning, upgrade_scenario)
+
+PRINTED = {"P1": "meat_reduction", "P2": "basic_exchange", "P3": "processed_exchange",
+           "P4": "upgrade_glory", "P5": "money", "P6": "price_shift", "P7": "swap_units",
+           "P8": "money_structure", "P9": "copy_port"}
+FIXTURE = Path(__file__).parent / "fixtures" / "records_v2.json"
+#: the bundled default's fingerprint before the tiles took their printed numbers
+NUMBERS_2026_11 = "f8b501b415080472b2b15efd3b228583f1259ec298f670b8fb25efd9188bdcd4"
+
+
+def tile_at(game, corner):
+    return PORTS[int(game.state[L.S_PORTS + "ABCD".index(corner)])]
+
+
+def test_labels_are_the_printed_numbers():
+    """Every engine tile carries the number printed on it; the old labels are a permutation."""
+    assert {PORTS[i]: PORT_KINDS[i] for i in range(9)} == PRINTED
+    assert sorted(PORT_NUMBERS) == list(range(1, 10))
+    assert PORT_LABELS_V1 == {"P1": "P1", "P2": "P5", "P3": "P2", "P4": "P6", "P5": "P3",
+                              "P6": "P7", "P7": "P4", "P8": "P8", "P9": "P9"}
+    rs = load_ruleset()
+    raw = rs.to_dict()["ports"]
+    assert {k: v["kind"] for k, v in raw.items() if k in PORTS} == PRINTED
+    assert rs.ports.params[PORTS.index("P5"), 1] == 10        # money column: the £10 tile
+
+
+def test_a_ruleset_keyed_by_the_old_labels_is_refused_naming_the_printed_numbers(tmp_path):
+    ruleset = tmp_path / "ruleset"
+    shutil.copytree(DEFAULT_RULESET_DIR, ruleset)
+    ports = json.loads((ruleset / "ports.json").read_text())
+    old = {LEGACY_PORTS[PORTS.index(k)]: v for k, v in ports.items() if k in PORTS}
+    (ruleset / "ports.json").write_text(json.dumps(dict(ports, **old)))
+    with pytest.raises(RulesetError, match=r"port 'P5', field 'kind': 'processed_exchange'.*"
+                                           r"printed tile numbers: P1 meat_reduction, P2 "
+                                           r"basic_exchange, P3"):
+        Game(GameConfig(num_players=2, ruleset=str(ruleset)))
+
+
+def test_action_names_text_and_scenario_show_the_printed_number():
+    d = base_scenario(2, ports={"A": "P5", "B": "P6", "C": None, "D": "P2"},
+                      players=[{"money": 3, "units": {"A1-03": "sheep"}}, {"money": 0}])
+    g = Game.from_scenario(d)
+    assert tile_at(g, "A") == "P5" and tile_at(g, "D") == "P2"
+    assert "port A (P5)" in [g.describe_action(a) for a in g.legal_actions()]
+    assert "ports A:P5 B:P6 C:- D:P2" in g.render_text()
+    out = g.to_scenario()
+    assert out["version"] == SCENARIO_VERSION and out["ports"] == d["ports"]
+    money = g.state[L.S_PLAYERS + L.P_MONEY]
+    g.step(g.parse_action("port A"))
+    assert g.state[L.S_PLAYERS + L.P_MONEY] == money + 10          # P5 is the £10 tile
+
+
+def test_a_version_1_scenario_reads_the_old_labels_with_a_warning():
+    old = base_scenario(2, ports={"A": "P2", "B": "p4", "C": None, "D": "P7"},
+                        pending={"p4_good": -1})
+    del old["version"]
+    with pytest.warns(ScenarioWarning, match=r"P2->P5.*P7->P4.*\"version\": 2"):
+        g = Game.from_scenario(old)
+    assert [tile_at(g, c) for c in "ABD"] == ["P5", "P6", "P4"]
+    assert g.to_scenario()["ports"] == {"A": "P5", "B": "P6", "C": None, "D": "P4"}
+    assert "p4_good" in old["pending"] and "version" not in old     # the input is unchanged
+    new = upgrade_scenario(old, warn=False)
+    assert new["pending"] == {"price_shift_good": -1} and new["version"] == 2
+
+
+def test_scenario_versions_without_ports_or_explicit_need_no_warning():
+    no_ports = base_scenario(2)
+    del no_ports["version"]
+    explicit = base_scenario(2, version=1, ports={"A": "P3", "B": None, "C": None, "D": None})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Game.from_scenario(no_ports)
+        assert tile_at(Game.from_scenario(explicit), "A") == "P2"
+        assert tile_at(Game.from_scenario(dict(explicit, version=2)), "A") == "P3"
+
+
+@pytest.mark.parametrize("bad", [3, 0, "2", True])
+def test_unknown_scenario_version_is_a_clear_error(bad):
+    with pytest.raises(ScenarioError, match=r"unsupported scenario version .*readable: \(1, 2\)"):
+        Game.from_scenario(base_scenario(2, version=bad))
+
+
+def test_new_records_use_the_printed_numbers_and_the_renamed_option():
+    g = Game.from_scenario(base_scenario(2, ports={"A": "P6", "B": None, "C": None, "D": None}))
+    rec = json.loads(g.to_json())
+    assert rec["version"] == RECORD_VERSION == 4
+    assert rec["scenario"]["version"] == 2 and rec["scenario"]["ports"]["A"] == "P6"
+    assert rec["ruleset_fingerprint"] == g.ruleset.fingerprint()
+    assert "interp_price_shift_exact" in Game(num_players=2).to_json()
+    assert "interp_p4_exact" not in Game(num_players=2).to_json()
+
+
+def test_old_records_map_labels_option_and_fingerprint():
+    """Records before version 4: the embedded scenario is version 1, interp_p4_exact is the
+    renamed option, and the fingerprint was taken over the old-labelled ports table."""
+    d = json.loads(FIXTURE.read_text())[2]
+    assert d["scenario"]["ports"] == {"A": "P7", "B": "P4", "C": "P3", "D": "P8"}
+    rs = load_ruleset()
+    assert rs.matches_fingerprint(d["ruleset_fingerprint"])
+    setup = upgrade_setup(dict(d, config=dict(d["config"], interp_p4_exact=True)))
+    assert setup["config"]["interp_price_shift_exact"] is True
+    assert "interp_p4_exact" not in setup["config"] and setup["scenario"]["version"] == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        g = Game.record_start(d)
+    assert [tile_at(g, c) for c in "ABCD"] == ["P4", "P6", "P2", "P8"]
+    assert GameConfig.from_dict(setup["config"]).interp_price_shift_exact
+
+
+def test_the_fingerprint_hashes_numbers_not_port_labels():
+    """The tiles are hashed in engine order: the printed keys kept the 2026-11 fingerprint,
+    and a changed port number still changes it."""
+    rs = load_ruleset()
+    assert rs.fingerprint() == NUMBERS_2026_11
+    d = rs.to_dict()
+    d["ports"]["P5"]["money"] = 11
+    assert load_ruleset(d).fingerprint() != rs.fingerprint()
+    rec = json.loads(Game(num_players=2, seed=3).to_json())
+    rec["ruleset_fingerprint"] = load_ruleset(d).fingerprint()
+    with pytest.raises(ValueError, match="another ruleset"):
+        Game.from_json(rec)
+
+
+def test_the_old_option_name_still_works_with_a_deprecation_warning():
+    with pytest.warns(DeprecationWarning, match="interp_p4_exact is deprecated: use "
+                                                "interp_price_shift_exact"):
+        cfg = GameConfig(num_players=2, interp_p4_exact=True)
+    assert cfg.interp_price_shift_exact and cfg == GameConfig(num_players=2,
+                                                             interp_price_shift_exact=True)
+    assert "interp_p4_exact" not in cfg.to_dict()
+    with pytest.warns(DeprecationWarning), pytest.raises(ConfigError, match="contradicts"):
+        GameConfig(num_players=2, interp_p4_exact=False, interp_price_shift_exact=True)
+
+
+def test_legacy_labels_are_the_old_order():
+    assert LEGACY_PORTS == tuple(f"P{i}" for i in range(1, 10))
+    assert [PORT_LABELS_V1[o] for o in LEGACY_PORTS] == list(PORTS)
