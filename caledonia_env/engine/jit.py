@@ -20,7 +20,8 @@ repository's ``tests/`` and ``benchmarks/``) and adds to numba's check a hash of
 project's numba sources (:data:`ProjectSources.files`: ``engine/``, ``envs/``, ``agents/``,
 ``fuzz.py``) and numba's version: an edit to any of them recompiles every project function.
 The hash also names the cache folder, so two versions of the sources (two branches) keep
-their own caches:
+their own caches, and the package's functions are filed by module name and file contents, so
+an editable checkout and a ``pip install`` of the same sources share one compiled copy:
 
 - ``$NUMBA_CACHE_DIR/caledonia_env/<hash>/`` when ``NUMBA_CACHE_DIR`` is set,
 - else ``$XDG_CACHE_HOME/caledonia_env/numba/<hash>/`` (``~/.cache`` without XDG_CACHE_HOME).
@@ -150,20 +151,30 @@ def cache_base() -> str:
 
 
 class ProjectCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
-    """numba cache locator of the project's functions: the function's own file hash (numba's
-    check) plus the hash of every project numba source, in a folder named by the latter."""
+    """numba cache locator of the project's functions: the function's own file plus the hash
+    of every project numba source, in a folder named by the latter.
+
+    A function of the package (module ``caledonia_env.…``) is cached by module name and file
+    contents, not by where the file lies: an editable checkout and a ``pip install`` of the
+    same sources share one compiled copy. Other project files (tests, benchmarks) keep numba's
+    path-and-timestamp scheme."""
 
     def __init__(self, py_func, py_file):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
         self._digest = project_sources().digest
-        self._cache_path = os.path.join(cache_base(), self._digest[:16],
-                                        self.get_suitable_cache_subpath(py_file))
+        module = py_func.__module__ or ""
+        self._by_module = module.startswith("caledonia_env.")
+        sub = (os.path.join(*module.split(".")[:-1]) if self._by_module
+               else self.get_suitable_cache_subpath(py_file))
+        self._cache_path = os.path.join(cache_base(), self._digest[:16], sub)
 
     def get_cache_path(self):
         return self._cache_path
 
     def get_source_stamp(self):
+        if self._by_module:
+            return file_digest(self._py_file), self._digest
         return super().get_source_stamp(), self._digest
 
     @classmethod
@@ -171,6 +182,12 @@ class ProjectCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheL
         if not project_sources().covers(py_file):
             return None                         # not project code: numba's own locators
         return super().from_function(py_func, py_file)
+
+
+@functools.lru_cache(maxsize=None)
+def file_digest(path: str) -> str:
+    """SHA-256 (hex) of one source file's contents (read once per process)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _register(locator) -> None:

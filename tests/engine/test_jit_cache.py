@@ -41,17 +41,36 @@ def test_project_functions_share_one_cache_keyed_by_all_numba_sources():
     """The engine, the env kernels, the encoder and an agent's kernel all use the project
     locator and one folder named by the hash of every project numba source."""
     sources = jit.project_sources()
-    folders = set()
+    base = Path(jit.cache_base()) / sources.digest[:16]
     for f in (apply_action, encode_obs, step_serial, advance):
         locator = f._cache._impl.locator
         assert isinstance(locator, jit.ProjectCacheLocator)
         assert locator.get_source_stamp()[1] == sources.digest
-        folders.add(Path(f._cache.cache_path).parent)
-    assert folders == {Path(jit.cache_base()) / sources.digest[:16]}
+        package = f.py_func.__module__.rsplit(".", 1)[0]
+        assert Path(f._cache.cache_path) == base.joinpath(*package.split("."))
     names = {(p.parent.name, p.name) for p in sources.files}
     for must in [("engine", "layout.py"), ("envs", "observation.py"), ("agents", "puct.py"),
                  ("caledonia_env", "fuzz.py")]:
         assert must in names
+
+
+def test_the_cache_of_package_code_does_not_depend_on_where_the_file_lies(tmp_path):
+    """An editable checkout and a pip install of the same sources share compiled code: a
+    package function's cache folder and stamp come from its module name and file contents,
+    so the same file elsewhere gets the same ones; a changed file gets another stamp."""
+    src = Path(apply_action.py_func.__code__.co_filename)
+    here = jit.ProjectCacheLocator(apply_action.py_func, str(src))
+    copy = tmp_path / "site" / "caledonia_env" / "engine" / src.name
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes(src.read_bytes())
+    there = jit.ProjectCacheLocator(apply_action.py_func, str(copy))
+    assert there.get_cache_path() == here.get_cache_path()
+    assert there.get_source_stamp() == here.get_source_stamp()
+    changed = tmp_path / "changed" / src.name
+    changed.parent.mkdir()
+    changed.write_bytes(src.read_bytes() + b"\n# edited\n")
+    assert jit.ProjectCacheLocator(apply_action.py_func, str(changed)).get_source_stamp() \
+        != here.get_source_stamp()
 
 
 def test_every_file_with_project_numba_code_is_hashed():
