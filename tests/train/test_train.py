@@ -487,7 +487,7 @@ def test_train_solo_evaluates_mean_vp_and_rating_bands_r92(tmp_path):
     for r in evals:
         assert float(r["vp_ci_low"]) <= float(r["vp"]) <= float(r["vp_ci_high"])
         bands = dict(x.split("=") for x in r["bands"].split())
-        assert "expert" in bands and sum(int(v) for v in bands.values()) == 4
+        assert "Expert" in bands and sum(int(v) for v in bands.values()) == 4
     trains = list(csv.DictReader(open(out / "train.csv")))
     assert all(float(r["ep_reward"]) > 10 for r in trains)     # logged in VP, not VP x 0.01
     assert (out / "curve.png").exists()
