@@ -20,6 +20,7 @@ from caledonia_env.agents import checkpoint as ck  # noqa: E402
 from caledonia_env.agents import policy  # noqa: E402
 from caledonia_env.agents.netroll import policy_action, policy_weights  # noqa: E402
 from caledonia_env.agents.network import NetArrays  # noqa: E402
+from caledonia_env.data import load_ruleset  # noqa: E402
 from caledonia_env.agents.evaluators import search_net  # noqa: E402
 from caledonia_env.engine.actions import N_ACTIONS  # noqa: E402
 from caledonia_env.engine.layout import S_PLAYER  # noqa: E402
@@ -154,7 +155,6 @@ def test_a_checkpoint_for_another_player_count_warns_or_fails(small):
 
 # ------------------------------------------------------------ ruleset fingerprint
 def test_new_checkpoints_record_the_ruleset_they_were_trained_on(tmp_path):
-    from caledonia_env.data import load_ruleset
     from caledonia_env.train.trainer import TrainConfig, Trainer
     assert ck.make_meta(ARCH, 2, 0)["ruleset_fingerprint"] == load_ruleset().fingerprint()
     over = tmp_path / "o.json"
@@ -266,6 +266,9 @@ def test_every_shipped_checkpoint_has_a_matching_model_card(name):
     else:           # older than fingerprints in checkpoints: the card says so
         assert re.fullmatch(r"[0-9a-f]{64}", stated)
         assert "predates ruleset fingerprints" in text
+        # the stated fingerprint names the numbers the policy was trained on, kept as a
+        # named ruleset after the defaults move
+        assert load_ruleset("estimates-2026-11").matches_fingerprint(stated)
     assert f"{meta['timesteps']:,}" in text
     assert os.path.basename(name[:-4] + "_eval.csv") in text
 
