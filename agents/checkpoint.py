@@ -186,6 +186,7 @@ def _read_member(zf: zipfile.ZipFile, name: str, limit: int, path: str) -> bytes
     try:
         with zf.open(name) as f:
             data = f.read(limit + 1)
+    # NotImplementedError: zipfile's answer to a compression method it cannot inflate
     except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as e:
         raise CheckpointError(f"{path}: member {name!r} is damaged ({e})") from None
     if len(data) > limit:

@@ -9,8 +9,8 @@ PettingZoo AEC env, :func:`caledonia_env.envs.aec.env`.
 """
 from .aec import env, raw_env
 from .gym_env import CaledoniaEnv
-from .observation import (LAYOUT, MAP_CHANNELS, OBS_HIGH, OBS_SIZE, decode_observation,
-                          describe_observation, encode_obs)
+from .observation import LAYOUT, MAP_CHANNELS, OBS_HIGH, OBS_SIZE, encode_obs
+from .observation_text import decode_observation, describe_observation
 from .opponents import RandomAgent, make_opponent
 from .rewards import REWARD_MODES, terminal_rewards
 from .solo import CaledoniaSoloEnv

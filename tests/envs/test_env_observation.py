@@ -28,11 +28,10 @@ from caledonia_env.envs.observation import (
     OBS_SIZE,
     PB,
     PRICE_SCALE,
-    decode_observation,
-    describe_observation,
     encode_obs,
-    layout_markdown,
 )
+from caledonia_env.envs.observation_text import (decode_observation, describe_observation,
+                                                 layout_markdown)
 from caledonia_env.envs.vector import CaledoniaVectorEnv
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -71,7 +70,7 @@ def test_docs_observation_md_matches_layout():
     """docs/observation.md embeds the generated offset table verbatim."""
     with open(os.path.join(ROOT, "docs", "observation.md"), encoding="utf-8") as fh:
         text = fh.read()
-    assert layout_markdown() in text, "regenerate with: python -m caledonia_env.envs.observation"
+    assert layout_markdown() in text, "regenerate with: python -m caledonia_env.envs --write-docs"
 
 
 def test_R_3_1_decode_reads_back_prices_money_goods():
