@@ -51,7 +51,7 @@ def test_readings_and_defaults():
     assert (cfg.interp_swap_bonuses, cfg.interp_solo_imports) == ("first-edition", "fixed")
 
 
-def test_R_5_P6_first_edition_swap_gives_no_neighborhood_purchase():
+def test_R_5_P7_first_edition_swap_gives_no_neighborhood_purchase():
     """First edition: the swapped-in bakery next to an opponent's cheese dairy buys nothing;
     the fourth distillery swapped in still gives the structure (building) bonus."""
     g = swap_game("first-edition")
@@ -63,7 +63,7 @@ def test_R_5_P6_first_edition_swap_gives_no_neighborhood_purchase():
     assert g.context == "main action" and money(g) == 20
 
 
-def test_R_5_P6_erratum_swap_gives_neighborhood_then_building_bonus():
+def test_R_5_P7_erratum_swap_gives_neighborhood_then_building_bonus():
     """Erratum: the same two exchanges offer the neighborhood purchase (cheese, R-3.3.1)
     for the bakery, then the structure bonus for the fourth distillery (R-3.3.2)."""
     g = swap_game("erratum")
@@ -82,7 +82,7 @@ def test_R_5_P6_erratum_swap_gives_neighborhood_then_building_bonus():
     assert g.context == "main action"
 
 
-def test_R_5_P6_erratum_neighborhood_purchase_between_the_two_exchanges():
+def test_R_5_P7_erratum_neighborhood_purchase_between_the_two_exchanges():
     """Erratum: the bonus of the first exchange is resolved before the second exchange."""
     g = swap_game("erratum")
     step(g, "port A")

@@ -36,30 +36,30 @@ def money(g, p=0):
 
 
 @pytest.mark.parametrize("n", [2, 4])
-def test_start_is_the_circled_step_on_both_sides(tmp_path, n):
+def test_R_3_1_start_is_the_circled_step_on_both_sides(tmp_path, n):
     g = Game(GameConfig(num_players=n, seed=n, ruleset=repeated_ruleset(tmp_path)))
     assert marker(g.state, g.tables) == WOOL_START and wool_price(g) == 4
     assert g.tables[L.T_PRICE_START + WOOL] == 4
 
 
-def test_buying_two_moves_two_steps_and_pays_the_price_before(tmp_path):
+def test_R_3_1_buying_two_moves_two_steps_and_pays_the_price_before(tmp_path):
     g = trade(tmp_path, WOOL_START, {"money": 30, "merchants": 3}, "trade buy 2 wool")
     assert money(g) == 30 - 2 * 4
     assert marker(g.state, g.tables) == WOOL_START + 2 and wool_price(g) == 5
 
 
-def test_one_unit_bought_on_the_first_of_two_equal_steps_leaves_the_price(tmp_path):
+def test_R_3_1_one_unit_bought_on_the_first_of_two_equal_steps_leaves_the_price(tmp_path):
     g = trade(tmp_path, 1, {"money": 4, "merchants": 1}, "trade buy 1 wool")
     assert money(g) == 0 and marker(g.state, g.tables) == 2 and wool_price(g) == 4
 
 
-def test_selling_moves_down_one_step_per_unit(tmp_path):
+def test_R_3_1_selling_moves_down_one_step_per_unit(tmp_path):
     g = trade(tmp_path, 5, {"money": 0, "merchants": 3, "goods": {"wool": 3}},
               "trade sell 3 wool")
     assert money(g) == 3 * 6 and marker(g.state, g.tables) == 2 and wool_price(g) == 4
 
 
-def test_the_marker_is_clamped_at_both_ends(tmp_path):
+def test_R_3_1_the_marker_is_clamped_at_both_ends(tmp_path):
     g = trade(tmp_path, 1, {"money": 0, "merchants": 3, "goods": {"wool": 3}},
               "trade sell 3 wool")
     assert money(g) == 3 * 4 and marker(g.state, g.tables) == 0 and wool_price(g) == 3
@@ -74,7 +74,7 @@ def test_the_marker_is_clamped_at_both_ends(tmp_path):
     (5, 2, 7),    # the first £6, in the bracket: moves by the die
     (3, -3, 0),   # in the bracket, clamped at the bottom
 ])
-def test_solo_average_bracket_is_a_step_range(tmp_path, at, die, to):
+def test_R_9_2_solo_average_bracket_is_a_step_range(tmp_path, at, die, to):
     """R-9.2: low / average / high by the marker's step, so equal prices may differ."""
     g = Game(GameConfig(num_players=1, solo=True, ruleset=repeated_ruleset(tmp_path)))
     s, T = g.state.copy(), g.tables
