@@ -13,6 +13,10 @@ from .data.names import MAX_VALUE, MODULES, PLAYER_COUNTS
 from .engine.tables import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS
 
 CLAN_MODES = ("none", "draft", "auction", "fixed")
+#: the GameConfig options that play the bundled default of 2026-11-25, before the sourced
+#: values and the publisher's erratum / FAQ readings became the default (docs/ruleset.md)
+RULES_2026_11 = {"ruleset": "estimates-2026-11", "interp_swap_bonuses": "first-edition",
+                 "interp_solo_imports": "fixed"}
 
 
 def clan_options(clans) -> dict:
@@ -134,8 +138,8 @@ class GameConfig:
     interp_price_shift_exact: bool = False        # port P6 moves a price exactly 3 steps, not up to 3
     interp_retrieve_buy_side: bool = True         # upgrade bonus may take back a buy merchant
     interp_export_min_contracts: Optional[int] = None   # R-7 rank threshold; None = ruleset data
-    interp_swap_bonuses: str = "first-edition"    # port 7 swap: + neighborhood bonus if "erratum"
-    interp_solo_imports: str = "fixed"            # solo imports: "fixed" VP or "rarity"
+    interp_swap_bonuses: str = "erratum"          # port 7 swap: the publisher's erratum (both bonuses) or "first-edition"
+    interp_solo_imports: str = "rarity"           # solo imports: FAQ 3/4/5 VP by rarity, or "fixed"
     extra: dict = field(default_factory=dict, compare=False, repr=False)
     # deprecated name of interp_price_shift_exact (the port's old project label P4)
     interp_p4_exact: InitVar[Optional[bool]] = None

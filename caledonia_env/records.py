@@ -13,17 +13,24 @@ import warnings
 
 import numpy as np
 
+from .config import RULES_2026_11
 from .data.safe_io import InputError, check_depth, parse_json, read_bytes
 
-RECORD_VERSION = 4
+RECORD_VERSION = 5
 #: version 1: no checksums, no agents, no scores; version 2: the checksums also cover the
 #: Automa event log, which the state row held until version 3 (see :func:`state_digest`);
-#: versions 1-3 name the port tiles by the project's old labels (see :func:`upgrade_setup`)
-READABLE_VERSIONS = (1, 2, 3, 4)
+#: versions 1-3 name the port tiles by the project's old labels; versions 1-4 were played
+#: when the bundled default held the estimates of 2026-11 (see :func:`upgrade_setup`)
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
 LOG_IN_STATE_VERSION = 2
 PRINTED_PORTS_VERSION = 4       # the first version naming port tiles by their printed numbers
+SOURCED_DEFAULT_VERSION = 5     # the first version played on the sourced default (2026-11-26)
 #: config keys renamed in version 4: old name -> new name
 CONFIG_NAMES_V3 = {"interp_p4_exact": "interp_price_shift_exact"}
+#: what a record before version 5 meant by the bundled default and by the named ruleset that
+#: became the default, and the readings of the switches that were the defaults then
+RULESET_NAMES_V4 = {None: RULES_2026_11["ruleset"], "sourced-2026-11": None}
+READINGS_V4 = {k: v for k, v in RULES_2026_11.items() if k.startswith("interp_")}
 STEP_DIGEST_CHARS = 8           # hex characters kept per step (32 bits)
 
 
@@ -134,14 +141,26 @@ def upgrade_setup(d: dict) -> dict:
     Before version 4 a record's config named ``interp_p4_exact`` (now
     ``interp_price_shift_exact``) and its scenario, of scenario version 1, named the port
     tiles by the old labels: the scenario is marked ``"version": 1`` so that it is read
-    with the mapping (``caledonia_env.scenario.PORT_LABELS_V1``).
+    with the mapping (``caledonia_env.scenario.PORT_LABELS_V1``). Before version 5 the
+    bundled default held the estimates of 2026-11 (now the named ruleset
+    ``estimates-2026-11``; the then named ``sourced-2026-11`` is now the default) and the
+    swap and solo-import switches defaulted to ``READINGS_V4``.
     """
     out = dict(d)
-    if d.get("version", RECORD_VERSION) < PRINTED_PORTS_VERSION:
+    version = d.get("version", RECORD_VERSION)
+    if version < PRINTED_PORTS_VERSION:
         if isinstance(d.get("config"), dict):
             out["config"] = {CONFIG_NAMES_V3.get(k, k): v for k, v in d["config"].items()}
         if isinstance(d.get("scenario"), dict):
             out["scenario"] = {"version": 1, **d["scenario"]}
+    if version < SOURCED_DEFAULT_VERSION:
+        for part in ("config", "scenario"):
+            if isinstance(out.get(part), dict):
+                setup = {**READINGS_V4, **out[part]} if part == "config" else dict(out[part])
+                name = setup.get("ruleset")
+                if not isinstance(name, (dict, list)) and name in RULESET_NAMES_V4:
+                    setup["ruleset"] = RULESET_NAMES_V4[name]
+                out[part] = setup
     return out
 
 

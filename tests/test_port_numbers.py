@@ -103,7 +103,7 @@ def test_unknown_scenario_version_is_a_clear_error(bad):
 def test_new_records_use_the_printed_numbers_and_the_renamed_option():
     g = Game.from_scenario(base_scenario(2, ports={"A": "P6", "B": None, "C": None, "D": None}))
     rec = json.loads(g.to_json())
-    assert rec["version"] == RECORD_VERSION == 4
+    assert rec["version"] == RECORD_VERSION == 5
     assert rec["scenario"]["version"] == 2 and rec["scenario"]["ports"]["A"] == "P6"
     assert rec["ruleset_fingerprint"] == g.ruleset.fingerprint()
     assert "interp_price_shift_exact" in Game(num_players=2).to_json()
@@ -115,7 +115,7 @@ def test_old_records_map_labels_option_and_fingerprint():
     renamed option, and the fingerprint was taken over the old-labelled ports table."""
     d = json.loads(FIXTURE.read_text())[2]
     assert d["scenario"]["ports"] == {"A": "P7", "B": "P4", "C": "P3", "D": "P8"}
-    rs = load_ruleset()
+    rs = load_ruleset("estimates-2026-11")      # the default when the record was written
     assert rs.matches_fingerprint(d["ruleset_fingerprint"])
     setup = upgrade_setup(dict(d, config=dict(d["config"], interp_p4_exact=True)))
     assert setup["config"]["interp_price_shift_exact"] is True
@@ -130,7 +130,7 @@ def test_old_records_map_labels_option_and_fingerprint():
 def test_the_fingerprint_hashes_numbers_not_port_labels():
     """The tiles are hashed in engine order: the printed keys kept the 2026-11 fingerprint,
     and a changed port number still changes it."""
-    rs = load_ruleset()
+    rs = load_ruleset("estimates-2026-11")      # the default's numbers of 2026-11
     assert rs.fingerprint() == NUMBERS_2026_11
     d = rs.to_dict()
     d["ports"]["P5"]["money"] = 11

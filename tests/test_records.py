@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from conftest import base_scenario
 
-from caledonia_env import Game, RecordError, RecordWarning
+from caledonia_env import Game, GameConfig, RecordError, RecordWarning
+from caledonia_env.config import RULES_2026_11
 from caledonia_env.records import (RECORD_VERSION, STEP_DIGEST_CHARS, load, read_record,
-                                   state_digest)
+                                   state_digest, upgrade_setup)
 
 
 def _played(n=2, seed=4, steps=None):
@@ -73,20 +74,57 @@ def test_replay_names_the_step_of_an_illegal_action(finished):
         Game.from_json(d)
 
 
-def test_old_records_without_checksum_replay_with_a_warning(finished):
-    d = json.loads(finished.to_json())
+#: the rules a record before version 5 played when it named no ruleset and no readings
+THEN = RULES_2026_11
+
+
+@pytest.fixture(scope="module")
+def finished_then():
+    g = Game(GameConfig(num_players=2, seed=4, **THEN))
+    rng = np.random.default_rng(4)
+    while not g.is_terminal:
+        g.step(int(rng.choice(g.legal_actions())))
+    return g
+
+
+def _as_written_then(d: dict) -> dict:
+    """A config as the bundled default of 2026-11 wrote it: no ruleset, no switch readings."""
+    return {k: v for k, v in d.items() if k not in THEN} | {"ruleset": None}
+
+
+def test_old_records_without_checksum_replay_with_a_warning(finished_then):
+    d = json.loads(finished_then.to_json())
     config = {("interp_p4_exact" if k == "interp_price_shift_exact" else k): v     # R-5 labels
-              for k, v in d["config"].items()}                                   # of version 1
+              for k, v in _as_written_then(d["config"]).items()}                 # of version 1
     old = {"version": 1, "config": config, "map": d["map"],
            "ruleset_fingerprint": _v2_records()[0]["ruleset_fingerprint"],   # of that time
            "actions": d["actions"]}
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         g = Game.from_json(json.dumps(old))
-    assert np.array_equal(g.state, finished.state)
+    assert np.array_equal(g.state, finished_then.state)
     assert any(issubclass(x.category, RecordWarning) for x in w)
     with pytest.raises(RecordError, match="no checksum"):
         Game.from_json(old, strict=True)
+
+
+def test_version_4_records_replay_on_the_numbers_and_readings_of_their_time(finished_then):
+    """Before version 5 the bundled default was today's estimates-2026-11 and the P7 swap and
+    solo imports defaulted to the first-edition and fixed readings (docs/records.md)."""
+    d = json.loads(finished_then.to_json())
+    v4 = dict(d, version=4, config=_as_written_then(d["config"]))
+    g = Game.from_json(json.dumps(v4))
+    assert np.array_equal(g.state, finished_then.state)
+    assert g.config.ruleset == "estimates-2026-11"
+    assert (g.config.interp_swap_bonuses, g.config.interp_solo_imports) == ("first-edition", "fixed")
+    # the named ruleset that became the default is read as the default
+    setup = upgrade_setup(dict(v4, config=dict(v4["config"], ruleset="sourced-2026-11")))
+    assert setup["config"]["ruleset"] is None
+    # a version-5 record without the readings plays today's defaults
+    assert upgrade_setup(dict(d, config=_as_written_then(d["config"])))["config"] \
+        == _as_written_then(d["config"])
+    with pytest.raises(RecordError, match="another ruleset"):
+        Game.from_json(json.dumps(dict(v4, version=5)))
 
 
 @pytest.mark.parametrize("text,match", [

@@ -31,7 +31,7 @@ def add_rules_options(p, clans: bool = True, auction: bool = True, solo: bool = 
     g.add_argument("--ruleset", default=None, metavar="PATH|NAME",
                    help="a ruleset folder or .json file of overrides of the bundled numbers, "
                         "or a bundled ruleset name (" + ", ".join(bundled_rulesets())
-                        + "; docs/ruleset.md), e.g. --ruleset sourced-2026-11")
+                        + "; docs/ruleset.md), e.g. --ruleset estimates-2026-11")
 
 
 def rules_from_args(args, num_players: int, clans: bool = True) -> tuple[object, dict]:

@@ -15,6 +15,9 @@ VARIANTS = {
     "smaller-map": ("smaller_map", True),
     "kickstarter-tiles": ("kickstarter_tiles", True),
     "kickstarter-clan": ("kickstarter_clan", True),
+    # the readings the publisher's erratum and FAQ replaced (docs/interpretations.md)
+    "first-edition-swap": ("interp_swap_bonuses", "first-edition"),   # P7
+    "fixed-solo-imports": ("interp_solo_imports", "fixed"),
 }
 
 

@@ -139,7 +139,7 @@ def test_nmcts_searches_the_policys_candidates_and_is_deterministic(tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["nmcts", "nmctsg"])
-@pytest.mark.parametrize("config,moves", [(dict(num_players=2, seed=5), 21),
+@pytest.mark.parametrize("config,moves", [(dict(num_players=2, seed=5), 20),
                                           (dict(num_players=2, automa={1: 4}), 4),
                                           (dict(num_players=3, seed=2), 30)])
 def test_nmcts_never_reads_the_hidden_pile(kind, config, moves, tmp_path):

@@ -2,7 +2,9 @@
 
 The hashes were recorded from the agents before their rollout and network code moved
 into the shared evaluators (agents/evaluators.py); a change of any search's behaviour
-(candidates, determinizations, rollouts, priors, leaf values) changes its hash.
+(candidates, determinizations, rollouts, priors, leaf values) changes its hash. The games
+are played under the rules of the day they were recorded (``RULES_2026_11``), so that the
+pins follow the searches, not the ruleset (tests/engine/test_engine_trace.py follows that).
 """
 import hashlib
 
@@ -10,6 +12,7 @@ import pytest
 from invariants import play_checked
 
 from caledonia_env import Game, GameConfig, agents
+from caledonia_env.config import RULES_2026_11
 
 torch = pytest.importorskip("torch", reason="the network searches need the train extra (torch)")
 
@@ -35,7 +38,7 @@ PINNED = {
 def moves_hash(kind, options, path, num_players=2, seed=5):
     """sha256 prefix of the first MOVES actions of a game with ``kind`` in every seat."""
     name = kind.replace("PATH", str(path))
-    game = Game(GameConfig(num_players=num_players, seed=seed))
+    game = Game(GameConfig(num_players=num_players, seed=seed, **RULES_2026_11))
     bots = [agents.make(name, seed=10 + p, **dict(options)) for p in range(num_players)]
     actions = play_checked(game, bots, limit=MOVES)
     return hashlib.sha256(",".join(map(str, actions)).encode()).hexdigest()[:16]

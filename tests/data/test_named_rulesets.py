@@ -84,7 +84,8 @@ def test_provenance_covers_every_value(rs):
     assert len(prov) == leaves - 2 + per_item
     assert all(source_kind(s) in SOURCES for *_, s in prov)
     got = {(t, p): (v, s) for t, p, v, s in prov}
-    assert got[("units", "sheep.cost")] == (4, "estimate")
+    assert got[("units", "sheep.cost")] == (8, "sourced:PB")
+    assert got[("economy", "shipping.max_level")] == (5, "sourced:EN/PB/BGA")
     assert got[("units", "bakery.cost")] == (8, "rulebook:Campbell and Robertson examples")
     assert got[("units", "miner.income_upgraded")] == (8, "rulebook:EN p.3")
     assert got[("units", "sheep.count")] == (4, "rulebook")
@@ -100,98 +101,103 @@ def test_provenance_covers_every_value(rs):
 
 def test_provenance_is_not_part_of_the_fingerprint(rs):
     d = rs.to_dict()
-    d["units"]["sheep"]["sources"]["cost"] = "sourced:PB"
+    d["units"]["sheep"]["sources"]["cost"] = "estimate"
     d["units"]["note"] = "checked against my copy"
     marked = load_ruleset(d)
     assert marked.fingerprint() == rs.fingerprint()
-    assert ("units", "sheep.cost", 4) not in marked.estimates()
+    assert ("units", "sheep.cost", 8) in marked.estimates()
     d["units"]["sheep"]["cost"] = 5
     assert load_ruleset(d).fingerprint() != rs.fingerprint()
 
 
-def test_records_of_the_earlier_fingerprint_still_match(rs):
-    assert rs.fingerprint() == ESTIMATES_2026_11          # the default's numbers unchanged
-    assert rs.matches_fingerprint(LEGACY_DEFAULT) and rs.matches_fingerprint(rs.fingerprint())
-    assert load_ruleset("estimates-2026-11").matches_fingerprint(LEGACY_DEFAULT)
-    assert not load_ruleset("sourced-2026-11").matches_fingerprint(LEGACY_DEFAULT)
+def test_records_of_the_earlier_fingerprints_match_estimates_2026_11(rs):
+    est = load_ruleset("estimates-2026-11")
+    assert est.fingerprint() == ESTIMATES_2026_11
+    assert est.matches_fingerprint(LEGACY_DEFAULT) and est.matches_fingerprint(ESTIMATES_2026_11)
+    assert rs.matches_fingerprint(rs.fingerprint())
+    assert not rs.matches_fingerprint(LEGACY_DEFAULT)        # the default's numbers moved
+    assert not rs.matches_fingerprint(ESTIMATES_2026_11)
     assert not rs.matches_fingerprint("0" * 64)
 
 
 # ---------------------------------------------------------------- named rulesets
 def test_bundled_names():
-    assert bundled_rulesets() == ("estimates-2026-11", "sourced-2026-11")
-    assert sorted(p.name for p in RULESETS_DIR.iterdir()) == [
-        "estimates-2026-11.json", "sourced-2026-11.json"]
+    assert bundled_rulesets() == ("estimates-2026-11",)
+    assert sorted(p.name for p in RULESETS_DIR.iterdir()) == ["estimates-2026-11.json"]
 
 
-def test_estimates_2026_11_restates_every_estimate_of_that_default(rs):
+SOURCED = {"sheep": 8, "cow": 9, "field": 18, "cheese_dairy": 12}
+ESTIMATED = {"sheep": 4, "cow": 6, "field": 6, "cheese_dairy": 8}
+
+
+def test_the_default_holds_the_sourced_unit_costs_and_shipping_track(rs):
+    """R-3.3 unit costs (player board, sourced:PB) and R-3.4 shipping: five upgrades."""
+    cost = dict(zip(UNITS, rs.units.cost.tolist()))
+    assert {u: cost[u] for u in SOURCED} == SOURCED
+    assert rs.economy.shipping_max_level == 5
+    prov = {(t, p): s for t, p, _, s in rs.provenance()}
+    assert all(prov[("units", f"{u}.cost")] == "sourced:PB" for u in SOURCED)
+    assert prov[("economy", "shipping.max_level")] == "sourced:EN/PB/BGA"
+    assert len(rs.estimates()) == 66
+
+
+def test_estimates_2026_11_restates_the_numbers_of_that_default(rs):
     est = load_ruleset("estimates-2026-11")
-    assert est.fingerprint() == ESTIMATES_2026_11 == rs.fingerprint()
-    assert est.estimates() == rs.estimates()
-    assert len(est.estimates()) == 71
+    assert est.fingerprint() == ESTIMATES_2026_11 != rs.fingerprint()
+    cost = dict(zip(UNITS, est.units.cost.tolist()))
+    assert {u: cost[u] for u in ESTIMATED} == ESTIMATED
+    assert est.economy.shipping_max_level == 6
+    # everything else is today's default: the five sourced values are the only difference
+    assert {u: c for u, c in cost.items() if u not in ESTIMATED} \
+        == {u: c for u, c in zip(UNITS, rs.units.cost.tolist()) if u not in ESTIMATED}
+    assert len(est.estimates()) == len(rs.estimates()) + 5 == 71
+    assert all(e in est.estimates() for e in rs.estimates())
     # the file itself marks each value it holds as an estimate (so it stays one after the
     # default's provenance moves)
-    over = json.loads((RULESETS_DIR / "estimates-2026-11.json").read_text())
-    over_rs = load_ruleset(over)
-    listed = {(t, p) for t, p, _ in rs.estimates()}
+    over_rs = load_ruleset(json.loads((RULESETS_DIR / "estimates-2026-11.json").read_text()))
+    listed = {(t, p) for t, p, _ in est.estimates()}
     assert {(t, p) for t, p, _, s in over_rs.provenance() if s == "estimate"} >= listed
-
-
-def test_sourced_2026_11_values_and_provenance(rs):
-    src = load_ruleset("sourced-2026-11")
-    cost = dict(zip(UNITS, src.units.cost.tolist()))
-    assert (cost["sheep"], cost["cow"], cost["field"], cost["cheese_dairy"]) == (8, 9, 18, 12)
-    assert {u: c for u, c in cost.items() if u not in ("sheep", "cow", "field", "cheese_dairy")} \
-        == {u: c for u, c in zip(UNITS, rs.units.cost.tolist())
-            if u not in ("sheep", "cow", "field", "cheese_dairy")}
-    assert src.economy.shipping_max_level == 5 and rs.economy.shipping_max_level == 6
-    prov = {(t, p): s for t, p, _, s in src.provenance()}
-    assert all(prov[("units", f"{u}.cost")] == "sourced:PB"
-               for u in ("sheep", "cow", "field", "cheese_dairy"))
-    assert prov[("economy", "shipping.max_level")] == "sourced:EN/PB/BGA"
-    assert len(src.estimates()) == len(rs.estimates()) - 5
-    assert len({rs.fingerprint(), src.fingerprint()}) == 2
     # the same numbers as a path give the same ruleset
-    assert load_ruleset(str(RULESETS_DIR / "sourced-2026-11.json")) == src
+    assert load_ruleset(str(RULESETS_DIR / "estimates-2026-11.json")) == est
 
 
 def test_unknown_name_lists_the_bundled_names():
     with pytest.raises(RulesetError) as ex:
-        load_ruleset("sourced-2027")
-    assert str(ex.value) == ("sourced-2027: no such ruleset directory or file, nor a bundled "
-                             "ruleset name (bundled: estimates-2026-11, sourced-2026-11)")
+        load_ruleset("sourced-2026-11")    # the default since 2026-11-26
+    assert str(ex.value) == ("sourced-2026-11: no such ruleset directory or file, nor a bundled "
+                             "ruleset name (bundled: estimates-2026-11)")
 
 
 def test_a_bundled_name_wins_over_a_same_named_folder(tmp_path, monkeypatch):
-    (tmp_path / "sourced-2026-11").mkdir()
-    (tmp_path / "sourced-2026-11" / "units.json").write_text("{")
+    (tmp_path / "estimates-2026-11").mkdir()
+    (tmp_path / "estimates-2026-11" / "units.json").write_text("{")
     monkeypatch.chdir(tmp_path)
-    assert load_ruleset("sourced-2026-11").economy.shipping_max_level == 5
+    assert load_ruleset("estimates-2026-11").economy.shipping_max_level == 6
     with pytest.raises(RulesetError, match="malformed JSON"):
-        load_ruleset("./sourced-2026-11")
+        load_ruleset("./estimates-2026-11")
 
 
 def test_game_config_takes_a_name():
-    g = Game(GameConfig(num_players=2, seed=3, ruleset="sourced-2026-11"))
-    assert g.ruleset == load_ruleset("sourced-2026-11")
-    assert int(g.tables[L.T_SHIP_MAX]) == 5
+    g = Game(GameConfig(num_players=2, seed=3, ruleset="estimates-2026-11"))
+    assert g.ruleset == load_ruleset("estimates-2026-11")
+    assert int(g.tables[L.T_SHIP_MAX]) == 6
     while not g.is_terminal:
         g.step(int(g.legal_actions()[-1]))
-        assert max(int(g.state[pofs(p) + L.P_SHIP]) for p in range(2)) <= 5
+        assert max(int(g.state[pofs(p) + L.P_SHIP]) for p in range(2)) <= 6
     again = Game.from_json(json.loads(g.to_json()))   # the record names the ruleset
     assert again.history == g.history and again.ruleset == g.ruleset
 
 
 def test_cli_play_with_a_named_ruleset(tmp_path, capsys):
     out = tmp_path / "r.csv"
-    assert main(["play", "--ruleset", "sourced-2026-11", "--players", "greedy,random",
+    assert main(["play", "--ruleset", "estimates-2026-11", "--players", "greedy,random",
                  "--games", "2", "-q", "--out", str(out)]) in (0, None)
     rows = list(csv.DictReader(out.open()))
     assert len(rows) == 4
-    assert {r["ruleset"] for r in rows} == {"sourced-2026-11"}
-    assert {r["ruleset_fingerprint"] for r in rows} == {load_ruleset("sourced-2026-11").fingerprint()}
+    assert {r["ruleset"] for r in rows} == {"estimates-2026-11"}
+    assert {r["ruleset_fingerprint"] for r in rows} == {ESTIMATES_2026_11}
     assert main(["play", "--ruleset", "nope", "--players", "greedy,random", "--games", "1"]) == 2
-    assert "bundled: estimates-2026-11, sourced-2026-11" in capsys.readouterr().err
+    assert "bundled: estimates-2026-11" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------- Automa data in a ruleset

@@ -63,7 +63,7 @@ def test_units_player_board(rs):
     """R-1.5, R-3.3, R-6.1, R-6.2, R-6.3 and the player board."""
     u = rs.units
     assert list(u.count) == [4] * 8
-    assert list(u.cost) == [4, 6, 6, 8, 8, 10, 6, 10]
+    assert list(u.cost) == [8, 9, 18, 12, 8, 10, 6, 10]     # sourced:PB and rulebook
     assert u.cost[U("bakery")] == 8 and u.cost[U("distillery")] == 10
     assert (u.income_base[U("lumberjack")], u.income_upgraded[U("lumberjack")]) == (4, 6)
     assert (u.income_base[U("miner")], u.income_upgraded[U("miner")]) == (6, 8)
@@ -81,7 +81,7 @@ def test_economy(rs):
     """R-3.3.1, R-3.4, R-3.5, R-3.6, R-3.7.2."""
     e = rs.economy
     assert (e.merchants_total, e.hire_cost, e.hire_bonus_cost) == (7, 4, 0)
-    assert (e.shipping_cost, e.shipping_max_level, e.shipping_bonus_cost) == (4, 6, 0)
+    assert (e.shipping_cost, e.shipping_max_level, e.shipping_bonus_cost) == (4, 5, 0)
     assert (e.technology_cost, e.technology_bonus_cost) == (10, 5)
     assert e.neighborhood_discount.tolist() == [2, 2, 2, 3, 3, 3]
     assert e.neighborhood_limit.tolist() == [0, 0, 4, 3, 3]  # by player count; solo: none
@@ -278,8 +278,6 @@ def test_every_table_has_a_valid_source(rs):
 def test_estimates_list_data_md_estimates(rs):
     est = {(t, p): v for t, p, v in rs.estimates()}
     for key, value in {
-        ("units", "sheep.cost"): 4, ("units", "cow.cost"): 6, ("units", "field.cost"): 6,
-        ("units", "cheese_dairy.cost"): 8, ("economy", "shipping.max_level"): 6,
         ("market", "whisky.start_step_3_4"): 3, ("market", "wool.track"): list(range(2, 10)),
         ("market", "cheese.solo_average_steps"): [3, 5], ("market", "whisky.track[4]"): 11,
         ("export_board", "slots_by_players.3"): 5,
@@ -289,6 +287,7 @@ def test_estimates_list_data_md_estimates(rs):
     }.items():
         assert est.get(key) == value, key
     for key in [("units", "bakery.cost"), ("units", "distillery.cost"), ("units", "miner.cost"),
+                ("units", "sheep.cost"), ("units", "field.cost"), ("economy", "shipping.max_level"),
                 ("units", "sheep.count"), ("solo", "pass_money")] + [
                 ("export_board", f"contract_cost_by_round[{i}]") for i in range(5)] + [
                 ("export_board", f"pass_bonus_by_players.{n}") for n in "234"]:
@@ -384,11 +383,11 @@ def test_single_file_override_merges(tmp_path, rs):
         "solo": {"pass_money": 15},
     }))
     got = load_ruleset(over)
-    assert got.units.cost[U("sheep")] == 5 and got.units.cost[U("cow")] == 6
+    assert got.units.cost[U("sheep")] == 5 and got.units.cost[U("cow")] == 9
     assert got.export_board.contract_cost.tolist() == [-5, 1, 5, 10, 15]
     assert got.export_board.pass_bonus[1, 0] == 15
     est = {(t, p) for t, p, _ in got.estimates()}
-    assert ("units", "sheep.cost") not in est and ("units", "cow.cost") in est
+    assert ("units", "sheep.cost") not in est and ("starting_tiles", "S1.money") in est
     assert got.market.start_step.tolist() == rs.market.start_step.tolist()
 
 

@@ -25,6 +25,7 @@ if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(HERE))
 
 from caledonia_env import Game, GameConfig  # noqa: E402
+from caledonia_env.config import RULES_2026_11  # noqa: E402
 from caledonia_env.engine.actions import N_ACTIONS  # noqa: E402
 from caledonia_env.engine.layout import (AM_EV_W, AM_LOG_CAP, AM_LOG_SIZE,  # noqa: E402
                                          S_AM_NLOG, STATE_SIZE, game_over)
@@ -34,7 +35,7 @@ from caledonia_env.engine.step import apply_action_log  # noqa: E402
 
 HASHES = os.path.join(HERE, "engine_trace_hashes.json")
 
-#: (name, GameConfig keywords, games); 300 games in all.
+#: (name, GameConfig keywords, games); 320 games in all.
 CASES = (
     ("2p draft", dict(num_players=2, seed=1), 45),
     ("3p draft", dict(num_players=3, seed=2), 45),
@@ -49,6 +50,8 @@ CASES = (
     ("3p no clans, static imports, P4 exact", dict(num_players=3, seed=10, clans=None,
                                                    variant_static_imports=True,
                                                    interp_price_shift_exact=True), 20),
+    ("2p estimates-2026-11, first-edition swap, fixed imports",
+     dict(num_players=2, seed=11, **RULES_2026_11), 20),
 )
 
 FNV_OFFSET = np.uint64(14695981039346656037)

@@ -280,6 +280,7 @@ OBS_TRACE_SHA256 = "705648933171163532088676437744201b73c59e6d6507cedbc796c5b6b3
 def test_observation_trace_is_unchanged():
     import hashlib
     from caledonia_env import agents
+    from caledonia_env.config import RULES_2026_11
     from caledonia_env.envs.observation import OBS_SIZE, encode_obs
     configs = [dict(num_players=4, seed=1), dict(num_players=3, seed=2),
                dict(num_players=2, seed=3, clans=None), dict(num_players=2, seed=4, smaller_map=True),
@@ -288,7 +289,7 @@ def test_observation_trace_is_unchanged():
     h = hashlib.sha256()
     out = np.empty(OBS_SIZE, np.float32)
     for k, cfg in enumerate(configs):
-        game = Game(GameConfig(**cfg))
+        game = Game(GameConfig(**cfg, **RULES_2026_11))   # pins the encoder, not the ruleset
         bot = agents.make("random", seed=k)
         while not game.is_terminal:
             for p in range(game.config.num_players):

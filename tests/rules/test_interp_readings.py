@@ -11,8 +11,9 @@ from conftest import base_scenario, mask_names
 
 from caledonia_env import Game, GameConfig
 from caledonia_env.config import ConfigError, ConfigTypeError
+from caledonia_env.data import load_ruleset
 from caledonia_env.engine import layout as L
-from caledonia_env.engine.tables import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS
+from caledonia_env.engine.tables import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS, Variants
 from caledonia_env.game import Static
 
 SWAP = "P7"          # the swap tile's printed number (port 7)
@@ -43,12 +44,15 @@ def swap_game(reading, **kw):
 
 
 def test_readings_and_defaults():
-    """The defaults are the engine's reading before the switches existed: the first-edition
-    swap (building bonus only) and fixed solo imports."""
+    """The defaults are the publisher's erratum (P7 swap: both bonuses) and FAQ (solo imports
+    by rarity) since 2026-11-26; the first-edition swap and the fixed 4 VP are the switches,
+    and the engine's own default tables agree with GameConfig."""
     assert SWAP_BONUS_READINGS == ("first-edition", "erratum")
     assert SOLO_IMPORT_READINGS == ("fixed", "rarity")
     cfg = GameConfig()
-    assert (cfg.interp_swap_bonuses, cfg.interp_solo_imports) == ("first-edition", "fixed")
+    assert (cfg.interp_swap_bonuses, cfg.interp_solo_imports) == ("erratum", "rarity")
+    assert (Variants().swap_bonuses, Variants().solo_imports) == ("erratum", "rarity")
+    assert Game(GameConfig(num_players=2)).static.variants.swap_bonuses == "erratum"
 
 
 def test_R_5_P7_first_edition_swap_gives_no_neighborhood_purchase():
@@ -142,18 +146,23 @@ def test_engine_variants_are_checked(switch, bad):
 
 
 def test_readings_round_trip_through_records():
-    cfg = GameConfig(num_players=1, solo=True, seed=4, interp_swap_bonuses="erratum",
-                     interp_solo_imports="rarity")
+    cfg = GameConfig(num_players=1, solo=True, seed=4, interp_swap_bonuses="first-edition",
+                     interp_solo_imports="fixed")
     assert GameConfig.from_dict(cfg.to_dict()) == cfg
     g = Game(cfg)
     for _ in range(5):
         g.step(g.legal_actions()[0])
     record = json.loads(g.to_json())
-    assert record["config"]["interp_swap_bonuses"] == "erratum"
-    assert record["config"]["interp_solo_imports"] == "rarity"
+    assert record["config"]["interp_swap_bonuses"] == "first-edition"
+    assert record["config"]["interp_solo_imports"] == "fixed"
     again = Game.from_json(record)
     assert again.config == cfg and again.history == g.history
-    older = dict(record["config"])                  # a record from before the switches
+    # a config without the switches plays today's defaults; a record from before version 5
+    # without them plays the readings of its time (records.upgrade_setup)
+    older = dict(record["config"])
     del older["interp_swap_bonuses"], older["interp_solo_imports"]
-    assert GameConfig.from_dict(older) == replace(cfg, interp_swap_bonuses="first-edition",
-                                                  interp_solo_imports="fixed")
+    assert GameConfig.from_dict(older) == replace(cfg, interp_swap_bonuses="erratum",
+                                                  interp_solo_imports="rarity")
+    then = dict(record, version=4, config=older,
+                ruleset_fingerprint=load_ruleset("estimates-2026-11").fingerprint())
+    assert Game.record_start(then).config == replace(cfg, ruleset="estimates-2026-11")

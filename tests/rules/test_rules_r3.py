@@ -869,7 +869,8 @@ def test_R_3_7_meat_by_slaughtering_chosen_animals(board):
     chain = pasture_chain(board, 6)
     cows = [lab(board, v) for v in chain[:3]]
     d = opponents_passed()
-    d["players"][0] = {"money": 0, "contracts": [3],
+    money = int(RS.units.cost[U["cow"]])     # enough for a cow after the contract's £10
+    d["players"][0] = {"money": money, "contracts": [3],
                        "units": {cows[0]: "cow", cows[1]: "cow", cows[2]: "cow", lab(board, chain[3]): "sheep"}}
     g = mk(d)
     do(g, "fulfill contract box 0")
@@ -881,7 +882,7 @@ def test_R_3_7_meat_by_slaughtering_chosen_animals(board):
     pd = pl(g)
     assert set(pd["units"]) == {cows[1], lab(board, chain[3])}
     assert board_left(g, 0, "cow") == int(RS.units.count[U["cow"]]) - 1
-    assert pd["fulfilled"] == [3] and pd["money"] == c["gain_money"]
+    assert pd["fulfilled"] == [3] and pd["money"] == money + c["gain_money"]
     # the freed hex is empty again: the player may expand there
     assert ("cow", cows[0]) in expansions(g)
     # one cow is not enough for two beef (no port): not offered

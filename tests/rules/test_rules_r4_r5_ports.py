@@ -8,12 +8,14 @@ board): A1-03 pasture next to port-A; A1-07 pasture, two lochs-steps from port-A
 and A1-06|A1-12 share a river; A1-17 touches no loch.
 """
 from collections import deque
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from conftest import base_scenario, mask_names
 
 from caledonia_env import Game
+from caledonia_env.game import Static
 from caledonia_env.data.names import PORT_PARAMS, PORTS, UNITS
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.constants import TERRAIN_LOCH, TERRAIN_PASTURE, TERRAIN_PORT
@@ -520,13 +522,17 @@ def test_R_5_P7_terrain_must_fit():
 
 
 def test_R_5_P7_structure_bonus_may_trigger_neighborhood_may_not():
-    """P7: swapping in the fourth distillery with an empty box gives the structure bonus;
-    an opponent's neighboring unit gives no neighborhood purchase."""
+    """P7, the first edition's text (``interp_swap_bonuses="first-edition"``; the erratum,
+    the default, is tests/rules/test_interp_readings.py): swapping in the fourth distillery
+    with an empty box gives the structure bonus; an opponent's neighboring unit gives no
+    neighborhood purchase."""
     units = {"A1-03": "sheep", "A1-09": "cow", "A1-14": "distillery", "A1-19": "distillery",
              "A1-25": "distillery"}
     g = game_of({"money": 20, "merchants": 3, "units": units},
                 {"money": 0, "units": {"B1-04": "cheese_dairy"}},      # neighbor of A1-09
                 ports={"A": "P7"}, pile=[1, 2, 3, 4, 5], round=3)
+    g.static = Static(g.ruleset, g.board, g.num_players,
+                      replace(g.static.variants, swap_bonuses="first-edition"))
     step(g, "port A")
     step(g, "expand distillery @ A1-03")
     assert g.context == "port swap"

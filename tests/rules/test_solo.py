@@ -283,8 +283,8 @@ def _units_for(board, nodes):
 
 @pytest.mark.parametrize("k,vp", [(7, 0), (8, 6), (10, 6), (11, 12), (13, 12), (14, 18)])
 def test_R_9_2_solo_settlement_scoring(k, vp):
-    board = Game.from_scenario(solo_scenario()).board
-    level = 6
+    game = Game.from_scenario(solo_scenario())
+    board, level = game.board, game.ruleset.economy.shipping_max_level   # the top level
     nodes = _linked_settlements(board, k, level)
     d = solo_scenario()
     d["players"][0].update(shipping=level, units=_units_for(board, nodes))

@@ -59,7 +59,12 @@ def test_fit_moves_the_policy_toward_the_visits_and_holds_the_value(tmp_path):
 
     with torch.no_grad():
         assert cross_entropy(out) < cross_entropy(net) - 0.05
-    assert report["before"]["value_drift"] == 0 and report["after"]["value_drift"] < 0.05
+    # the value head is anchored to the starting network's values: without the anchor
+    # (value_weight 0) the same fit moves them further
+    free = expert.fit(net, data, str(tmp_path / "free.zip"), epochs=4, lr=3e-3, tau=0.5,
+                      batch=16, value_weight=0.0, quiet=True)
+    assert report["before"]["value_drift"] == 0
+    assert report["after"]["value_drift"] < min(0.1, free["after"]["value_drift"])
     meta = ck.load(out).meta
     assert meta["train"]["shaping"] == 0.5                  # puct still adds the potential back
     assert meta["expert_iteration"]["tau"] == 0.5 and meta["expert_iteration"]["positions"] > 0

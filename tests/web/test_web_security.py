@@ -242,7 +242,7 @@ def test_a_ruleset_the_server_was_started_with_is_accepted(tmp_path):
 
 def test_a_bundled_ruleset_name_is_accepted(client):
     """A bundled alternative ruleset is a name the loader resolves before any path."""
-    rec = json.dumps(a_record(ruleset="sourced-2026-11"))
+    rec = json.dumps(a_record(ruleset="estimates-2026-11"))
     v = client.post("/api/replays", json={"record": rec}).json()
     assert v["length"] == 12 and v["warnings"] == []
 
