@@ -222,8 +222,7 @@ def test_random_pick_is_the_rth_set_id():
 
 
 from caledonia_env.engine.actions import A_PLACE  # noqa: E402
-from caledonia_env.engine.board import reach_mask, reach_of  # noqa: E402
-from caledonia_env.engine.constants import MAX_NODES, N_UNITS  # noqa: E402
+from caledonia_env.engine.constants import N_UNITS  # noqa: E402
 from caledonia_env.engine.layout import T_N_NODES  # noqa: E402
 from caledonia_env.engine.options import can_place, place_scan  # noqa: E402
 
