@@ -80,7 +80,7 @@ def load_ruleset(override: str | os.PathLike | Mapping[str, Any] | Ruleset | Non
 
     * ``None`` — the bundled default (cached; rulesets are immutable);
     * the name of a bundled alternative ruleset (:func:`bundled_rulesets`, e.g.
-      ``"sourced-2026-11"``) — its override file in ``data/rulesets``;
+      ``"estimates-2026-11"``) — its override file in ``data/rulesets``;
     * a directory — each ``<table>.json`` / ``contracts.csv`` present there
       replaces the default file of that name; missing files fall back to the
       default; ``automa.json`` / ``automa_cards.csv`` replace the Automa's data

@@ -1,5 +1,5 @@
 """Named alternative rulesets: override files in ``data/rulesets`` (docs/ruleset.md,
-"Named rulesets"), e.g. ``sourced-2026-11``."""
+"Named rulesets"), e.g. ``estimates-2026-11``."""
 from __future__ import annotations
 
 import os
