@@ -37,11 +37,14 @@ demo: $(CORE)
 browser:
 	-sh scripts/install_browser.sh
 
+# Parallel test workers (pytest-xdist; tests/conftest.py fills numba's cache once before they
+# start, and they share it by path); TEST_WORKERS=0 runs the tests in one process.
+TEST_WORKERS ?= auto
 test: $(FULL) browser
-	$(PY) -m pytest -rs
+	$(PY) -m pytest -rs -n $(TEST_WORKERS) --dist loadfile
 
 test-slow: $(FULL)
-	$(PY) -m pytest -m slow
+	$(PY) -m pytest -m slow -n $(TEST_WORKERS) --dist loadfile
 
 # make tournament PLAYERS=mcts,greedy GAMES=20 WORKERS=2 CLANS=none
 PLAYERS ?= greedy,random,random,random

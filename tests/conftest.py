@@ -1,16 +1,52 @@
-"""Shared helpers: find hexes with given properties on the real map, build scenarios."""
+"""Shared helpers: find hexes with given properties on the real map, build scenarios; with
+parallel workers (pytest-xdist), numba's cache is filled once before they start."""
 import os
 import sys
+import time
 
 import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from caledonia_env import Game  # noqa: E402
+from caledonia_env import Game, GameConfig, agents  # noqa: E402
 from caledonia_env.engine.constants import TERRAIN_LOCH, TERRAIN_PASTURE, TERRAIN_PORT  # noqa: E402
+from caledonia_env.engine.layout import STATE_SIZE  # noqa: E402
+from caledonia_env.engine.playout import random_games  # noqa: E402
+from caledonia_env.envs.vector import CaledoniaVectorEnv  # noqa: E402
 
 MAP = "A1,B1,C1,D1"
+
+
+def warm_numba_cache() -> None:
+    """Compile (or load) the code most tests run: the engine through ``Game``, the random
+    playouts, the vector env and the greedy and mcts bots. Each piece is filed in numba's
+    cache, which every process of the session shares by path."""
+    game = Game(GameConfig(num_players=4, seed=0, clans="draft"))
+    game.step(int(game.legal_actions()[0]))
+    random_games(game.tables, 1, 0, np.zeros((1, STATE_SIZE), np.int32))
+    for name in ("greedy", "mcts:4"):
+        agents.make(name, seed=0).act(game.clone())
+    env = CaledoniaVectorEnv(num_envs=2, num_players=2, seed=0)
+    env.reset()
+    env.step(env.sample_actions())
+
+
+def pytest_configure(config):
+    """With parallel workers (``-n``), compile the common code once here, in the controller,
+    before any worker starts: two workers compiling the same function at once both pay for
+    it. Without workers each test compiles what it needs, as it comes."""
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    t0 = time.perf_counter()
+    warm_numba_cache()
+    config.numba_warm_seconds = time.perf_counter() - t0
+
+
+def pytest_report_header(config):
+    took = getattr(config, "numba_warm_seconds", None)
+    if took is not None:
+        return f"numba cache warmed for the workers in {took:.1f} s"
 
 
 class Hexes:

@@ -5,6 +5,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -73,3 +75,68 @@ def test_env_speed_scaling_reports_thread_and_process_ratios():
                             "--scaling", "1", "--sizes", "1"], capture_output=True, text=True,
                            cwd=ROOT, env=env)
     assert small.returncode == 2 and "sizes >= the 2 threads" in small.stderr
+
+
+def _fake_tree(tmp_path, steps=3):
+    """A stand-in checkout whose ``Game`` plays ``steps`` moves with no numba code."""
+    pkg = tmp_path / "tree" / "caledonia_env"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(
+        "import numpy as np\n"
+        "class GameConfig:\n    def __init__(self, **kw): self.kw = kw\n"
+        "class Game:\n"
+        f"    def __init__(self, config): self.left = {steps}\n"
+        "    @property\n    def is_terminal(self): return self.left == 0\n"
+        "    def legal_actions(self): return np.arange(3)\n"
+        "    def step(self, a): self.left -= 1\n")
+    return pkg.parent
+
+
+def test_cold_start_times_each_stage_of_a_given_tree(tmp_path):
+    tree = _fake_tree(tmp_path)
+    out = run_bench("cold_start.py", "--tree", str(tree), "--tree", str(tree), "--repeat", "2",
+                    "--by-function", "3", "--json")
+    result = json.loads(out.strip().splitlines()[-1])
+    assert result["repeat"] == 2 and result["players"] == 4
+    assert list(result["trees"]) == [str(tree)]          # the same tree twice: one entry
+    s = result["trees"][str(tree)]
+    for kind in ("cold", "warm"):
+        for clock in ("wall", "cpu"):
+            total = s[f"{kind}_{clock}_total"]
+            assert 0 <= total["min"] <= total["median"] <= total["max"]
+            assert s[f"{kind}_{clock}_import"]["median"] <= total["max"]
+    assert s["compiled"] == {"import": 0, "setup": 0, "game": 0, "total": 0}
+    assert s["by_function"] == []
+    text = run_bench("cold_start.py", "--tree", str(tree))
+    assert f"tree {tree}" in text and "cold wall" in text and "warm cpu" in text
+
+
+def test_cold_start_counts_compiles_by_function(tmp_path):
+    """The compile log sees numba functions compiled by the timed tree."""
+    tree = _fake_tree(tmp_path, steps=1)
+    init = tree / "caledonia_env" / "__init__.py"
+    init.write_text(init.read_text().replace(
+        "def step(self, a): self.left -= 1",
+        "def step(self, a): self.left -= _dec(1)\n"
+        "import numba\n@numba.njit\ndef _dec(x): return x\n"))
+    out = run_bench("cold_start.py", "--tree", str(tree), "--by-function", "5", "--json")
+    s = json.loads(out.strip().splitlines()[-1])["trees"][str(tree)]
+    assert s["compiled"]["game"] == 1 and s["compiled_warm"] == 1
+    assert [name for name, _ in s["by_function"]] == ["caledonia_env._dec"]
+
+
+def test_cold_start_rejects_bad_arguments(tmp_path):
+    script = os.path.join(ROOT, "benchmarks", "cold_start.py")
+    for args, said in ((["--repeat", "0"], "--repeat"), (["--tree", str(tmp_path)], "--tree"),
+                       (["--by-function", "-1"], "--by-function")):
+        bad = subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
+        assert bad.returncode == 2 and said in bad.stderr, bad.stderr
+
+
+@pytest.mark.slow
+def test_cold_start_of_this_checkout_compiles_once():
+    """A real cold start compiles the engine; the warm run after it compiles nothing."""
+    out = run_bench("cold_start.py", "--json")
+    s = json.loads(out.strip().splitlines()[-1])["trees"][ROOT]
+    assert s["compiled"]["total"] > 0 and s["compiled_warm"] == 0
+    assert s["warm_wall_total"]["max"] < s["cold_wall_total"]["min"]

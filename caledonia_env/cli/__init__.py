@@ -11,6 +11,9 @@ SIGTERM or Ctrl-C leaves no temporary file behind. A streamed --out (--backend r
 --resume, Parquet) keeps the games finished before an interruption, and the message
 says so (docs/cli.md).
 
+On a terminal, a first run (no compiled engine in numba's cache) says at once that it
+compiles the engine and shows its progress (``engine.first_run``).
+
 Modules: ``parser`` (options, help, examples), ``games`` (play, balance), ``pictures``
 (demo, replay, render), ``common`` (usage errors, output checks, game options).
 """
@@ -21,6 +24,7 @@ import signal
 import sys
 
 from .. import scale
+from ..engine.first_run import CompileProgress
 from .common import Terminated, UsageError, terminated, watch_sigterm
 from .parser import build_parser
 
@@ -48,7 +52,9 @@ def main(argv=None) -> int:
         return 2
     old = watch_sigterm()
     try:
-        return args.func(args)
+        with CompileProgress(sys.stderr) as progress:   # a first run says so, on a terminal
+            args.compile_progress = progress
+            return args.func(args)
     except UsageError as e:
         print(f"caledonia {args.command}: error: {e}", file=sys.stderr)
         return 2

@@ -11,8 +11,10 @@ from .. import tournament as tn
 from ..config import CLAN_NAMES
 from ..data import RulesetError, load_ruleset
 from ..data.ranges import kind_mismatches, load_ranges
+from ..game import Game
 from ..tournament.perturb import (ensemble_balance, ensemble_figure, ensemble_summary,
                                   format_ensemble, write_ensemble_csv)
+from ..tournament.spec import game_seeds
 from .common import UsageError, check_output_path, rules
 
 
@@ -31,6 +33,22 @@ def _spec_from_args(args):
     except ValueError as e:
         raise UsageError(str(e)) from None
     return spec
+
+
+def warm_up(spec, progress=None) -> None:
+    """Compile (or load from numba's cache) the engine and the bots' code in this process,
+    before the progress bar and the worker processes: the workers then find it cached (or
+    inherit it, forked) instead of each compiling it at the same time. ``progress`` (the
+    command's :class:`~caledonia_env.engine.first_run.CompileProgress`) closes its line
+    before the bar starts. Results do not change: every game resets its bots."""
+    game_seed, _ = game_seeds(spec.seed, 0, len(spec.players))
+    game = Game(spec.config(game_seed, 0))
+    game.legal_actions()
+    for i, name in enumerate(spec.players):
+        if not game.is_automa(i):
+            tn.warm_agent(name, i, spec.agent_kw, game)
+    if progress is not None:
+        progress.finish()
 
 
 def _run_games(args, spec, bar):
@@ -71,6 +89,8 @@ def cmd_play(args) -> int:
     if args.record_dir:
         check_output_path(args.record_dir, "--record-dir", folder=True)
     t0 = time.perf_counter()
+    if args.backend != "ray":                  # compiled once here, not in every worker
+        warm_up(spec, getattr(args, "compile_progress", None))
     with tn.progress_bar(spec.games, quiet=args.quiet) as bar:
         rows, written = _run_games(args, spec, bar)
     wall = time.perf_counter() - t0
@@ -155,6 +175,8 @@ def cmd_balance(args) -> int:
     if args.perturb or args.ranges:
         return _balance_ensemble(args, spec, who)
     t0 = time.perf_counter()
+    if args.backend != "ray":                  # compiled once here, not in every worker
+        warm_up(spec, getattr(args, "compile_progress", None))
     with tn.progress_bar(spec.games, quiet=args.quiet) as bar:
         rows, written = _run_games(args, spec, bar)
     wall = time.perf_counter() - t0

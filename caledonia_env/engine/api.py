@@ -36,7 +36,8 @@ def game_call(s, T, mask, seen, ids, amlog, a):
             diff |= s[i] ^ seen[i]
     if diff != 0:
         legal_mask(s, T, mask)
-        seen[:n] = s
+        for i in range(n):                  # a loop, not seen[:n] = s: no shape-error path
+            seen[i] = s[i]                  # to compile (cold start)
         seen[n] = 1
     if a >= 0:
         if mask[a] == 0:

@@ -1,12 +1,14 @@
 """``caledonia serve``: run the web app (docs/web.md) with uvicorn.
 
-Imports only the standard library at the top, so ``caledonia --help`` works without the
-web extra; FastAPI and uvicorn are imported by :func:`cmd_serve`.
+Imports only the standard library and the engine at the top, so ``caledonia --help`` works
+without the web extra; FastAPI and uvicorn are imported by :func:`cmd_serve`.
 """
 from __future__ import annotations
 
 import argparse
 import sys
+
+from ..engine.first_run import ESTIMATE_S, engine_cached
 
 SERVE_EXAMPLES = """examples:
   caledonia serve                       # http://127.0.0.1:8000/
@@ -82,8 +84,18 @@ def cmd_serve(args) -> int:
                             timeout_graceful_shutdown=SHUTDOWN_SECONDS)
     server = uvicorn.Server(config)
     _announce(server, args.host)
+    _first_run_note(sys.stderr)
     server.run()
     return 0
+
+
+def _first_run_note(stream) -> None:
+    """On a terminal, when the engine is not compiled for this machine yet: say that the
+    first game compiles it (its progress follows on this terminal, from the command's
+    ``engine.first_run.CompileProgress``)."""
+    if stream.isatty() and not engine_cached():
+        print(f"caledonia serve: the engine is not compiled for this machine yet; the first "
+              f"game compiles it, once, about {ESTIMATE_S} s", file=stream, flush=True)
 
 
 def _announce(server, host: str) -> None:

@@ -346,6 +346,28 @@ def test_project_njit_compiles_one_specialization_for_constant_arguments():
     assert plain_njit(callee)(2, True) == 3            # the bare decorator form
 
 
+def test_project_njit_compiles_one_specialization_for_int32_and_int64_arguments():
+    """engine.jit.njit: a call from jitted code with an int32 (a state cell) or int8 (a mask
+    byte) argument reuses the int64 compilation, with the same result; unsigned integers,
+    floats and bools keep their own types."""
+    def callee(x, y):
+        return x * 3 - y
+
+    def make_caller(f):
+        def caller(s, m, u):
+            return f(s[0], 1) + f(2, s[1]) + f(m[0], m[1]) + f(u, np.uint64(1)) + f(1.5, 0.5)
+        return caller
+
+    ours = plain_njit(cache=False)(callee)
+    s = np.array([-7, 2**30], np.int32)
+    m = np.array([-3, 5], np.int8)
+    u = np.uint64(4)
+    want = (-7 * 3 - 1) + (6 - 2**30) + (-9 - 5) + (12 - 1) + (4.5 - 0.5)
+    assert plain_njit(make_caller(ours))(s, m, u) == njit(make_caller(njit(callee)))(s, m, u) == want
+    assert sorted(map(str, ours.signatures)) == ["(float64, float64)", "(int64, int64)",
+                                                 "(uint64, uint64)"]
+
+
 def test_no_engine_function_is_compiled_for_a_literal_argument():
     """Every numba function of the engine, env and bots goes through engine.jit.njit (its
     dispatcher resolves calls with plain types), and after games with clans, the Automa and
