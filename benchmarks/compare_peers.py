@@ -119,10 +119,12 @@ def ours_aec():
     return aec_loop(env)
 
 
-def aec_loop(env):
-    """The standard PettingZoo loop with a uniformly random legal action (same for all)."""
-    rng = random.Random(0)
-    seed = [0]
+def aec_loop(env, seed: int = 0):
+    """The standard PettingZoo loop with a uniformly random legal action (same for all);
+    ``play()`` plays one game (reset seeds ``seed``, ``seed + 1``, …) and returns
+    (steps, 1). ``env_speed.py`` times the AEC env with it too."""
+    rng = random.Random(seed)
+    seed = [seed]
 
     def play():
         env.reset(seed=seed[0])

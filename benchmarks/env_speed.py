@@ -6,7 +6,8 @@ Every figure plays random legal actions from fresh random setups (random maps).
   step, no observation) — the reference for the ratios.
 * AEC: ``caledonia_env.env(num_players=P)`` (the wrapped env) driven by the usual
   ``agent_iter`` / ``last`` / ``step`` loop; one step = one decision of any agent
-  (observation + mask built by ``last()``, random legal pick in Python).
+  (observation + mask built by ``last()``, random legal pick in Python: the harness
+  ``aec_loop`` of ``compare_peers.py``, the same for both scripts).
 * vector: ``CaledoniaVectorEnv(N)`` with its built-in numba random opponents;
   each ``step`` applies one learner action per game, lets the opponents play,
   auto-resets, and writes N observations + masks. ``vector_steps_per_s`` counts
@@ -64,32 +65,18 @@ def aec_speed(players: int, seconds: float, seed: int) -> dict:
     from caledonia_env import GameConfig
     from caledonia_env.envs.vector import _map_options
     from caledonia_env.game import _variants, get_static
+    from compare_peers import aec_loop                  # one AEC harness for both scripts
     cfg = GameConfig(num_players=players)
     for sides in _map_options(None):                   # build the 16 maps' tables up front
         get_static(cfg.ruleset, sides, players, _variants(cfg))
-    env = caledonia_env.env(num_players=players)
-    rng = np.random.default_rng(seed)
-
-    def play(game_seed):
-        env.reset(seed=game_seed)
-        n = 0
-        for agent in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            if term or trunc:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.integers(len(legal))])
-            env.step(action)
-            n += 1
-        return n
-
-    play(seed)                                          # warm-up
+    play = aec_loop(caledonia_env.env(num_players=players), seed)
+    play()                                              # warm-up
     steps = games = 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        steps += play(seed + 1 + games)
-        games += 1
+        k, g = play()
+        steps += k
+        games += g
     dt = time.perf_counter() - t0
     return {"steps_per_s": steps / dt, "games": games}
 
