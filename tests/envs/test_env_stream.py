@@ -1,8 +1,9 @@
 """Speed-work guard for the envs: a sha256 of everything the vector env and the PettingZoo
 AEC env return over fixed-seed runs (observations, masks, rewards, dones, infos, scores,
 move counts), recorded before their speed-ups (issue #37). Any change to what a learner
-sees changes a hash. The games use the named ruleset ``estimates-2026-11`` (the numbers
-the shipped policies were trained on), so a change of the default ruleset leaves them be.
+sees changes a hash. The games use ``RULES_2026_11`` (the ruleset ``estimates-2026-11`` and
+the readings the shipped policies were trained on), so a change of the default rules leaves
+them be.
 
 ``python tests/envs/test_env_stream.py`` prints the hashes of the tree it runs in (paste
 them below only for a change meant to alter what the envs return).
@@ -14,9 +15,9 @@ import numpy as np
 import pytest
 
 import caledonia_env
+from caledonia_env.config import RULES_2026_11
 from caledonia_env.envs.vector import CaledoniaVectorEnv
 
-RULESET = "estimates-2026-11"
 
 #: name -> (vector env options, steps)
 VECTOR_CASES = {
@@ -61,7 +62,7 @@ def _feed(h, *arrays):
 
 
 def vector_stream(options, steps) -> str:
-    env = CaledoniaVectorEnv(ruleset=RULESET, **options)
+    env = CaledoniaVectorEnv(**RULES_2026_11, **options)
     h = hashlib.sha256()
     _feed(h, env.reset(), env.action_masks())
     rng = np.random.default_rng(1)
@@ -83,7 +84,7 @@ def vector_stream(options, steps) -> str:
 
 
 def aec_stream(options, games) -> str:
-    env = caledonia_env.env(ruleset=RULESET, **options)
+    env = caledonia_env.env(**RULES_2026_11, **options)
     rng = np.random.default_rng(2)
     h = hashlib.sha256()
     for g in range(games):
