@@ -22,11 +22,17 @@ __all__ = ["Game", "GameConfig", "IllegalActionError", "RecordError", "RecordWar
 
 
 def _register_gym():
-    """``gymnasium.make("Caledonia-v0", ...)`` (the env module loads on first make)."""
+    """``gymnasium.make("Caledonia-v0", ...)`` (the env module loads on first make). The
+    registered ids penalize illegal actions, as ``env()`` does, so the Gymnasium and SB3
+    checkers (which step unmasked samples) pass on them; ``illegal_action="raise"`` is one
+    argument away, and the classes keep ``"raise"`` as ``raw_env`` does (docs/envs.md)."""
+    penalize = {"illegal_action": "penalize"}
     if "Caledonia-v0" not in gymnasium.registry:
-        gymnasium.register(id="Caledonia-v0", entry_point="caledonia_env.envs.gym_env:CaledoniaEnv")
+        gymnasium.register(id="Caledonia-v0", entry_point="caledonia_env.envs.gym_env:CaledoniaEnv",
+                           kwargs=penalize)
     if "CaledoniaSolo-v0" not in gymnasium.registry:   # R-9.2 solo benchmark
-        gymnasium.register(id="CaledoniaSolo-v0", entry_point="caledonia_env.envs.solo:CaledoniaSoloEnv")
+        gymnasium.register(id="CaledoniaSolo-v0", entry_point="caledonia_env.envs.solo:CaledoniaSoloEnv",
+                           kwargs=penalize)
 
 
 _register_gym()
