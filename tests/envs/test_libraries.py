@@ -17,7 +17,7 @@ from pettingzoo.test import api_test, render_test
 
 import caledonia_env
 from caledonia_env import IllegalActionError
-from caledonia_env.envs import CaledoniaEnv
+from caledonia_env.envs import CaledoniaEnv, make_sb3_vec_env
 from caledonia_env.envs.adapters import rllib_env
 from caledonia_env.envs.aec import raw_env
 
@@ -176,3 +176,42 @@ def test_example_agilerl_dqn():
 @pytest.mark.slow
 def test_example_supersuit():
     assert "done" in run_example("supersuit_wrappers.py", "supersuit")
+
+
+# ------------------------------------------------------------ SB3 episode statistics
+def test_sb3_vec_env_reports_episodes_as_vecmonitor_does():
+    """infos[i]["episode"] = {"r", "l", "t"} at each episode end: the return and the number
+    of learner steps of that episode, the seconds since the env was made."""
+    pytest.importorskip("stable_baselines3")
+    venv = make_sb3_vec_env(3, num_players=2, seed=0, reward="score_diff")
+    venv.reset()
+    rng = np.random.default_rng(0)
+    returns, lengths, seen = np.zeros(3), np.zeros(3, int), 0
+    while seen < 4:
+        masks = venv.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        _, rewards, dones, infos = venv.step(actions)
+        returns += rewards
+        lengths += 1
+        for i, info in enumerate(infos):
+            if dones[i]:
+                ep = info["episode"]
+                assert ep["r"] == pytest.approx(returns[i]) and ep["l"] == lengths[i]
+                assert ep["r"] != 0 and ep["t"] >= 0
+                returns[i], lengths[i] = 0.0, 0
+                seen += 1
+            else:
+                assert "episode" not in info
+
+
+def test_sb3_logs_episode_return_and_length_on_the_vec_env(capsys):
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+    model = MaskablePPO("MlpPolicy", make_sb3_vec_env(4, num_players=2, seed=0), n_steps=128,
+                        batch_size=128, n_epochs=1, policy_kwargs={"net_arch": [16]}, seed=0)
+    model.set_logger(configure(None, ["stdout"]))
+    model.learn(512)
+    out = capsys.readouterr().out
+    assert "ep_rew_mean" in out and "ep_len_mean" in out
+    assert len(model.ep_info_buffer) > 0
