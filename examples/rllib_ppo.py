@@ -40,7 +40,7 @@ def main(iterations: int, games: int, train_batch: int = 2000, seed: int = 0):
     print(format_rate("before training", win_rate_vs(policy, games, seed=seed)))
     for i in range(iterations):
         runners = algo.train()["env_runners"]
-        print(f"iteration {i + 1}: {runners['num_env_steps_sampled_lifetime']} env steps, "
+        print(f"iteration {i + 1}: {int(runners['num_env_steps_sampled_lifetime'])} env steps, "
               f"episode length {runners['episode_len_mean']:.0f}")
     policy = module_policy(algo.get_module("shared"))       # the trained weights
     print(format_rate("after training", win_rate_vs(policy, games, seed=seed)))

@@ -94,7 +94,7 @@ def train(iterations: int, address: str | None = None, checkpoint: str | None = 
             history.append({"iteration": i + 1,
                             "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),
                             "episodes": int(runners.get("num_episodes_lifetime", 0)),
-                            "episode_len_mean": runners.get("episode_len_mean")})
+                            "episode_len_mean": float(runners.get("episode_len_mean", 0.0))})
             print(history[-1], flush=True)
         if eval_games:
             print(format_rate("after training", shared_win_rate(algo, eval_games, players)),

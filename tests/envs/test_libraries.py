@@ -268,3 +268,12 @@ def test_sb3_logs_episode_return_and_length_on_the_vec_env(capsys):
     out = capsys.readouterr().out
     assert "ep_rew_mean" in out and "ep_len_mean" in out
     assert len(model.ep_info_buffer) > 0
+
+
+def test_no_module_imports_rllibs_example_modules():
+    """RLlib's examples folder warns it "will raise an error in the future": never import it."""
+    sources = [p for d in ("caledonia_env", "train", "agents", "examples")
+               for p in (ROOT / d).rglob("*.py")]
+    assert len(sources) > 50
+    offenders = [str(p) for p in sources if "rllib.examples" in p.read_text()]
+    assert offenders == []
