@@ -18,15 +18,21 @@ from_scenario = Game.from_scenario
 __version__ = "0.1.0"
 __all__ = ["Game", "GameConfig", "IllegalActionError", "RecordError", "RecordWarning",
            "ScenarioError", "__version__", "from_scenario", "to_scenario",
-           "env", "raw_env"]
+           "env", "parallel_env", "raw_env"]
 
 
 def _register_gym():
-    """``gymnasium.make("Caledonia-v0", ...)`` (the env module loads on first make)."""
+    """``gymnasium.make("Caledonia-v0", ...)`` (the env module loads on first make). The
+    registered ids penalize illegal actions, as ``env()`` does, so the Gymnasium and SB3
+    checkers (which step unmasked samples) pass on them; ``illegal_action="raise"`` is one
+    argument away, and the classes keep ``"raise"`` as ``raw_env`` does (docs/envs.md)."""
+    penalize = {"illegal_action": "penalize"}
     if "Caledonia-v0" not in gymnasium.registry:
-        gymnasium.register(id="Caledonia-v0", entry_point="caledonia_env.envs.gym_env:CaledoniaEnv")
+        gymnasium.register(id="Caledonia-v0", entry_point="caledonia_env.envs.gym_env:CaledoniaEnv",
+                           kwargs=penalize)
     if "CaledoniaSolo-v0" not in gymnasium.registry:   # R-9.2 solo benchmark
-        gymnasium.register(id="CaledoniaSolo-v0", entry_point="caledonia_env.envs.solo:CaledoniaSoloEnv")
+        gymnasium.register(id="CaledoniaSolo-v0", entry_point="caledonia_env.envs.solo:CaledoniaSoloEnv",
+                           kwargs=penalize)
 
 
 _register_gym()
@@ -42,11 +48,20 @@ if plugins.opponent_factory is None:
     plugins.opponent_factory = _agent_factory
 
 
-def env(**options):
+def env(obs_type: str = "dict", **options):
     """The wrapped PettingZoo AEC env (PettingZoo's ``env()`` convention; the envs load on
-    first use so ``import caledonia_env`` stays light): :func:`caledonia_env.envs.aec.env`."""
-    from .envs import aec       # inside: the envs load on first use
-    return aec.env(**options)
+    first use so ``import caledonia_env`` stays light): :func:`caledonia_env.envs.aec.env`;
+    ``obs_type="flat"``: the Box observation, the mask in ``infos``
+    (:mod:`caledonia_env.envs.flat`)."""
+    from .envs import flat      # inside: the envs load on first use
+    return flat.make_aec(obs_type, **options)
+
+
+def parallel_env(**options):
+    """The PettingZoo Parallel view of the turn-based game (the others wait while one agent
+    decides): :func:`caledonia_env.envs.parallel.parallel_env`."""
+    from .envs import parallel  # inside: the envs load on first use
+    return parallel.parallel_env(**options)
 
 
 def __getattr__(name):

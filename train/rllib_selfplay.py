@@ -1,9 +1,11 @@
 """Self-play PPO with action masking on Ray RLlib: every seat of the PettingZoo env plays the
-one shared policy (new API stack, ``ActionMaskingTorchRLModule``).
+one shared policy (new API stack, :mod:`caledonia_env.train.rllib_module`'s masking module).
 
-The env is :func:`caledonia_env.envs.adapters.rllib_env` (RLlib's ``observations`` key,
-illegal actions penalized so RLlib's env checker can step unmasked samples) in RLlib's
-``PettingZooEnv``. Run on a cluster with::
+The env is ``caledonia_env.env()`` as it is (PettingZoo's ``observation`` / ``action_mask``
+keys, illegal actions penalized so RLlib's env checker can step unmasked samples) in RLlib's
+``PettingZooEnv``. Self-play returns sum to zero, so each iteration reports the episode
+length, and ``eval_games`` adds the shared policy's win rate against ``random`` (seats
+rotated) before and after training. Run on a cluster with::
 
     python -m caledonia_env.train.rllib_selfplay --address auto --num-env-runners 16 \\
         --iterations 200 --players 4 --checkpoint runs/rllib
@@ -16,7 +18,9 @@ from __future__ import annotations
 import argparse
 import os
 
-from ..envs.adapters import rllib_env
+from ..envs.aec import env as aec_env
+from .policy_eval import format_rate, win_rate_vs
+from .rllib_module import masked_module_spec, module_policy
 
 ENV_NAME = "caledonia_v0"
 POLICY = "shared"
@@ -24,7 +28,7 @@ POLICY = "shared"
 
 def _make_env(env_config):
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv  # optional extra (rllib)
-    return PettingZooEnv(rllib_env(**dict(env_config)))
+    return PettingZooEnv(aec_env(**dict(env_config)))
 
 
 def build_config(num_players: int = 2, num_env_runners: int = 0, seed: int = 0,
@@ -34,10 +38,6 @@ def build_config(num_players: int = 2, num_env_runners: int = 0, seed: int = 0,
     # inside: ray[rllib] is an optional extra (rllib)
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
-        ActionMaskingTorchRLModule,
-    )
     from ray.tune.registry import register_env
 
     if num_players not in (2, 3, 4):
@@ -50,19 +50,26 @@ def build_config(num_players: int = 2, num_env_runners: int = 0, seed: int = 0,
         .environment(ENV_NAME, env_config=dict(env_options, num_players=num_players))
         .env_runners(num_env_runners=num_env_runners)
         .multi_agent(policies={POLICY}, policy_mapping_fn=lambda agent_id, *a, **k: POLICY)
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={POLICY: RLModuleSpec(
-            module_class=ActionMaskingTorchRLModule,
-            model_config={"head_fcnet_hiddens": list(hidden)})}))
+        .rl_module(rl_module_spec=MultiRLModuleSpec(
+            rl_module_specs={POLICY: masked_module_spec(hidden)}))
         .training(train_batch_size_per_learner=train_batch, minibatch_size=minibatch,
                   num_epochs=4, lr=3e-4)
         .debugging(seed=seed)
     )
 
 
+def shared_win_rate(algo, games: int, num_players: int, seed: int = 0) -> dict:
+    """The shared policy (greedy) against ``random``, seats rotated (:func:`win_rate_vs`)."""
+    return win_rate_vs(module_policy(algo.get_module(POLICY)), games=games,
+                       num_players=num_players, seed=seed)
+
+
 def train(iterations: int, address: str | None = None, checkpoint: str | None = None,
-          **config_kw) -> list[dict]:
+          eval_games: int = 0, **config_kw) -> list[dict]:
     """Run ``iterations`` PPO iterations (``address=None``: a local Ray for the run);
-    returns per iteration the env steps sampled and the mean episode return."""
+    returns per iteration the env steps sampled, the episodes and their mean length
+    (self-play returns sum to zero: their mean says nothing). ``eval_games > 0`` prints
+    the shared policy's win rate against ``random`` before and after training."""
     import ray                  # inside: ray is an optional extra (rllib)
     if iterations < 1:
         raise ValueError(f"iterations must be >= 1, got {iterations!r}")
@@ -76,6 +83,10 @@ def train(iterations: int, address: str | None = None, checkpoint: str | None = 
             ray.init(address=address)
     try:
         algo = build_config(**config_kw).build_algo()
+        players = config_kw.get("num_players", 2)
+        if eval_games:
+            print(format_rate("before training", shared_win_rate(algo, eval_games, players)),
+                  flush=True)
         history = []
         for i in range(iterations):
             res = algo.train()
@@ -83,8 +94,11 @@ def train(iterations: int, address: str | None = None, checkpoint: str | None = 
             history.append({"iteration": i + 1,
                             "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0)),
                             "episodes": int(runners.get("num_episodes_lifetime", 0)),
-                            "episode_return_mean": runners.get("episode_return_mean")})
+                            "episode_len_mean": float(runners.get("episode_len_mean", 0.0))})
             print(history[-1], flush=True)
+        if eval_games:
+            print(format_rate("after training", shared_win_rate(algo, eval_games, players)),
+                  flush=True)
         if checkpoint:
             algo.save_to_path(os.path.abspath(checkpoint))
         algo.stop()
@@ -105,8 +119,11 @@ def main(argv=None) -> None:
     p.add_argument("--train-batch", type=int, default=4000, help="env steps per iteration")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--checkpoint", default=None, help="folder for the final checkpoint")
+    p.add_argument("--eval-games", type=int, default=0,
+                   help="games against random before and after training (0: none)")
     a = p.parse_args(argv)
-    train(a.iterations, address=a.address, checkpoint=a.checkpoint, num_players=a.players,
+    train(a.iterations, address=a.address, checkpoint=a.checkpoint, eval_games=a.eval_games,
+          num_players=a.players,
           num_env_runners=a.num_env_runners, train_batch=a.train_batch,
           minibatch=min(256, a.train_batch), seed=a.seed)
     print("done")

@@ -1,16 +1,19 @@
-"""RL environments over the engine: PettingZoo AEC, Gymnasium single-agent and solo, numba
-vector env.
+"""RL environments over the engine: PettingZoo AEC and Parallel, Gymnasium single-agent and
+solo, numba vector env.
 
 Every env encodes observations with the one numba function
 :func:`caledonia_env.envs.observation.encode_obs` (layout in ``docs/observation.md``)
 and uses the engine's exact legal mask. Each env module's docstring is its card; usage in
 ``docs/envs.md``. ``caledonia_env.env(**options)`` (the package root) is the wrapped
-PettingZoo AEC env, :func:`caledonia_env.envs.aec.env`.
+PettingZoo AEC env, :func:`caledonia_env.envs.aec.env` (``obs_type="flat"``:
+:mod:`.flat`); ``caledonia_env.parallel_env(**options)`` the Parallel view (:mod:`.parallel`).
 """
 from .aec import env, raw_env
+from .flat import OBS_TYPES, flat_env
 from .gym_env import CaledoniaEnv
 from .observation import LAYOUT, MAP_CHANNELS, OBS_HIGH, OBS_SIZE, encode_obs
 from .observation_text import decode_observation, describe_observation
+from .parallel import WAIT, CaledoniaParallelEnv, parallel_env
 from .opponents import RandomAgent, make_opponent
 from .rewards import REWARD_MODES, terminal_rewards
 from .solo import CaledoniaSoloEnv
@@ -19,7 +22,8 @@ from .vector import CaledoniaVectorEnv, make_sb3_vec_env
 GYM_ID = "Caledonia-v0"     # registered by ``import caledonia_env``
 
 
-__all__ = ["env", "raw_env", "CaledoniaEnv", "CaledoniaSoloEnv", "CaledoniaVectorEnv", "make_sb3_vec_env",
+__all__ = ["env", "raw_env", "flat_env", "OBS_TYPES", "parallel_env", "CaledoniaParallelEnv", "WAIT",
+           "CaledoniaEnv", "CaledoniaSoloEnv", "CaledoniaVectorEnv", "make_sb3_vec_env",
            "RandomAgent", "make_opponent", "encode_obs", "decode_observation",
            "describe_observation", "OBS_SIZE", "OBS_HIGH", "LAYOUT", "MAP_CHANNELS",
            "REWARD_MODES", "terminal_rewards", "GYM_ID"]

@@ -1,9 +1,11 @@
 """Small adapters from the AEC env to what RL libraries expect.
 
-``rllib_env(**options)``: the AEC env whose observation dict uses RLlib's key names,
-``{"observations": float32[OBS_SIZE], "action_mask": int8[N_ACTIONS]}``, as RLlib's
-action-masking RLModule (``ActionMaskingTorchRLModule``) reads them. Wrap it in
-``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``. See ``docs/libraries.md``.
+``rllib_env(**options)``: the AEC env whose observation dict uses the key names of the
+action-masking RLModule in RLlib's examples folder (``ActionMaskingTorchRLModule``),
+``{"observations": float32[OBS_SIZE], "action_mask": int8[N_ACTIONS]}``, for code written
+against that module. RLlib needs no adapter: ``PettingZooEnv(caledonia_env.env())`` with
+:mod:`caledonia_env.train.rllib_module`'s module reads the env's own keys. See
+``docs/libraries.md``.
 """
 from __future__ import annotations
 

@@ -16,7 +16,9 @@ Reward                  terminal only: ``reward`` ``"win"`` (default) / ``"rank"
                         action under ``"penalize"``
 Terminal condition      the game is over (R-7) or (``"penalize"``) an illegal action;
                         never truncated
-Illegal action          ``"raise"`` (default): IllegalActionError, nothing applied
+Illegal action          ``gymnasium.make``: ``"penalize"`` (as ``caledonia_env.env()``, so
+                        the env checkers pass); the class: ``"raise"``
+                        (IllegalActionError, nothing applied)
 Options                 ``num_players``, ``opponents``, ``seat``, ``reward``,
                         ``illegal_action``, ``illegal_reward``, ``render_mode``,
                         GameConfig fields
@@ -62,9 +64,9 @@ class CaledoniaEnv(gym.Env):
     others from ``agents.make``), an object with ``act(game)`` or a callable
     ``f(game) -> action id``; ``seat``: the learner's player index, or None to
     draw it at every reset; ``reward`` (``"win"``, ``"rank"``, ``"score_diff"``);
-    ``illegal_action`` (``"raise"`` default, or ``"penalize"``: the episode ends
-    with ``illegal_reward`` — for unmasked algorithms and API checkers that
-    sample any action id); ``render_mode``; and every GameConfig field.
+    ``illegal_action`` (``"raise"``, the class default, or ``"penalize"``, the default
+    of ``gymnasium.make("Caledonia-v0")``: the episode ends with ``illegal_reward`` —
+    for unmasked algorithms and API checkers that sample any action id); ``render_mode``; and every GameConfig field.
     ``"automa:LEVEL"`` opponents are Automa seats played inside the engine (A-0).
     """
 

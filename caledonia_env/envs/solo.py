@@ -16,7 +16,7 @@ Reward                  ``"vp"`` (default): the final VP at the last step; ``"ro
                         action under ``"penalize"``
 Terminal condition      the solo game is over or (``"penalize"``) an illegal action;
                         never truncated
-Illegal action          ``"raise"`` (default): IllegalActionError, nothing applied
+Illegal action          ``gymnasium.make``: ``"penalize"``; the class: ``"raise"``
 Options                 ``reward``, ``reward_scale``, ``illegal_action``,
                         ``illegal_reward``, ``render_mode``, GameConfig fields
                         (``num_players``, ``solo`` and ``automa`` are fixed)

@@ -45,6 +45,7 @@ get fresh arrays instead.
 from __future__ import annotations
 
 import dataclasses
+import time
 from itertools import product
 
 import numpy as np
@@ -422,30 +423,47 @@ _SB3_CLASS = None
 
 
 def make_sb3_vec_env(num_envs: int = 64, **options):
-    """The vector env as a ``stable_baselines3`` ``VecEnv`` (needs the ``train`` extra)."""
+    """The vector env as a ``stable_baselines3`` ``VecEnv`` (needs the ``train`` extra).
+    At each episode end ``infos[i]["episode"]`` holds ``{"r": return, "l": length in
+    learner steps, "t": seconds since the env was made}``, as SB3's ``VecMonitor`` adds
+    them, so SB3 logs ``rollout/ep_rew_mean`` and ``ep_len_mean``."""
     global _SB3_CLASS
     if _SB3_CLASS is None:
         from stable_baselines3.common.vec_env import VecEnv   # the optional train extra
 
         class CaledoniaSB3VecEnv(CaledoniaVectorEnv, VecEnv):
-            """:class:`CaledoniaVectorEnv` registered as an SB3 VecEnv."""
+            """:class:`CaledoniaVectorEnv` registered as an SB3 VecEnv, with episode stats."""
 
             def __init__(self, num_envs=64, **kw):
                 CaledoniaVectorEnv.__init__(self, num_envs, **kw)
                 VecEnv.__init__(self, self.num_envs, self.observation_space, self.action_space)
+                self._t_start = time.time()
+                self._ep_returns = np.zeros(self.num_envs, np.float64)
+                self._ep_lengths = np.zeros(self.num_envs, np.int64)
 
             def reset(self, seed=None):
                 if seed is None and self._seeds[0] is not None:
                     seed = self._seeds[0]
                 obs = CaledoniaVectorEnv.reset(self, seed)
                 self._reset_seeds()
+                self._ep_returns[:] = 0.0
+                self._ep_lengths[:] = 0
                 return obs
 
             def seed(self, seed=None):
                 return VecEnv.seed(self, seed)
 
             def step(self, actions):
-                return CaledoniaVectorEnv.step(self, actions)
+                obs, rewards, dones, infos = CaledoniaVectorEnv.step(self, actions)
+                self._ep_returns += rewards
+                self._ep_lengths += 1
+                for i in np.flatnonzero(dones):
+                    infos[i]["episode"] = {"r": round(float(self._ep_returns[i]), 6),
+                                           "l": int(self._ep_lengths[i]),
+                                           "t": round(time.time() - self._t_start, 6)}
+                    self._ep_returns[i] = 0.0
+                    self._ep_lengths[i] = 0
+                return obs, rewards, dones, infos
 
             def render(self, mode=None):
                 return CaledoniaVectorEnv.render(self, mode)

@@ -32,19 +32,41 @@ def test_registered_on_import_and_spaces():
     assert env.action_space.n == N_ACTIONS
 
 
-def test_gymnasium_check_env():
-    """Checkers sample unmasked action ids, so they run with illegal_action='penalize'."""
-    env = gymnasium.make("Caledonia-v0", num_players=3, illegal_action="penalize")
+REGISTERED = ["Caledonia-v0", "CaledoniaSolo-v0"]
+
+
+@pytest.mark.parametrize("env_id", REGISTERED)
+def test_gymnasium_check_env_on_the_registered_id(env_id):
+    """The checkers sample unmasked action ids: the registered ids penalize them (as
+    ``caledonia_env.env()``), so ``check_env(gymnasium.make(id))`` passes as made."""
+    env = gymnasium.make(env_id)
+    assert env.unwrapped.illegal_action == "penalize"
     check_env(env.unwrapped)
-    check_env(gymnasium.make("Caledonia-v0", num_players=2, illegal_action="penalize").unwrapped,
-              skip_render_check=True)
+    check_env(env)                      # wrapped as made (only a "wrapped env" warning)
 
 
-def test_sb3_check_env():
-    sb3 = pytest.importorskip("stable_baselines3")
+@pytest.mark.parametrize("env_id", REGISTERED)
+def test_sb3_check_env_on_the_registered_id(env_id):
+    pytest.importorskip("stable_baselines3")
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
-    sb3_check_env(CaledoniaEnv(num_players=4, illegal_action="penalize"), warn=True)
-    assert sb3.__version__
+    sb3_check_env(gymnasium.make(env_id), warn=True)
+
+
+@pytest.mark.parametrize("env_id", REGISTERED)
+def test_registered_id_raises_one_argument_away(env_id):
+    env = gymnasium.make(env_id, illegal_action="raise")
+    env.reset(seed=0)
+    bad = int(np.flatnonzero(~env.unwrapped.action_masks())[0])
+    with pytest.raises(IllegalActionError, match="penalize"):
+        env.step(bad)
+
+
+def test_registered_id_penalizes_an_illegal_action():
+    env = gymnasium.make("Caledonia-v0", num_players=2)
+    env.reset(seed=0)
+    bad = int(np.flatnonzero(~env.unwrapped.action_masks())[0])
+    _, reward, term, trunc, info = env.step(bad)
+    assert reward == -1.0 and term and not trunc and "illegal_action" in info
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
