@@ -51,6 +51,17 @@ def warm_up(spec, progress=None) -> None:
         progress.finish()
 
 
+def _play_games(args, spec):
+    """``(rows, written to --out, wall seconds)`` of every game of ``spec``: the code
+    compiled once here (not in every worker), then the games under a progress bar."""
+    t0 = time.perf_counter()
+    if args.backend != "ray":
+        warm_up(spec, getattr(args, "compile_progress", None))
+    with tn.progress_bar(spec.games, quiet=args.quiet) as bar:
+        rows, written = _run_games(args, spec, bar)
+    return rows, written, time.perf_counter() - t0
+
+
 def _run_games(args, spec, bar):
     """The rows of every game of ``spec``: through caledonia_env.scale (streamed to --out,
     resumable, CSV or Parquet) for --backend ray, --resume or a .parquet --out; else the
@@ -88,12 +99,7 @@ def cmd_play(args) -> int:
         check_output_path(args.out, "--out")
     if args.record_dir:
         check_output_path(args.record_dir, "--record-dir", folder=True)
-    t0 = time.perf_counter()
-    if args.backend != "ray":                  # compiled once here, not in every worker
-        warm_up(spec, getattr(args, "compile_progress", None))
-    with tn.progress_bar(spec.games, quiet=args.quiet) as bar:
-        rows, written = _run_games(args, spec, bar)
-    wall = time.perf_counter() - t0
+    rows, written, wall = _play_games(args, spec)
     print(tn.report(rows))
     if spec.game_kw.get("solo"):
         kw = dict(spec.game_kw, ruleset=spec.ruleset) if spec.ruleset else spec.game_kw
@@ -174,12 +180,7 @@ def cmd_balance(args) -> int:
            f"{humans} x {args.agent} with a clan against {', '.join(players[humans:])}")
     if args.perturb or args.ranges:
         return _balance_ensemble(args, spec, who)
-    t0 = time.perf_counter()
-    if args.backend != "ray":                  # compiled once here, not in every worker
-        warm_up(spec, getattr(args, "compile_progress", None))
-    with tn.progress_bar(spec.games, quiet=args.quiet) as bar:
-        rows, written = _run_games(args, spec, bar)
-    wall = time.perf_counter() - t0
+    rows, written, wall = _play_games(args, spec)
     # the Automa seats (no clan) appear under their name, e.g. automa:5
     table_rows = [dict(r, clan=r["agent"]) if r["agent"].startswith("automa:") else r
                   for r in rows]
