@@ -10,7 +10,7 @@ import numpy as np
 
 from .data.names import CLANS as CLAN_NAMES
 from .data.names import MAX_VALUE, MODULES, PLAYER_COUNTS
-from .engine.tables import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS
+from .engine.tables import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS, Variants
 
 CLAN_MODES = ("none", "draft", "auction", "fixed")
 #: the GameConfig options that play the bundled default of 2026-11-25, before the sourced
@@ -138,8 +138,8 @@ class GameConfig:
     interp_price_shift_exact: bool = False        # port P6 moves a price exactly 3 steps, not up to 3
     interp_retrieve_buy_side: bool = True         # upgrade bonus may take back a buy merchant
     interp_export_min_contracts: Optional[int] = None   # R-7 rank threshold; None = ruleset data
-    interp_swap_bonuses: str = "erratum"          # port 7 swap: the publisher's erratum (both bonuses) or "first-edition"
-    interp_solo_imports: str = "rarity"           # solo imports: FAQ 3/4/5 VP by rarity, or "fixed"
+    interp_swap_bonuses: str = Variants.swap_bonuses   # port 7 swap: "erratum" (both bonuses) or "first-edition"
+    interp_solo_imports: str = Variants.solo_imports   # solo imports: "rarity" (FAQ 3/4/5 VP) or "fixed"
     extra: dict = field(default_factory=dict, compare=False, repr=False)
     # deprecated name of interp_price_shift_exact (the port's old project label P4)
     interp_p4_exact: InitVar[Optional[bool]] = None

@@ -43,8 +43,8 @@ class Variants:
     price_shift_exact: bool = False  # P6 moves a price exactly its steps (else up to them)
     retrieve_buy_side: bool = True   # the upgrade bonus may take back a buy-side merchant
     export_min_contracts: object = None   # contracts needed to rank; None = ruleset data
-    swap_bonuses: str = "erratum"                  # port swap: which expansion bonuses apply
-    solo_imports: str = "rarity"                   # how solo imports are valued
+    swap_bonuses: str = "erratum"    # port swap: the publisher's erratum (GameConfig's default too)
+    solo_imports: str = "rarity"     # the FAQ's values by rarity (GameConfig's default too)
     automa: tuple = ()               # difficulty 1-5 per seat, 0 = not an Automa
     automa_data: str = None          # directory with automa_cards.csv / automa.json; None = bundled
 

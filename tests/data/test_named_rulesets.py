@@ -130,7 +130,7 @@ SOURCED = {"sheep": 8, "cow": 9, "field": 18, "cheese_dairy": 12}
 ESTIMATED = {"sheep": 4, "cow": 6, "field": 6, "cheese_dairy": 8}
 
 
-def test_the_default_holds_the_sourced_unit_costs_and_shipping_track(rs):
+def test_R_3_3_R_3_4_the_default_holds_the_sourced_unit_costs_and_shipping_track(rs):
     """R-3.3 unit costs (player board, sourced:PB) and R-3.4 shipping: five upgrades."""
     cost = dict(zip(UNITS, rs.units.cost.tolist()))
     assert {u: cost[u] for u in SOURCED} == SOURCED

@@ -43,7 +43,7 @@ def swap_game(reading, **kw):
     return g
 
 
-def test_readings_and_defaults():
+def test_R_5_P7_R_9_2_readings_and_defaults():
     """The defaults are the publisher's erratum (P7 swap: both bonuses) and FAQ (solo imports
     by rarity) since 2026-11-26; the first-edition swap and the fixed 4 VP are the switches,
     and the engine's own default tables agree with GameConfig."""
