@@ -372,7 +372,7 @@ def evaluate(s, T, p, w):
 
 
 @njit(cache=True)
-def greedy_action(s, T, w, mask, buf):
+def greedy_action(s, T, w, mask, buf, automa):
     """One-step lookahead: the legal action whose resulting state evaluates best for
     the deciding player (ties broken by numba's np.random stream); -1 if none."""
     p = s[S_PLAYER]
@@ -385,7 +385,7 @@ def greedy_action(s, T, w, mask, buf):
     for a in range(N_ACTIONS):
         if mask[a]:
             buf[:] = s
-            apply_action(buf, T, a)
+            apply_action(buf, T, a, automa)
             v = evaluate(buf, T, p, w) + w[W_NOISE] * np.random.random()
             if v > best_v:
                 best_v = v
@@ -400,16 +400,16 @@ def seed_numba(seed):
 
 
 @njit(cache=True)
-def greedy_rollout(s, T, w, max_steps):
+def greedy_rollout(s, T, w, max_steps, automa):
     """Play greedy actions for every player until the game ends; returns steps taken."""
     mask = np.zeros(N_ACTIONS, np.int8)
     buf = np.empty_like(s)
     steps = 0
     while not game_over(s) and steps < max_steps:
-        a = greedy_action(s, T, w, mask, buf)
+        a = greedy_action(s, T, w, mask, buf, automa)
         if a < 0:
             return -1 - steps
-        apply_action(s, T, a)
+        apply_action(s, T, a, automa)
         steps += 1
     return steps
 
@@ -459,14 +459,14 @@ def determinize(s, T, seed):
 
 
 @njit(cache=True)
-def action_values(s, T, w, mask, buf, out):
+def action_values(s, T, w, mask, buf, out, automa):
     """One-step evaluation of every legal action for the deciding player (-inf if illegal)."""
     p = s[S_PLAYER]
     legal_mask(s, T, mask)
     for a in range(N_ACTIONS):
         if mask[a]:
             buf[:] = s
-            apply_action(buf, T, a)
+            apply_action(buf, T, a, automa)
             out[a] = evaluate(buf, T, p, w)
         else:
             out[a] = -np.inf
@@ -492,15 +492,15 @@ def final_margin(s, T, p):
 
 
 @njit(cache=True)
-def rollout_margins(s, T, w, p, actions, seeds, buf, out):
+def rollout_margins(s, T, w, p, actions, seeds, buf, out, automa):
     """For each i: determinize the hidden information with seeds[i] (:func:`determinize`),
     apply actions[i], finish the game with greedy play for everyone, and store p's final
     margin in out[i]."""
     for i in range(actions.shape[0]):
         buf[:] = s
         determinize(buf, T, seeds[i])
-        apply_action(buf, T, actions[i])
-        steps = greedy_rollout(buf, T, w, 100000)
+        apply_action(buf, T, actions[i], automa)
+        steps = greedy_rollout(buf, T, w, 100000, automa)
         if steps < 0 or not game_over(buf):
             out[i] = -1e9
         else:
@@ -508,14 +508,14 @@ def rollout_margins(s, T, w, p, actions, seeds, buf, out):
 
 
 @njit(cache=True)
-def random_rollout_margins(s, T, w, p, actions, seeds, buf, out):
+def random_rollout_margins(s, T, w, p, actions, seeds, buf, out, automa):
     """As :func:`rollout_margins` but finishing every game with uniformly random legal
     actions (the engine's ``playout.rollout``)."""
     for i in range(actions.shape[0]):
         buf[:] = s
         determinize(buf, T, seeds[i])
-        apply_action(buf, T, actions[i])
-        steps = rollout(buf, T, seeds[i] + 1, 100000)
+        apply_action(buf, T, actions[i], automa)
+        steps = rollout(buf, T, seeds[i] + 1, 100000, automa)
         if steps < 0 or not game_over(buf):
             out[i] = -1e9
         else:

@@ -35,6 +35,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from ..engine.actions import N_ACTIONS
+from ..engine.automa_deck import automa_switch
 from ..engine.constants import MAX_PLAYERS
 from ..engine.jit import njit
 from ..engine.layout import S_NP, S_PLAYER, game_over
@@ -146,22 +147,24 @@ class GreedyRollouts(RolloutEvaluator):
         self._values = np.zeros(N_ACTIONS, np.float64)
 
     def action(self, s, T) -> int:
-        return int(greedy_action(s, T, self.weights, self.mask, self.buffer(s)))
+        return int(greedy_action(s, T, self.weights, self.mask, self.buffer(s), automa_switch(T)))
 
     def prior(self, s, T):
-        action_values(s, T, self.weights, self.mask, self.buffer(s), self._values)
+        action_values(s, T, self.weights, self.mask, self.buffer(s), self._values,
+                      automa_switch(T))
         legal = np.flatnonzero(self.mask)
         return legal, self._values[legal]
 
     def finish(self, s, T) -> bool:
         if self.rollout == "random":
-            steps = rollout(s, T, _numba_draw(), MAX_STEPS)
+            steps = rollout(s, T, _numba_draw(), MAX_STEPS, automa_switch(T))
         else:
-            steps = greedy_rollout(s, T, self.weights, MAX_STEPS)
+            steps = greedy_rollout(s, T, self.weights, MAX_STEPS, automa_switch(T))
         return steps >= 0 and game_over(s)
 
     def playouts(self, s, T, p, actions, seeds, out) -> None:
-        ROLLOUT_POLICIES[self.rollout](s, T, self.weights, p, actions, seeds, self.buffer(s), out)
+        ROLLOUT_POLICIES[self.rollout](s, T, self.weights, p, actions, seeds, self.buffer(s), out,
+                                       automa_switch(T))
 
 
 class NetworkSource:
@@ -227,12 +230,14 @@ class PolicyRollouts(RolloutEvaluator):
 
     def finish(self, s, T) -> bool:
         me = int(s[S_PLAYER]) if self.opponents == "greedy" else -1
-        steps = mixed_rollout(s, T, *self._net, self.temperature, me, self.weights, MAX_STEPS)
+        steps = mixed_rollout(s, T, *self._net, self.temperature, me, self.weights, MAX_STEPS,
+                              automa_switch(T))
         return steps >= 0 and game_over(s)
 
     def playouts(self, s, T, p, actions, seeds, out) -> None:
         policy_rollout_margins(s, T, *self._net, self.temperature, self.opponents == "greedy",
-                               self.weights, p, actions, seeds, self.buffer(s), out)
+                               self.weights, p, actions, seeds, self.buffer(s), out,
+                               automa_switch(T))
 
 
 def terminal_mode(meta: dict, num_players: int) -> tuple[int, float]:

@@ -42,4 +42,5 @@ class GreedyAgent(Agent):
         if self._buf is None or self._buf.shape != game.state.shape:
             self._buf = np.empty_like(game.state)
         seed_numba(self._numba_seed())
-        return int(greedy_action(game.state, game.tables, self.weights, self._mask, self._buf))
+        return int(greedy_action(game.state, game.tables, self.weights, self._mask, self._buf,
+                                 game.static.automa_switch))

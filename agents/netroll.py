@@ -118,16 +118,17 @@ def policy_action(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, mask, obs, l
 
 
 @njit(cache=True)
-def policy_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, max_steps):
+def policy_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, max_steps, automa):
     """Play the policy for every player until the game ends; returns the steps taken
     (negative if a position had no legal action)."""
     no_greedy = np.empty(0)             # never read with me < 0; the agents' weight type
     return mixed_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, -1, no_greedy,
-                         max_steps)
+                         max_steps, automa)
 
 
 @njit(cache=True)
-def mixed_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, me, gw, max_steps):
+def mixed_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, me, gw, max_steps,
+                  automa):
     """Play until the game ends with the policy in seat ``me`` and the greedy bot (weights
     ``gw``, :func:`evaluation.greedy_action`) in the other seats; ``me`` < 0: the policy in
     every seat. Returns the steps taken (negative if a position had no legal action)."""
@@ -141,17 +142,17 @@ def mixed_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, me, gw, max_
             a = policy_action(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, mask, obs,
                               logits)
         else:
-            a = greedy_action(s, T, gw, mask, buf)
+            a = greedy_action(s, T, gw, mask, buf, automa)
         if a < 0:
             return -1 - steps
-        apply_action(s, T, a)
+        apply_action(s, T, a, automa)
         steps += 1
     return steps
 
 
 @njit(cache=True)
 def policy_rollout_margins(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, greedy_others,
-                           gw, p, actions, seeds, buf, out):
+                           gw, p, actions, seeds, buf, out, automa):
     """For each i: determinize the hidden information with seeds[i], apply actions[i],
     finish the game with the policy playing every seat (or only p's, the greedy bot with
     weights ``gw`` the others, when ``greedy_others``), and store p's final margin (own VP
@@ -160,9 +161,9 @@ def policy_rollout_margins(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, gre
     for i in range(actions.shape[0]):
         buf[:] = s
         determinize(buf, T, seeds[i])
-        apply_action(buf, T, actions[i])
+        apply_action(buf, T, actions[i], automa)
         steps = mixed_rollout(buf, T, w1t, b1, pw, pb, wa, ba, relu, temperature, me, gw,
-                              100000)
+                              100000, automa)
         if steps < 0 or buf[S_CTX] != CTX_GAME_OVER:
             out[i] = -1e9
         else:

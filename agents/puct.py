@@ -65,11 +65,11 @@ from .ppo import need_torch
 
 
 @njit(cache=True)
-def advance(s, T, a, mask):
+def advance(s, T, a, mask, automa):
     """Apply ``a``, then every forced move (a decision with one legal action) until a
     real choice or the end. Returns the number of legal actions of the state reached
     (0 once the game is over); its mask is left in ``mask``."""
-    apply_action(s, T, a)
+    apply_action(s, T, a, automa)
     while True:
         if game_over(s):
             mask[:] = 0
@@ -78,7 +78,7 @@ def advance(s, T, a, mask):
         k, only = count_legal(mask)
         if k != 1:
             return k
-        apply_action(s, T, only)
+        apply_action(s, T, only, automa)
 
 
 class _Node:
@@ -159,6 +159,7 @@ class PUCTAgent(Agent):
             return int(legal[0])
         t0 = time.perf_counter()
         s, T = game.state, game.tables
+        self._automa = game.static.automa_switch
         self.evaluator.prepare(game)
         num_players = self.evaluator.num_players
         if self._buf is None or self._buf.shape != s.shape:
@@ -208,7 +209,7 @@ class PUCTAgent(Agent):
             if child is None:
                 child = node.children[a] = _Node(num_players)
                 self._nodes += 1
-            advance(buf, T, a, mask)
+            advance(buf, T, a, mask, self._automa)
             node = child
         self._lo = min(self._lo, float(values.min()))
         self._hi = max(self._hi, float(values.max()))

@@ -26,18 +26,19 @@ def measure(players: int, level: int, games: int, repeats: int) -> dict:
     starts = [Game(GameConfig(num_players=players, seed=i, automa={players - 1: level}))
               for i in range(games)]
     T = starts[0].tables
-    rollout(starts[0].state.copy(), T, 1, 100_000)                       # compile or load
-    greedy_rollout(starts[0].state.copy(), T, DEFAULT_WEIGHTS, 100_000)
+    automa = starts[0].static.automa_switch
+    rollout(starts[0].state.copy(), T, 1, 100_000, automa)                       # compile or load
+    greedy_rollout(starts[0].state.copy(), T, DEFAULT_WEIGHTS, 100_000, automa)
     best_random = best_greedy = 0.0
     for _ in range(repeats):
         t0, steps = time.thread_time(), 0
         for i, g in enumerate(starts):
-            steps += rollout(g.state.copy(), T, i, 100_000)
+            steps += rollout(g.state.copy(), T, i, 100_000, automa)
         best_random = max(best_random, steps / (time.thread_time() - t0))
         t0 = time.thread_time()
         for i, g in enumerate(starts):
             seed_numba(i)
-            greedy_rollout(g.state.copy(), T, DEFAULT_WEIGHTS, 100_000)
+            greedy_rollout(g.state.copy(), T, DEFAULT_WEIGHTS, 100_000, automa)
         best_greedy = max(best_greedy, games / (time.thread_time() - t0))
     return {"random_steps_per_s": best_random, "greedy_games_per_s": best_greedy}
 

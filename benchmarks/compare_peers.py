@@ -61,14 +61,16 @@ def ours_engine():
     import numpy as np
 
     from caledonia_env import Game, GameConfig
+    from caledonia_env.engine.automa_deck import automa_switch
     from caledonia_env.engine.layout import STATE_SIZE
     from caledonia_env.engine.playout import random_games
     T = Game(GameConfig(num_players=PLAYERS, seed=0, clans="draft")).tables
+    automa = automa_switch(T)
     finals = np.zeros((0, STATE_SIZE), np.int32)
     seed = [1]
 
     def play(n=20):
-        k = random_games(T, n, seed[0], finals)
+        k = random_games(T, n, seed[0], finals, automa)
         if k < 0:
             raise RuntimeError("a random game reached a state with no legal action")
         seed[0] += n

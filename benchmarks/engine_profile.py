@@ -37,12 +37,13 @@ from caledonia_env.engine.options import can_obtain, n_boxes  # noqa: E402
 from caledonia_env.engine.ports import port_usable  # noqa: E402
 from caledonia_env.engine.options import place_scan  # noqa: E402
 from caledonia_env.engine.playout import random_legal_action, random_pick, rollout  # noqa: E402
+from caledonia_env.engine.automa_deck import automa_switch  # noqa: E402
 from caledonia_env.engine.setup import new_game  # noqa: E402
 from caledonia_env.engine.step import apply_action  # noqa: E402
 
 
 @njit(cache=True)
-def record(T, n_games, seed, cap):
+def record(T, n_games, seed, cap, automa):
     """States before every decision of ``n_games`` random games, and the actions taken."""
     states = np.zeros((cap, STATE_SIZE), np.int32)
     actions = np.zeros(cap, np.int64)
@@ -51,31 +52,31 @@ def record(T, n_games, seed, cap):
     k = 0
     np.random.seed(seed)
     for g in range(n_games):
-        new_game(s, T, seed + g, -1)
+        new_game(s, T, seed + g, -1, automa)
         while s[S_CTX] != CTX_GAME_OVER and k < cap:
             a = random_legal_action(s, T, mask)
             states[k] = s
             actions[k] = a
-            apply_action(s, T, a)
+            apply_action(s, T, a, automa)
             k += 1
     return states[:k], actions[:k]
 
 
 @njit(cache=True)
-def t_rollouts(T, n_games, seed):
+def t_rollouts(T, n_games, seed, automa):
     s = np.zeros(STATE_SIZE, np.int32)
     steps = 0
     for g in range(n_games):
-        new_game(s, T, seed + g, -1)
-        steps += rollout(s, T, seed * 7919 + g, 100000)
+        new_game(s, T, seed + g, -1, automa)
+        steps += rollout(s, T, seed * 7919 + g, 100000, automa)
     return steps
 
 
 @njit(cache=True)
-def t_new_game(T, n_games, seed):
+def t_new_game(T, n_games, seed, automa):
     s = np.zeros(STATE_SIZE, np.int32)
     for g in range(n_games):
-        new_game(s, T, seed + g, -1)
+        new_game(s, T, seed + g, -1, automa)
     return s[0]
 
 
@@ -113,13 +114,13 @@ def t_copy(states, reps):
 
 
 @njit(cache=True)
-def t_apply_subset(states, actions, idx, T, reps):
+def t_apply_subset(states, actions, idx, T, automa, reps):
     s = np.zeros(STATE_SIZE, np.int32)
     acc = 0
     for _ in range(reps):
         for i in idx:
             s[:] = states[i]
-            apply_action(s, T, actions[i])
+            apply_action(s, T, actions[i], automa)
             acc += s[0]
     return acc
 
@@ -217,15 +218,16 @@ def main() -> int:
     from caledonia_env import Game, GameConfig
     T = Game(GameConfig(num_players=args.players, seed=args.seed,
                         clans=None if args.clans == "none" else "draft")).tables
-    states, actions = record(T, args.games, args.seed, args.games * 2000)
+    automa = automa_switch(T)
+    states, actions = record(T, args.games, args.seed, args.games * 2000, automa)
     n = len(states)
-    t_rollouts(T, 2, 1)
+    t_rollouts(T, 2, 1, automa)
     t0 = time.thread_time()
-    steps = t_rollouts(T, args.games, args.seed)
+    steps = t_rollouts(T, args.games, args.seed, automa)
     whole = (time.thread_time() - t0) / steps
-    t_new_game(T, 2, 1)
+    t_new_game(T, 2, 1, automa)
     t0 = time.thread_time()
-    t_new_game(T, args.games, args.seed)
+    t_new_game(T, args.games, args.seed, automa)
     setup = (time.thread_time() - t0) / args.games
     ctx = states[:, S_CTX]
     rows = [("whole random step (rollout: mask + pick + apply)", whole, "")]
@@ -236,7 +238,7 @@ def main() -> int:
         idx = np.flatnonzero(ctx == c)
         share = len(idx) / n
         m = clock(t_mask_subset, states, idx, T) / len(idx)
-        a = (clock(t_apply_subset, states, actions, idx, T)
+        a = (clock(t_apply_subset, states, actions, idx, T, automa)
              - clock(t_copy_subset, states, idx)) / len(idx)
         mask_total += m * share
         apply_total += a * share

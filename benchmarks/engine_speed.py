@@ -17,6 +17,7 @@ shared machine disturb less than wall time.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import subprocess
@@ -35,6 +36,14 @@ def _tables(players, seed=0, clans="draft"):
                            clan_auction=clans == "auction")).tables
 
 
+def automa_args(random_games) -> tuple:
+    """``random_games``' trailing ``automa`` argument: ``None``, as the games timed here have
+    no Automa seats (their code is then not compiled); empty for trees whose engine predates
+    the argument, so that ``--tree`` compares any checkout."""
+    params = inspect.signature(getattr(random_games, "py_func", random_games)).parameters
+    return (None,) * (len(params) - 4)
+
+
 def worker(players: int, games: int, seed: int, clans: str = "draft") -> dict:
     """Time ``games`` random games in this process (JIT or not, per the environment)."""
     import numpy as np
@@ -43,9 +52,10 @@ def worker(players: int, games: int, seed: int, clans: str = "draft") -> dict:
     from caledonia_env.engine.playout import random_games
     T = _tables(players, clans=clans)
     finals = np.zeros((1, STATE_SIZE), np.int32)
-    random_games(T, 1, seed + 10_000, finals)          # warm-up (compile or cache load)
+    extra = automa_args(random_games)
+    random_games(T, 1, seed + 10_000, finals, *extra)      # warm-up (compile or cache load)
     t0, c0 = time.perf_counter(), time.thread_time()
-    steps = random_games(T, games, seed, finals)
+    steps = random_games(T, games, seed, finals, *extra)
     dt, cpu = time.perf_counter() - t0, time.thread_time() - c0
     if steps < 0:
         raise RuntimeError("a random game reached a state with no legal action")
@@ -70,7 +80,10 @@ def startup(cache_dir: str, root: str = ROOT) -> float:
             "from caledonia_env.engine.playout import random_games;"
             "from caledonia_env.engine.layout import STATE_SIZE;"
             "T=Game(GameConfig(num_players=4)).tables;"
-            "random_games(T,1,1,np.zeros((1,STATE_SIZE),np.int32));"
+            "import inspect;"
+            "f=getattr(random_games,'py_func',random_games);"
+            "x=(None,)*(len(inspect.signature(f).parameters)-4);"       # automa: none here
+            "random_games(T,1,1,np.zeros((1,STATE_SIZE),np.int32),*x);"
             "print(time.perf_counter()-t)")
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")

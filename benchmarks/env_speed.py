@@ -43,15 +43,17 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 def engine_speed(players: int, seconds: float, seed: int) -> dict:
     from caledonia_env import Game
+    from caledonia_env.engine.automa_deck import automa_switch
     from caledonia_env.engine.layout import STATE_SIZE
     from caledonia_env.engine.playout import random_games
     T = Game(num_players=players, seed=seed).tables
+    automa = automa_switch(T)
     finals = np.zeros((1, STATE_SIZE), np.int32)
-    random_games(T, 2, seed + 10_000, finals)          # warm-up (compile or cache load)
+    random_games(T, 2, seed + 10_000, finals, automa)          # warm-up (compile or cache load)
     steps = games = 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        k = random_games(T, 50, seed + games, finals)
+        k = random_games(T, 50, seed + games, finals, automa)
         if k < 0:
             raise RuntimeError("a random game reached a state with no legal action")
         steps += k

@@ -121,7 +121,7 @@ def check_state(s, T):
 
 
 @njit(cache=True)
-def fuzz_game(s, T, action_seed, max_steps, actions):
+def fuzz_game(s, T, action_seed, max_steps, actions, automa):
     """Play random legal actions from ``s`` to the end, checking every state.
 
     Returns ``(code, steps)``: ``code`` 0 when clean, else a ``FAILURES`` index found
@@ -138,7 +138,7 @@ def fuzz_game(s, T, action_seed, max_steps, actions):
         if a < 0:
             return E_MASK, steps
         actions[steps] = a
-        apply_action(s, T, a)
+        apply_action(s, T, a, automa)
         steps += 1
         code = check_state(s, T)
     if code == OK and s[L.S_ROUND] != T[L.T_ROUNDS]:
@@ -199,7 +199,8 @@ def run_case(c: Case, max_steps: int = MAX_STEPS):
     """Fuzz one game: ``(code, steps, actions)``."""
     g = Game(c.config)
     actions = np.zeros(max_steps, np.int32)
-    code, steps = fuzz_game(g.state, g.tables, c.action_seed, max_steps, actions)
+    code, steps = fuzz_game(g.state, g.tables, c.action_seed, max_steps, actions,
+                            g.static.automa_switch)
     return int(code), int(steps), actions[:steps]
 
 

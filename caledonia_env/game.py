@@ -10,6 +10,7 @@ from .config import GameConfig, MODULES
 from .data import load_ruleset
 from .data.names import PORTS
 from .engine import layout as L
+from .engine.automa_deck import automa_switch
 from .engine.automa_log import read_events
 from .engine.actions import A_PORT, A_START_PICK, MASK_WIDTH, N_ACTIONS, action_names, parse_name
 from .engine.api import APPLIED, GAME_OVER, LEGAL_IDS, game_call
@@ -85,6 +86,7 @@ class Static:
         self.num_players = num_players
         self.variants = variants
         self.tables = build_tables(ruleset, board, num_players, variants)
+        self.automa_switch = automa_switch(self.tables)     # the engine's ``automa`` argument
         self.names = action_names(board.labels)
         self.index = {n.lower(): i for i, n in enumerate(self.names)}
 
@@ -138,7 +140,8 @@ class Game:
         self.state = np.zeros(L.STATE_SIZE, np.int32)
         self._log = np.zeros(L.AM_LOG_SIZE, np.int32)
         first = -1 if config.first_player is None else config.first_player
-        _new_game(self.state, self.tables, int(rng.integers(1, 2**31 - 2)), first, self._log)
+        _new_game(self.state, self.tables, int(rng.integers(1, 2**31 - 2)), first, self._log,
+                  self.static.automa_switch)
         self._hist, self._nhist = None, 0
         #: Automa turns (A-3), each a dict with ``after`` (actions applied before it) and
         #: ``text``; a tuple, shared by clones until one of them adds an event
@@ -238,7 +241,7 @@ class Game:
         """The legal-action mask as a fresh int8 array (what the envs hand out)."""
         mask = self._mask if self._mask is not None else self._scratch()
         game_call(self.state, self._static.tables, mask, self._seen, self._ids, self._log,
-                  LEGAL_IDS)
+                  LEGAL_IDS, self._static.automa_switch)
         return mask[:N_ACTIONS].copy()
 
     def legal_actions(self) -> np.ndarray:
@@ -248,7 +251,7 @@ class Game:
             mask = self._scratch()
         ids = self._ids
         return ids[:game_call(self.state, self._static.tables, mask, self._seen, ids,
-                              self._log, LEGAL_IDS)].copy()
+                              self._log, LEGAL_IDS, self._static.automa_switch)].copy()
 
     def step(self, action) -> None:
         """Apply a legal action id (see :func:`action_id` for the accepted types); raises
@@ -260,7 +263,8 @@ class Game:
         mask = self._mask
         if mask is None:
             mask = self._scratch()
-        r = game_call(self.state, self._static.tables, mask, self._seen, self._ids, self._log, a)
+        r = game_call(self.state, self._static.tables, mask, self._seen, self._ids, self._log, a,
+                      self._static.automa_switch)
         if r != APPLIED:
             self._reject(a, r)
         self._hist = (self._hist, a)
@@ -405,7 +409,7 @@ class Game:
         actions = self.history
         digests = []
         for a in actions:
-            _apply_action(replay.state, replay.tables, a)
+            _apply_action(replay.state, replay.tables, a, replay.static.automa_switch)
             digests.append(step_digest(replay.state))
         return json.dumps(make_record(
             config=self.config.to_dict(), map=self.map, fingerprint=self.ruleset.fingerprint(),

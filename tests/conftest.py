@@ -19,12 +19,15 @@ MAP = "A1,B1,C1,D1"
 
 
 def warm_numba_cache() -> None:
-    """Compile (or load) the code most tests run: the engine through ``Game``, the random
+    """Compile (or load) the code most tests run: the engine through ``Game`` (without and
+    with an Automa seat: two compilations, ``engine.automa_deck.automa_switch``), the random
     playouts, the vector env and the greedy and mcts bots. Each piece is filed in numba's
     cache, which every process of the session shares by path."""
+    game = Game(GameConfig(num_players=2, seed=0, automa={1: 3}))
+    game.step(int(game.legal_actions()[0]))
     game = Game(GameConfig(num_players=4, seed=0, clans="draft"))
     game.step(int(game.legal_actions()[0]))
-    random_games(game.tables, 1, 0, np.zeros((1, STATE_SIZE), np.int32))
+    random_games(game.tables, 1, 0, np.zeros((1, STATE_SIZE), np.int32), None)
     for name in ("greedy", "mcts:4"):
         agents.make(name, seed=0).act(game.clone())
     env = CaledoniaVectorEnv(num_envs=2, num_players=2, seed=0)

@@ -23,7 +23,7 @@ LEGAL_IDS = -1
 
 
 @njit(cache=True)
-def game_call(s, T, mask, seen, ids, amlog, a):
+def game_call(s, T, mask, seen, ids, amlog, a, automa):
     """``a == LEGAL_IDS``: write the legal ids into ``ids`` and return their count.
     ``a >= 0``: apply ``a`` if it is legal (its Automa events into ``amlog``) and return
     APPLIED, else ILLEGAL or GAME_OVER with ``s`` unchanged."""
@@ -42,7 +42,7 @@ def game_call(s, T, mask, seen, ids, amlog, a):
     if a >= 0:
         if mask[a] == 0:
             return ILLEGAL
-        apply_action_log(s, T, a, amlog)
+        apply_action_log(s, T, a, amlog, automa)
         seen[n] = 0
         return APPLIED
     words = mask.view(np.uint64)

@@ -3,6 +3,8 @@
 Card columns are ``data.automa``'s CARD_*, the codes follow its ACTIONS / CRITERIA order;
 the deck lives in the seat's P_AM_* fields.
 """
+import numpy as np
+
 from ..data.automa import (CARD_ACTIONS, CARD_CRITERIA, CARD_MODULES, CARD_N_ACTIONS,
                            CARD_REMOVE, CARD_ROUND, CARD_STEPS, CARD_UPGRADE)
 from .constants import BAKERY, COW, DAIRY, DISTILLERY, FIELD, MAX_PLAYERS, SHEEP
@@ -22,6 +24,16 @@ N_CYCLE = 7
 @njit(cache=True, inline="always")
 def is_automa(T, p):
     return T[T_AM_LEVEL + p] > 0
+
+
+def automa_switch(T):
+    """The ``automa`` argument of the engine's entry points (``setup.new_game``,
+    ``step.apply_action``, ``api.game_call`` and the kernels built on them) for tables ``T``
+    (one row, or a batch of rows): ``True`` when a seat is the Automa, else ``None``. numba
+    prunes the Automa's calls from a compilation whose ``automa`` is ``None``, so games
+    without Automa seats never compile its code (cold start)."""
+    levels = np.asarray(T)[..., T_AM_LEVEL:T_AM_LEVEL + MAX_PLAYERS]
+    return True if (levels > 0).any() else None
 
 
 @njit(cache=True)

@@ -22,9 +22,9 @@ def run_automata(s, T, amlog):
         if ctx == CTX_MAIN:
             automa_turn(s, T, p, amlog)
             s[S_MAIN_DONE] = 1
-            end_turn(s, T)
+            end_turn(s, T, True)
         elif ctx == CTX_START_PICK or ctx == CTX_START_WORKER:
             s[S_SETUP_PTR] += 1
-            resolve(s, T)
+            resolve(s, T, True)
         else:
             return

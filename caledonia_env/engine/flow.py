@@ -3,6 +3,9 @@
 ``resolve`` looks at the pending work of the turn in a fixed priority order
 and sets S_CTX / S_PLAYER; when nothing is pending, the turn, phase or round
 moves on. Pending work that offers no legal option is dropped here.
+
+``automa`` (``automa_deck.automa_switch``): ``None`` in a game without Automa seats, whose
+compilation then leaves out every call of the Automa (A-7, A-8).
 """
 import numpy as np
 
@@ -41,7 +44,7 @@ from .solo import is_market_round, market_phase
 
 # ------------------------------------------------------------------ setup
 @njit(cache=True)
-def setup_next(s, T):
+def setup_next(s, T, automa):
     """Advance through the clan auction (R-9.4), starting picks (R-1.7/R-1.9) and
     starting workers (R-1.8, R-8.4)."""
     n = s[S_NP]
@@ -70,7 +73,7 @@ def setup_next(s, T):
             s[S_PLAYER] = p
             return
         s[S_SETUP_PTR] += 1          # no legal hex left for this worker: it is skipped
-    start_round(s, T, True)
+    start_round(s, T, True, automa)
 
 
 @njit(cache=True)
@@ -193,7 +196,7 @@ def auction_pick_done(s, T):
 
 
 @njit(cache=True)
-def start_round(s, T, first):
+def start_round(s, T, first, automa):
     """R-2.1 preparation (skipped in round 1), then the first turn of the round."""
     n = s[S_NP]
     if not first:
@@ -207,7 +210,8 @@ def start_round(s, T, first):
             market_phase(s, T)       # R-9.2 solo: dice, refill, removal
         else:
             refill_slots(s, T)
-        automa_prepare(s, T)         # A-7.1
+        if automa is not None:
+            automa_prepare(s, T)     # A-7.1
         for i in range(n):
             s[S_ORDER + i] = s[S_NEXT_ORDER + i]
     new_turn(s)
@@ -235,14 +239,14 @@ def new_turn(s):
 
 
 @njit(cache=True)
-def end_turn(s, T):
+def end_turn(s, T, automa):
     """Next player in turn order who has not passed; production when all passed (R-2.2)."""
     n = s[S_NP]
     s[S_MAIN_DONE] = 0
     s[S_PRICE_SHIFT_GOOD] = -1
     new_turn(s)
     if s[S_N_PASSED] >= n:
-        start_production(s, T)
+        start_production(s, T, automa)
         return
     pos = s[S_TURN_POS]
     for k in range(1, n + 1):
@@ -257,7 +261,7 @@ def end_turn(s, T):
 
 # ------------------------------------------------------------- production
 @njit(cache=True)
-def start_production(s, T):
+def start_production(s, T, automa):
     """MacKenzie's cellar ages (R-8.6); R-6.1 income (clan rates, R-8.5) and R-6.2 basic
     goods for everyone, then processing choices."""
     n = s[S_NP]
@@ -274,15 +278,16 @@ def start_production(s, T):
         for u in (SHEEP, COW, FIELD):
             g = T[T_UNIT_GOOD + u]
             s[poff + P_GOODS + g] += units[u] * T[T_UNIT_YIELD + u]
-    automa_production(s, T)          # A-7.2
+    if automa is not None:
+        automa_production(s, T)      # A-7.2
     s[S_PHASE] = PH_PRODUCTION
     s[S_PROC_SEAT] = 0
     s[S_PROC_KIND] = 0
-    production_next(s, T)
+    production_next(s, T, automa)
 
 
 @njit(cache=True)
-def production_next(s, T):
+def production_next(s, T, automa):
     """Next production choice in next round's turn order: processing per building kind
     (R-6.3, steps 0-2), MacKenzie's cellar (R-8.6, step 3), Cunningham's butter (R-8.3,
     step 4); then round scoring (R-6.4)."""
@@ -308,7 +313,7 @@ def production_next(s, T):
             s[S_PROC_KIND] += 1
         s[S_PROC_SEAT] += 1
         s[S_PROC_KIND] = 0
-    end_round(s, T)
+    end_round(s, T, automa)
 
 
 @njit(cache=True)
@@ -319,7 +324,7 @@ def cellar_in_ok(s, T, poff):
 
 
 @njit(cache=True)
-def end_round(s, T):
+def end_round(s, T, automa):
     """R-6.4 round scoring; after the last round, final scoring (R-7)."""
     n = s[S_NP]
     tile = s[S_TILES + s[S_ROUND] - 1]
@@ -335,10 +340,11 @@ def end_round(s, T):
             while s[poff + P_CELLAR + 1] > 0:
                 cellar_out(s, T, poff, 1)
         final_scoring(s, T)
-        automa_final(s, T)           # A-8
+        if automa is not None:
+            automa_final(s, T)       # A-8
         end_game(s)
         return
-    start_round(s, T, False)
+    start_round(s, T, False, automa)
 
 
 @njit(cache=True)
@@ -389,14 +395,14 @@ def structure_draw(s, T, p):
 
 
 @njit(cache=True)
-def resolve(s, T):
+def resolve(s, T, automa):
     """Set S_CTX / S_PLAYER for the next decision."""
     ph = s[S_PHASE]
     if ph == PH_SETUP_PICK or ph == PH_SETUP_WORKERS:
-        setup_next(s, T)
+        setup_next(s, T, automa)
         return
     if ph == PH_PRODUCTION:
-        production_next(s, T)
+        production_next(s, T, automa)
         return
     if ph == PH_OVER:
         s[S_CTX] = CTX_GAME_OVER
@@ -466,4 +472,4 @@ def resolve(s, T):
     if any_after_main_port(s, T, p):
         s[S_CTX] = CTX_AFTER_MAIN
         return
-    end_turn(s, T)
+    end_turn(s, T, automa)

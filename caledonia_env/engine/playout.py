@@ -88,7 +88,7 @@ def random_legal_action(s, T, mask):
 
 
 @njit(cache=True)
-def rollout(s, T, seed, max_steps):
+def rollout(s, T, seed, max_steps, automa):
     """Play random legal actions from state ``s`` until the game ends; returns steps taken."""
     np.random.seed(seed)
     mask = np.zeros(N_ACTIONS, np.int8)
@@ -97,19 +97,19 @@ def rollout(s, T, seed, max_steps):
         a = random_legal_action(s, T, mask)
         if a < 0:
             return -1 - steps
-        apply_action(s, T, a)
+        apply_action(s, T, a, automa)
         steps += 1
     return steps
 
 
 @njit(cache=True)
-def random_games(T, n_games, seed, final_states):
+def random_games(T, n_games, seed, final_states, automa):
     """Play ``n_games`` random games from fresh setups; returns the total number of steps."""
     s = np.zeros(STATE_SIZE, np.int32)
     total = 0
     for g in range(n_games):
-        new_game(s, T, seed + g, -1)
-        steps = rollout(s, T, seed * 7919 + g, 100000)
+        new_game(s, T, seed + g, -1, automa)
+        steps = rollout(s, T, seed * 7919 + g, 100000, automa)
         if steps < 0:
             return steps
         total += steps

@@ -47,14 +47,15 @@ def _draw_tiles(s, T, pool_at, pool_size, dest, count):
 
 
 @njit(cache=True)
-def new_game(s, T, seed, first_player):
+def new_game(s, T, seed, first_player, automa):
     """Write a fresh game into state row ``s``; ``first_player`` -1 draws it (R-1.6).
-    Automa setup events (A-1) are counted, not kept (see :func:`new_game_log`)."""
-    return new_game_log(s, T, seed, first_player, s[:0])
+    Automa setup events (A-1) are counted, not kept (see :func:`new_game_log`); ``automa``:
+    ``automa_deck.automa_switch(T)``."""
+    return new_game_log(s, T, seed, first_player, s[:0], automa)
 
 
 @njit(cache=True)
-def new_game_log(s, T, seed, first_player, amlog):
+def new_game_log(s, T, seed, first_player, amlog, automa):
     """:func:`new_game` that writes the Automa setup events into ``amlog`` (an event log,
     zeroed first; see ``step.apply_action_log``)."""
     s[:] = 0
@@ -131,9 +132,11 @@ def new_game_log(s, T, seed, first_player, amlog):
     if mode == CLAN_AUCTION:
         s[S_AUC_SEAT] = 0
         start_auction(s, T, rand_int(s, n))     # R-9.4: a random player opens
-    automa_setup(s, T, amlog)                   # A-1: Automa seats, before any human decision
-    resolve(s, T)
-    run_automata(s, T, amlog)
+    if automa is not None:
+        automa_setup(s, T, amlog)               # A-1: Automa seats, before any human decision
+    resolve(s, T, automa)
+    if automa is not None:
+        run_automata(s, T, amlog)
     return STATE_SIZE
 
 

@@ -129,15 +129,16 @@ def first_free_box(s, T, p):
 
 
 @njit(cache=True)
-def apply_action(s, T, a):
+def apply_action(s, T, a, automa):
     """Apply legal action ``a`` for the deciding player and resolve what comes next.
     Automa events (A-3) are counted in ``s[S_AM_NLOG]`` but not kept (see
-    :func:`apply_action_log`)."""
-    apply_action_log(s, T, a, s[:0])
+    :func:`apply_action_log`). ``automa``: ``automa_deck.automa_switch(T)``, ``None`` in a
+    game without Automa seats (the Automa's code is then not compiled)."""
+    apply_action_log(s, T, a, s[:0], automa)
 
 
 @njit(cache=True)
-def apply_action_log(s, T, a, amlog):
+def apply_action_log(s, T, a, amlog, automa):
     """:func:`apply_action` that also writes the Automa events of this call (A-3) into
     ``amlog`` (int32[AM_LOG_SIZE], a ring from slot 0; the count ``s[S_AM_NLOG]`` starts
     at 0 in every call; read them with ``automa_log.read_events``)."""
@@ -179,8 +180,9 @@ def apply_action_log(s, T, a, amlog):
                 do_fulfill(s, T, p, 1)
     elif ctx == CTX_AFTER_MAIN:
         if a == A_END_TURN:
-            end_turn(s, T)
-            run_automata(s, T, amlog)    # A-3: Automa seats move until the next decision
+            end_turn(s, T, automa)
+            if automa is not None:
+                run_automata(s, T, amlog)    # A-3: Automa seats move until the next decision
             return
         use_port(s, T, p, a - A_PORT, n_boxes(s, T, p))
     elif ctx == CTX_SECOND_CONTRACT:
@@ -300,5 +302,6 @@ def apply_action_log(s, T, a, amlog):
         r = a - A_PLACE
         place_unit(s, T, p, r // MAX_NODES, r % MAX_NODES, False, False)
         s[S_SETUP_PTR] += 1
-    resolve(s, T)
-    run_automata(s, T, amlog)        # A-3: Automa seats move until the next decision
+    resolve(s, T, automa)
+    if automa is not None:
+        run_automata(s, T, amlog)    # A-3: Automa seats move until the next decision

@@ -53,6 +53,7 @@ from gymnasium import spaces
 
 from ..config import MODULES, GameConfig
 from ..engine.actions import N_ACTIONS
+from ..engine.automa_deck import automa_switch
 from ..engine.actions import MASK_WIDTH
 from ..engine.constants import MAX_PLAYERS
 from ..engine.layout import S_PLAYER, STATE_SIZE, game_over
@@ -162,6 +163,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
                                                _variants(cfg)))
                 self.configs.append(dataclasses.replace(cfg, map=sides))
         self.tables = np.stack([st.tables for st in self.statics])
+        self.automa = automa_switch(self.tables)      # the engine's ``automa`` argument
         self._templates = [None] * len(self.statics)
         self.fixed_table = 0 if len(self.statics) == 1 else -1
         n = self.num_envs
@@ -215,7 +217,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
         nxt = 1 - self._cur
         reset_all(self.states, self.tables, self.table_index, self.seats, self.rng,
                    self.fixed_table, self.fixed_seat, self.first_player, self._masks[nxt],
-                   self.fast)
+                   self.fast, self.automa)
         if not self.fast:
             for i in range(self.num_envs):
                 self._reset_opponents(i)
@@ -243,8 +245,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
             bad = kernel(self.states, self.tables, self.table_index, self.seats, self.rng,
                          actions, self._masks[cur], self._cfg, self._obs[nxt], self._masks[nxt],
                          self.final_obs, self._rewards[nxt], self._dones[nxt], self.scores,
-                         self.moves,
-                         self.illegal_reward)
+                         self.moves, self.illegal_reward, self.automa)
             if bad >= 0:
                 self._raise_illegal(bad, int(actions[bad]))
         else:
@@ -266,15 +267,14 @@ class CaledoniaVectorEnv(VecEnvMethods):
         if self.penalize:
             illegal = ~a_ok
             illegal[a_ok] = m[np.flatnonzero(a_ok), actions[a_ok]] == 0
-        apply_all(self.states, self.tables, self.table_index, actions, illegal)
+        apply_all(self.states, self.tables, self.table_index, actions, illegal, self.automa)
         for i in range(self.num_envs):
             if not illegal[i]:
                 self.moves[i] += 1 + self._py_advance(i)
         settle_all(self.states, self.tables, self.table_index, self.seats, self.rng,
                     self.fixed_table, self.fixed_seat, self.first_player, self._mode,
                     self.final_obs, self._rewards[nxt], self._dones[nxt], self.scores,
-                    self._masks[nxt],
-                    illegal, self.illegal_reward)
+                    self._masks[nxt], illegal, self.illegal_reward, self.automa)
         for i in np.flatnonzero(self._dones[nxt]):
             self._reset_opponents(i)
             self.moves[i] += self._py_advance(i)
@@ -339,7 +339,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
             if not (0 <= a < N_ACTIONS and g._mask[a]):
                 raise IllegalActionError(f"env {i}: opponent {agent!r} at seat {p} chose "
                                          f"illegal action {a} in context {g.context!r}")
-            apply_action(s, g.tables, a)
+            apply_action(s, g.tables, a, self.automa)
             k += 1
         return k
 

@@ -62,7 +62,7 @@ def _random_legal(mask, rng, i):
 
 
 @njit(cache=True)
-def _advance(s, T, seat, mask, rng, i):
+def _advance(s, T, seat, mask, rng, i, automa):
     """Random legal opponents play until ``seat`` decides or the game ends; returns their moves."""
     k = 0
     while not game_over(s) and s[S_PLAYER] != seat:
@@ -70,14 +70,14 @@ def _advance(s, T, seat, mask, rng, i):
         a = _random_legal(mask, rng, i)
         if a < 0:
             break
-        apply_action(s, T, a)
+        apply_action(s, T, a, automa)
         k += 1
     return k
 
 
 @njit(cache=True)
 def _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mask,
-                 advance):
+                 advance, automa):
     """Fresh game for env i: table (map / player count), seed, seat; opponents move first.
 
     Returns the opponents' moves played (those of games that ended before the learner's
@@ -87,17 +87,17 @@ def _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_play
         t = fixed_table if fixed_table >= 0 else _rand(rng, i, TB.shape[0])
         tidx[i] = t
         T = TB[t]
-        new_game(S[i], T, _rand(rng, i, SEED_LIMIT), first_player)
+        new_game(S[i], T, _rand(rng, i, SEED_LIMIT), first_player, automa)
         seats[i] = fixed_seat if fixed_seat >= 0 else _rand(rng, i, T[T_NP])
         if advance:
-            moves += _advance(S[i], T, seats[i], mask, rng, i)
+            moves += _advance(S[i], T, seats[i], mask, rng, i, automa)
         if not game_over(S[i]):
             return moves
 
 
 @njit(cache=True)
 def _settle(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mode,
-            final_obs, rewards, dones, scores, mask, advance, illegal, illegal_reward):
+            final_obs, rewards, dones, scores, mask, advance, illegal, illegal_reward, automa):
     """If env i's game is over (or it was forfeited): reward, last obs, scores, auto-reset."""
     s = S[i]
     T = TB[tidx[i]]
@@ -118,12 +118,12 @@ def _settle(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, m
     dones[i] = True
     encode_obs(s, T, seat, final_obs[i])
     return _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player,
-                        mask, advance)
+                        mask, advance, automa)
 
 
 @njit(cache=True)
 def _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs, rewards,
-         dones, scores, moves, illegal_reward):
+         dones, scores, moves, illegal_reward, automa):
     """One env: learner action, random opponents, reward / auto-reset, observation and mask."""
     s = S[i]
     a = actions[i]
@@ -131,11 +131,11 @@ def _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_
     k = 0
     if not illegal:
         T = TB[tidx[i]]
-        apply_action(s, T, a)
-        k = 1 + _advance(s, T, seats[i], masks[i], rng, i)
+        apply_action(s, T, a, automa)
+        k = 1 + _advance(s, T, seats[i], masks[i], rng, i, automa)
     k += _settle(i, S, TB, tidx, seats, rng, cfg[CFG_TABLE], cfg[CFG_SEAT], cfg[CFG_FIRST],
                  cfg[CFG_MODE], final_obs, rewards, dones, scores, masks[i], True, illegal,
-                 illegal_reward)
+                 illegal_reward, automa)
     moves[i] += k
     T = TB[tidx[i]]
     encode_obs(s, T, seats[i], obs[i])
@@ -144,7 +144,7 @@ def _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_
 
 @njit(cache=True)
 def step_serial(S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
-                 rewards, dones, scores, moves, illegal_reward):
+                 rewards, dones, scores, moves, illegal_reward, automa):
     """Step every env in order; -1, or (raise mode) the first env whose action is illegal."""
     if cfg[CFG_PENALIZE] == 0:
         bad = first_illegal(cur_masks, actions)
@@ -152,13 +152,13 @@ def step_serial(S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, fi
             return bad
     for i in range(S.shape[0]):
         _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
-             rewards, dones, scores, moves, illegal_reward)
+             rewards, dones, scores, moves, illegal_reward, automa)
     return -1
 
 
 @njit(cache=True, parallel=True)
 def step_parallel(S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
-                   rewards, dones, scores, moves, illegal_reward):
+                   rewards, dones, scores, moves, illegal_reward, automa):
     """As step_serial, the envs spread over numba's threads (prange)."""
     if cfg[CFG_PENALIZE] == 0:
         bad = first_illegal(cur_masks, actions)
@@ -166,15 +166,16 @@ def step_parallel(S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, 
             return bad
     for i in prange(S.shape[0]):
         _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
-             rewards, dones, scores, moves, illegal_reward)
+             rewards, dones, scores, moves, illegal_reward, automa)
     return -1
 
 
 @njit(cache=True)
-def reset_all(S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, masks, advance):
+def reset_all(S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, masks, advance,
+              automa):
     for i in range(S.shape[0]):
         _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player,
-                     masks[i], advance)
+                     masks[i], advance, automa)
 
 
 @njit(cache=True)
@@ -196,18 +197,19 @@ def first_illegal(cur_masks, actions):
 
 
 @njit(cache=True)
-def apply_all(S, TB, tidx, actions, skip):
+def apply_all(S, TB, tidx, actions, skip, automa):
     for i in range(S.shape[0]):
         if not skip[i]:
-            apply_action(S[i], TB[tidx[i]], actions[i])
+            apply_action(S[i], TB[tidx[i]], actions[i], automa)
 
 
 @njit(cache=True)
 def settle_all(S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mode,
-                final_obs, rewards, dones, scores, masks, illegal, illegal_reward):
+                final_obs, rewards, dones, scores, masks, illegal, illegal_reward, automa):
     for i in range(S.shape[0]):
         _settle(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mode,
-                final_obs, rewards, dones, scores, masks[i], False, illegal[i], illegal_reward)
+                final_obs, rewards, dones, scores, masks[i], False, illegal[i], illegal_reward,
+                automa)
 
 
 @njit(cache=True)

@@ -59,7 +59,7 @@ def check_pending(game, ctx, cur):
                                 f"production_seat a seat (< {game.num_players})")
     elif cur >= 0:
         probe = s.copy()          # the engine's choice of the next decision (R-2.2 order)
-        resolve(probe, game.tables)
+        resolve(probe, game.tables, game.static.automa_switch)
         if probe[L.S_CTX] != s[L.S_CTX]:
             raise ScenarioError(f"context {ctx!r} disagrees with the pending work of the turn: "
                                 f"the engine asks for {CONTEXT_NAMES[int(probe[L.S_CTX])]!r} "

@@ -58,13 +58,13 @@ def test_greedy_prior_is_the_one_step_evaluation_and_its_action_the_greedy_bots(
     legal, scores = ev.prior(game.state, game.tables)
     ref = np.zeros(N_ACTIONS)
     action_values(game.state, game.tables, DEFAULT_WEIGHTS, np.zeros(N_ACTIONS, np.int8),
-                  np.empty_like(game.state), ref)
+                  np.empty_like(game.state), ref, None)
     assert np.array_equal(scores, ref[legal])
     seed_numba(3)
     a = ev.action(game.state, game.tables)
     seed_numba(3)
     assert a == greedy_action(game.state, game.tables, DEFAULT_WEIGHTS,
-                              np.zeros(N_ACTIONS, np.int8), np.empty_like(game.state))
+                              np.zeros(N_ACTIONS, np.int8), np.empty_like(game.state), None)
 
 
 @pytest.mark.parametrize("make", [lambda p: GreedyRollouts(), lambda p: PolicyRollouts(p)])
@@ -83,7 +83,7 @@ def test_playouts_are_evaluate_after_determinizing_and_applying_the_action(make,
     for a, seed, got in zip(actions, seeds, out):
         buf = s.copy()
         determinize(buf, T, seed)               # seeds numba's stream as playouts does
-        apply_action(buf, T, a)
+        apply_action(buf, T, a, None)
         assert ev.evaluate(buf, T)[p] == got
     assert out[0] != out[2]                      # the determinization seed matters
 

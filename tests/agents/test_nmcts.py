@@ -60,7 +60,7 @@ def test_policy_rollout_finishes_the_game_and_samples_at_a_temperature(tmp_path)
     for temperature, seed in ((0.0, 1), (0.0, 2), (1.0, 1), (1.0, 2)):
         agents.evaluation.seed_numba(seed)
         s = game.state.copy()
-        steps = policy_rollout(s, game.tables, *w, temperature, 100000)
+        steps = policy_rollout(s, game.tables, *w, temperature, 100000, None)
         assert steps > 0 and s[L.S_CTX] == CTX_GAME_OVER
         ends.add((temperature, s.tobytes()))
     argmax = {e for t, e in ends if t == 0.0}
@@ -81,7 +81,7 @@ def test_mixed_rollout_plays_the_policy_in_one_seat_and_greedy_in_the_others(num
     T = game.tables
     agents.evaluation.seed_numba(3)
     s = game.state.copy()
-    steps = mixed_rollout(s, T, *w, 0.0, me, DEFAULT_WEIGHTS, 100000)
+    steps = mixed_rollout(s, T, *w, 0.0, me, DEFAULT_WEIGHTS, 100000, None)
     assert steps > 0 and s[L.S_CTX] == CTX_GAME_OVER
     agents.evaluation.seed_numba(3)
     ref = game.state.copy()
@@ -92,13 +92,13 @@ def test_mixed_rollout_plays_the_policy_in_one_seat_and_greedy_in_the_others(num
         if ref[L.S_PLAYER] == me:
             a = policy_action(ref, T, *w, 0.0, mask, obs, logits)
         else:
-            a = greedy_action(ref, T, DEFAULT_WEIGHTS, mask, buf)
+            a = greedy_action(ref, T, DEFAULT_WEIGHTS, mask, buf, None)
         seats.add(int(ref[L.S_PLAYER]))
-        apply_action(ref, T, a)
+        apply_action(ref, T, a, None)
     assert np.array_equal(s, ref) and seats == set(range(num_players))
     every = [game.state.copy() for _ in range(2)]
-    assert mixed_rollout(every[0], T, *w, 0.0, -1, DEFAULT_WEIGHTS, 100000) == \
-        policy_rollout(every[1], T, *w, 0.0, 100000)
+    assert mixed_rollout(every[0], T, *w, 0.0, -1, DEFAULT_WEIGHTS, 100000, None) == \
+        policy_rollout(every[1], T, *w, 0.0, 100000, None)
     assert np.array_equal(*every) and not np.array_equal(every[0], s)
 
 

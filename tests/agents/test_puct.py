@@ -199,7 +199,7 @@ def test_puctr_leaf_mixes_the_value_head_and_a_greedy_rollout(tmp_path):
         leaves[mix] = agent.evaluator.evaluate(game.state, game.tables)
     end = game.state.copy()
     seed_numba(11)
-    assert greedy_rollout(end, game.tables, DEFAULT_WEIGHTS, 100000) > 0
+    assert greedy_rollout(end, game.tables, DEFAULT_WEIGHTS, 100000, None) > 0
     z = np.zeros(4)
     terminal_rewards(end, game.tables, R_SCORE_DIFF, z)
     assert np.abs(z).max() > 0.01

@@ -27,6 +27,7 @@ if __name__ == "__main__":
 from caledonia_env import Game, GameConfig  # noqa: E402
 from caledonia_env.config import RULES_2026_11  # noqa: E402
 from caledonia_env.engine.actions import N_ACTIONS  # noqa: E402
+from caledonia_env.engine.automa_deck import automa_switch  # noqa: E402
 from caledonia_env.engine.layout import (AM_EV_W, AM_LOG_CAP, AM_LOG_SIZE,  # noqa: E402
                                          S_AM_NLOG, STATE_SIZE, game_over)
 from caledonia_env.engine.playout import random_legal_action  # noqa: E402
@@ -64,12 +65,12 @@ def _mix(h, v):
 
 
 @njit(cache=True)
-def _play(T, n_games, seed, out):
+def _play(T, n_games, seed, out, automa):
     s = np.zeros(STATE_SIZE, np.int32)
     amlog = np.zeros(AM_LOG_SIZE, np.int32)
     mask = np.zeros(N_ACTIONS, np.int8)
     for g in range(n_games):
-        new_game_log(s, T, seed + g, -1, amlog)
+        new_game_log(s, T, seed + g, -1, amlog, automa)
         np.random.seed(seed * 7919 + g)
         h = FNV_OFFSET
         steps = 0
@@ -91,7 +92,7 @@ def _play(T, n_games, seed, out):
             h = _mix(h, a)
             if a < 0:
                 break
-            apply_action_log(s, T, a, amlog)
+            apply_action_log(s, T, a, amlog, automa)
             steps += 1
         out[g, 0] = h
         out[g, 1] = steps
@@ -101,7 +102,7 @@ def trace_hashes(config: dict, n_games: int, seed: int = 0) -> list[str]:
     """One hex hash per game (see the module docstring), with its step count appended."""
     T = Game(GameConfig(**config)).tables
     out = np.zeros((n_games, 2), np.uint64)
-    _play(T, n_games, seed, out)
+    _play(T, n_games, seed, out, automa_switch(T))
     return [f"{int(h):016x}:{int(n)}" for h, n in out]
 
 

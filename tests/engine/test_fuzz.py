@@ -112,7 +112,8 @@ def test_failure_reports_step_and_replays_through_game():
     c = fuzz.case(5, 17)
     g = Game(c.config)
     actions = np.zeros(5, np.int32)
-    code, steps = fuzz.fuzz_game(g.state, g.tables, c.action_seed, 5, actions)
+    code, steps = fuzz.fuzz_game(g.state, g.tables, c.action_seed, 5, actions,
+                                  g.static.automa_switch)
     assert (code, steps) == (fuzz.E_STEPS, 5)
     r = Game(c.config)
     r.apply_sequence(int(a) for a in actions)

@@ -7,6 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from caledonia_env import Game, GameConfig, IllegalActionError
+from caledonia_env.engine.automa_deck import automa_switch
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.layout import STATE_SIZE
 from caledonia_env.engine.playout import random_games
@@ -103,7 +104,7 @@ def test_many_random_games_in_numba_never_dead_end(players):
     """400 random games per player count inside numba: no empty mask, all end."""
     tables = Game(GameConfig(num_players=players, seed=11)).tables
     finals = np.zeros((400, STATE_SIZE), np.int32)
-    steps = random_games(tables, 400, 1234 + players, finals)
+    steps = random_games(tables, 400, 1234 + players, finals, automa_switch(tables))
     assert steps > 0, "a random game hit a state with no legal action"
     assert all(L.game_over(f) for f in finals)
     assert (finals[:, L.S_ROUND] == 5).all()
@@ -127,7 +128,8 @@ def test_R_8_every_clan_in_every_seat_random_numba_games(players):
     for rotation in range(len(CLANS)):
         tables = Game(_clan_config(players, rotation, rotation)).tables
         finals = np.zeros((8, STATE_SIZE), np.int32)
-        steps = random_games(tables, 8, 1000 * players + rotation, finals)
+        steps = random_games(tables, 8, 1000 * players + rotation, finals,
+                             automa_switch(tables))
         assert steps > 0, f"dead end with clans rotation {rotation}"
         assert all(L.game_over(f) for f in finals) and (finals[:, L.S_ROUND] == 5).all()
         for p in range(players):
@@ -179,5 +181,6 @@ def test_R_8_many_clan_games_in_numba(players):
                            clan_auction=s == 1, kickstarter_clan=True) for s in range(2)]
     for i, cfg in enumerate(configs):
         finals = np.zeros((50, STATE_SIZE), np.int32)
-        assert random_games(Game(cfg).tables, 50, 77 * i + players, finals) > 0
+        T = Game(cfg).tables
+        assert random_games(T, 50, 77 * i + players, finals, automa_switch(T)) > 0
         assert all(L.game_over(f) for f in finals)

@@ -45,7 +45,7 @@ def test_legal_actions_and_step_match_the_engine(players):
         np.testing.assert_array_equal(game.legal_mask_int8(), mask)
         a = rng.choice(list(ids))
         game.step(a)
-        apply_action(shadow, game.tables, a)
+        apply_action(shadow, game.tables, a, game.static.automa_switch)
         np.testing.assert_array_equal(game.state, shadow)
     assert len(game.legal_actions()) == 0
     with pytest.raises(IllegalActionError, match="game is over"):

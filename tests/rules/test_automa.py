@@ -613,7 +613,7 @@ def test_a71_preparation_money_and_new_deck():
     s[L.S_ROUND] = 1
     s[L.S_NEXT_ORDER:L.S_NEXT_ORDER + 2] = [0, 1]
     m0 = money(g)
-    start_round(s, T, False)
+    start_round(s, T, False, True)
     assert money(g) - m0 == T[L.T_AM_PREP_MONEY] == 10
     assert s[poff() + L.P_AM_NPILE] == 16 and s[poff() + L.P_AM_ACTION] == -1
 
@@ -629,7 +629,7 @@ def test_a72_production_money_instead_of_goods():
         put(g, AP, u, v)
     s[L.S_NEXT_ORDER:L.S_NEXT_ORDER + 2] = [0, 1]
     m0 = money(g)
-    start_production(s, T)            # nothing to process: the next round's preparation follows
+    start_production(s, T, True)            # nothing to process: the next round's preparation follows
     assert s[L.S_ROUND] == 2
     assert money(g) - m0 == 5 * 5 + 10 + T[L.T_AM_PREP_MONEY]
     assert all(s[poff() + L.P_GOODS + k] == 0 for k in range(6))
@@ -641,7 +641,7 @@ def test_a73_no_round_scoring_for_the_automa():
     s[L.S_NEXT_ORDER:L.S_NEXT_ORDER + 2] = [0, 1]
     s[poff() + L.P_MONEY] = 500
     s[poff() + L.P_GOODS:poff() + L.P_GOODS + 6] = 9
-    end_round(s, T)
+    end_round(s, T, True)
     assert s[poff() + L.P_GLORY] == 0
 
 
@@ -653,7 +653,7 @@ def test_a8_final_fixed_glory_and_money_per_five():
     s[poff() + L.P_MONEY] = 47
     s[L.S_ROUND] = T[L.T_ROUNDS]
     s[L.S_NEXT_ORDER:L.S_NEXT_ORDER + 2] = [0, 1]
-    end_round(s, T)
+    end_round(s, T, True)
     b = g.score_breakdown()[AP]
     assert b["glory"] == 50 and b["money"] == 9 and b["goods"] == 0
 
@@ -685,7 +685,7 @@ def test_a83_applies_to_the_human_in_a_two_seat_game():
     s[poff() + L.P_N_FULFILLED] = 3
     s[L.S_ROUND] = T[L.T_ROUNDS]
     s[L.S_NEXT_ORDER:L.S_NEXT_ORDER + 2] = [0, 1]
-    end_round(s, T)
+    end_round(s, T, True)
     b = g.score_breakdown()
     assert b[AP]["exports"] == 8 and b[HUMAN]["exports"] == 4
     assert b[HUMAN]["total"] == sum(v for k, v in b[HUMAN].items() if k != "total")

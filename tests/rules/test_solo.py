@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from caledonia_env import Game, GameConfig
+from caledonia_env.engine.automa_deck import automa_switch
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.constants import NEUTRAL, TERRAIN_LOCH, TERRAIN_PORT, UNIT_NAMES
 from caledonia_env.engine.layout import STATE_SIZE
@@ -312,7 +313,7 @@ def test_R_9_2_rating_in_the_score_breakdown():
 def test_R_9_2_random_solo_games_end_after_five_rounds(clans):
     T = Game(GameConfig(num_players=1, solo=True, seed=2, clans=clans)).tables
     finals = np.zeros((50, STATE_SIZE), np.int32)
-    assert random_games(T, 50, 99, finals) > 0
+    assert random_games(T, 50, 99, finals, automa_switch(T)) > 0
     assert all(L.game_over(f) for f in finals) and (finals[:, L.S_ROUND] == 5).all()
     assert (finals[:, L.S_SLOTS:L.S_SLOTS + 6] >= 0).sum(axis=1).max() <= 5
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from caledonia_env import Game, GameConfig
+from caledonia_env.engine.automa_deck import automa_switch
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.constants import NEUTRAL, TERRAIN_LOCH, TERRAIN_PORT
 from caledonia_env.engine.layout import STATE_SIZE
@@ -153,7 +154,7 @@ def test_R_9_3_variants_combine_with_clans_in_random_games():
                      scoring_tiles=False, variant_static_imports=True, kickstarter_tiles=True)
     T = Game(cfg).tables
     finals = np.zeros((30, STATE_SIZE), np.int32)
-    assert random_games(T, 30, 5, finals) > 0
+    assert random_games(T, 30, 5, finals, automa_switch(T)) > 0
     assert all(L.game_over(f) for f in finals)
     assert (finals[:, L.S_IMPORT:L.S_IMPORT + 3] == 0).all()
 

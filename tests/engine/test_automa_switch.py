@@ -1,0 +1,66 @@
+"""The engine's ``automa`` argument: games without Automa seats never compile the Automa's
+code (docs/architecture.md, "numba functions"; A-1, A-3, A-7, A-8)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from caledonia_env import Game, GameConfig
+from caledonia_env.engine.automa_deck import automa_switch
+from caledonia_env.envs.vector import CaledoniaVectorEnv
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# In a fresh interpreter with an empty cache: the end of round 1 (R-6.4, then R-2.1) compiled
+# for a game without Automa seats, then with the switch on; which Automa phase functions had
+# been compiled after each.
+CHILD = """
+import json, numpy as np
+from caledonia_env.config import GameConfig
+from caledonia_env.engine import automa_phases, flow, layout as L
+from caledonia_env.game import _variants, get_static
+cfg = GameConfig(num_players=2, seed=3, map="A1,B1,C1,D1")
+static = get_static(cfg.ruleset, cfg.map, 2, _variants(cfg))   # tables only: nothing compiled
+s = np.zeros(L.STATE_SIZE, np.int32)
+s[L.S_NP], s[L.S_ROUND] = 2, 1
+flow.end_round(s, static.tables, static.automa_switch)
+compiled = lambda: sorted(f.__name__ for f in (automa_phases.automa_prepare,
+                                               automa_phases.automa_final) if f.signatures)
+without = compiled()
+flow.end_round(s.copy(), static.tables, True)
+print(json.dumps({"switch": static.automa_switch, "without": without, "with": compiled(),
+                  "round": int(s[L.S_ROUND])}))
+"""
+
+def test_switch_is_none_without_automa_seats_and_true_with_one():
+    assert automa_switch(Game(GameConfig(num_players=3, seed=1)).tables) is None
+    assert automa_switch(Game(GameConfig(num_players=2, seed=1, automa={1: 2})).tables) is True
+    solo = Game(GameConfig(num_players=1, solo=True, seed=1))
+    assert solo.static.automa_switch is automa_switch(solo.tables) is None
+
+
+def test_switch_of_a_batch_of_tables_is_true_if_any_game_has_an_automa_seat():
+    plain = Game(GameConfig(num_players=2, seed=1)).tables
+    automa = Game(GameConfig(num_players=2, seed=1, automa={0: 1})).tables
+    assert automa_switch(np.stack([plain, plain])) is None
+    assert automa_switch(np.stack([plain, automa])) is True
+    assert CaledoniaVectorEnv(num_envs=2, num_players=2, seed=0).automa is None
+
+
+def test_a_game_without_automa_seats_does_not_compile_the_automa_phases():
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache,
+                   PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        env.pop("NUMBA_DISABLE_JIT", None)
+        out = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True,
+                             text=True, timeout=600, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["switch"] is None
+    assert got["without"] == []                               # pruned before typing
+    assert got["with"] == ["automa_final", "automa_prepare"]  # compiled when asked for
+    assert got["round"] == 2                                  # the round did end
