@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from ..config import CLAN_NAMES
+from ..engine.first_run import ESTIMATE_S, engine_cached
 from ..game import IllegalActionError
 from ..map import MODULE_SIDES
 from .guards import BodyGuard, allowed_hosts
@@ -114,7 +115,8 @@ def create_app(limit: int = 32, *, menu: AgentMenu | None = None, host: str | No
     @app.get("/api/meta")
     def meta():
         return {**menu.describe(), "clans": list(CLAN_NAMES), "sides": list(MODULE_SIDES),
-                "games": store.ids(), "limit": store.limit}
+                "games": store.ids(), "limit": store.limit,
+                "engine": {"compiled": engine_cached(), "estimate_s": ESTIMATE_S}}
 
     @app.post("/api/games")
     def new_game(req: NewGame):

@@ -30,6 +30,8 @@ from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 from caledonia_env import Game  # noqa: E402
 from caledonia_env.agents import make  # noqa: E402
+from caledonia_env.engine.first_run import ESTIMATE_S  # noqa: E402
+from caledonia_env.web import app as web_app  # noqa: E402
 from caledonia_env.web import create_app  # noqa: E402
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -139,6 +141,21 @@ def test_watch_a_bot_game_step_and_jump_to_a_round(page, server):
                                        "ts => ts.map(t => Number(t.textContent))")
     assert totals == [int(x) for x in game.scores()]
     assert_page_shows(page, s)
+
+
+def test_the_first_game_on_a_cold_cache_is_announced_as_compiling(page, server, monkeypatch):
+    """With no compiled engine in numba's cache (engine.first_run.engine_cached) the page says
+    that the first game compiles it; the note goes once a game has started."""
+    expect(page.locator("#compiling")).to_be_hidden()              # the test session's cache
+    monkeypatch.setattr(web_app, "engine_cached", lambda: False)
+    page.reload()
+    page.wait_for_selector("#seat0")
+    note = page.locator("#compiling")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("compiles the engine for this machine — once, about "
+                                 f"{ESTIMATE_S} s")
+    start(page, ["greedy", "random"])
+    expect(note).to_be_hidden()
 
 
 def test_play_a_human_turn_by_clicking_a_hex_and_an_action(page, server):

@@ -2,7 +2,8 @@
 "use strict";
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
-const S = { id: null, view: null, board: null, timer: null, node: null, busy: false };
+const S = { id: null, view: null, board: null, timer: null, node: null, busy: false,
+            compiled: true, estimate: 0 };
 
 function el(tag, attrs = {}, text) {
   const e = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4)) : document.createElement(tag);
@@ -35,9 +36,34 @@ async function call(method, path, body) {
   finally { S.busy = false; document.body.classList.remove("busy"); }
 }
 
+// ------------------------------------------------------------------ first run
+// The server's numba cache holds no compiled engine yet (engine.first_run): the first game
+// compiles it. Say so before, and count the seconds while it happens.
+function compileNote(elapsed) {
+  const box = $("compiling");
+  box.hidden = S.compiled;
+  if (S.compiled) return;
+  box.textContent = `The first game compiles the engine for this machine — once, about ${S.estimate} s` +
+    (elapsed === undefined ? "." : `: ${elapsed} s so far…`);
+}
+
+async function compiling(request) {
+  if (S.compiled) return request();
+  const t0 = Date.now();
+  compileNote(0);
+  const tick = setInterval(() => compileNote(Math.round((Date.now() - t0) / 1000)), 1000);
+  try {
+    const v = await request();
+    if (v) S.compiled = true;
+    return v;
+  } finally { clearInterval(tick); compileNote(); }
+}
+
 // ------------------------------------------------------------------ setup
 async function init() {
   const meta = await api("GET", "/api/meta");
+  S.compiled = meta.engine.compiled; S.estimate = meta.engine.estimate_s;
+  compileNote();
   const dl = el("datalist", { id: "agent-names" });
   const names = ["human", "greedy", "random", "mcts:16", "mcts:64", "automa:3"];
   if (meta.agents.some((a) => a.name === "ppo")) for (const c of meta.checkpoints) names.push(`ppo:${c}`);
@@ -65,7 +91,7 @@ async function startGame() {
   const players = [0, 1, 2, 3].map((i) => $(`seat${i}`).value.trim()).filter((x) => x);
   const body = { players, clans: $("clans").value.trim() || "draft", seed: Number($("seed").value || 0) };
   if ($("sides").value.trim()) body.map = $("sides").value.trim();
-  const v = await call("POST", "/api/games", body);
+  const v = await compiling(() => call("POST", "/api/games", body));
   if (v) await show(v, true);
 }
 
@@ -73,7 +99,7 @@ async function loadReplay(ev) {
   const f = ev.target.files[0];
   if (!f) return;
   const text = await f.text();
-  const v = await call("POST", "/api/replays", { record: text, name: f.name });
+  const v = await compiling(() => call("POST", "/api/replays", { record: text, name: f.name }));
   ev.target.value = "";
   if (v) await show(v, true);
 }
