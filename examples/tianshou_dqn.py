@@ -18,8 +18,7 @@ tutorial's one-step targets the greedy policy collapsed. Here the n-step horizon
 every finished game gives the learner a Monte-Carlo return: *its* reward column summed
 over the following buffer steps, opponent steps included, to the end of the game. Tianshou
 2.0.1's trainer scans the whole replay buffer for NaN after every collection step, hence
-256 env steps per collection. ``winners`` (two entries on a tied game) is dropped from the
-infos, which Tianshou's buffer stores with the first game's shapes. The policy no longer
+256 env steps per collection. The policy no longer
 collapses, but 40,000 steps (about 6 CPU-minutes) do not clearly improve it
 (docs/libraries.md, "Measured here").
 """
@@ -42,17 +41,8 @@ from caledonia_env.train.policy_eval import format_rate, win_rate_vs
 N_STEP = 128        # > the longest 2-player game in AEC steps: Monte-Carlo returns
 
 
-class FixedShapeInfos(PettingZooEnv):
-    """Drops the final info's ``winners`` (one index per winner: two on a tied game, which
-    Tianshou's replay buffer, allocated with the first game's shape, cannot store)."""
-
-    def step(self, action):
-        obs, rew, term, trunc, info = super().step(action)
-        return obs, rew, term, trunc, {k: v for k, v in info.items() if k != "winners"}
-
-
 def make_env():
-    return FixedShapeInfos(caledonia_env.env(num_players=2, reward="score_diff"))
+    return PettingZooEnv(caledonia_env.env(num_players=2, reward="score_diff"))
 
 
 def greedy(net):
