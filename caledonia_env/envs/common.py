@@ -95,9 +95,14 @@ def rewards_of(game: Game, mode: int) -> np.ndarray:
 
 
 def final_info(game: Game) -> dict:
-    """Score breakdown of every player (R-7) and the winners."""
+    """Score breakdown of every player (R-7) and the winners, as a mask: ``winners[p]`` is 1
+    for each player with the most VP (ties shared, R-7). Every field has the same shape in
+    every game (libraries that store infos, such as Tianshou's replay buffer, take the
+    shapes of the first game)."""
+    winners = np.zeros(game.num_players, np.int8)
+    winners[game.winners()] = 1
     return {"scores": [int(x) for x in game.scores()], "score_breakdown": game.score_breakdown(),
-            "winners": game.winners()}
+            "winners": winners}
 
 
 def render(game: Game, mode):

@@ -106,7 +106,8 @@ def test_R_7_terminal_rewards_and_score_breakdown_in_infos():
         assert reward == returns[i]
         assert info["scores"] == [int(x) for x in game.scores()]
         assert info["score_breakdown"] == game.score_breakdown()
-        assert info["winners"] == game.winners()
+        assert np.flatnonzero(info["winners"]).tolist() == game.winners()
+        assert info["winners"].shape == (game.num_players,)
         assert info["context"] == "game over"
 
 
