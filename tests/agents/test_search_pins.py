@@ -30,8 +30,10 @@ PINNED = {
     ("puct:4:PATH", (), 2): "f96e906d00aa3d2f",
     ("puctr:4:PATH", (), 2): "f4e5630318a25f1b",
     ("puct:4:PATH", (("noise_frac", 0.25), ("temperature", 1.0)), 2): "eb8f149770b666a3",
-    ("nmctsg:4", (), 3): "8926f52e28259720",
-    ("puct:4", (), 3): "37efe2e87d59e55d",
+    # the shipped 3-player policy of 2026-11-26 (agents/pretrained/ppo_3p.md): a new file
+    # plays other moves; the two hashes were recorded with it
+    ("nmctsg:4", (), 3): "9cfc1382a44ea441",
+    ("puct:4", (), 3): "525f2ec236ab212b",
 }
 
 
