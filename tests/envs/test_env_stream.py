@@ -47,10 +47,12 @@ STREAM_SHA256 = {
         "21207c8519c176db4f94d2adf35452b25d9b5647c11820337f9f0c230aeddd2e",
     "vector python opponent":
         "7766244806b63f26bb747f78a0be330d34aea4291518064d1f479abb2d02e059",
+    # recorded again when the final info's winners became an int8 mask per player (one
+    # shape in every game); with the old list of indices these streams hash as before
     "aec 4p":
-        "b42bbd56ba3974b1d1c707b78e6f3a89e68657d3bbeb2fd5ffd250b6665c07a1",
+        "2332901d65f12b7fed41595937f3aa0a9373037c8e7a512510c34553826978d9",
     "aec 3p automa seat":
-        "abea67f14679536b1d4047ebf44ccd4fde30cbcf4467ebdd359418dee0db2e31",
+        "058126fa4df4a5982b287871447ded841561bb4a52bebc018a334e827f2b5e23",
 }
 
 
