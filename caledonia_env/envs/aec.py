@@ -91,7 +91,7 @@ class raw_env(AECEnv):
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.shaping = float(shaping)
-        self._potential = Potential(shaping)
+        self._potential = Potential(shaping) if shaping else None   # None: a cheap test per step
         n = self.config.num_players
         automa = self.config.automa or {}
         # Automa seats are played by the engine and are not agents
@@ -137,7 +137,7 @@ class raw_env(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.agent_selection = self._agent_of[self.game.current_player]
-        if self._potential:
+        if self._potential is not None:
             self._potential.reset(self.game)
         self._set_infos()
 
@@ -207,7 +207,7 @@ class raw_env(AECEnv):
                  f"{self.illegal_reward} for it and 0 for the others")
             self._end_illegal(agent, illegal)
             return
-        if self._potential:
+        if self._potential is not None:
             delta = self._potential.step(game)
             for a in self.possible_agents:
                 self.rewards[a] = float(delta[self._index[a]])
@@ -221,7 +221,7 @@ class raw_env(AECEnv):
         else:
             self.agent_selection = self._agent_of[game.current_player]
             self._set_infos()
-            if self._potential:           # without shaping every reward is 0 here
+            if self._potential is not None:     # without shaping every reward is 0 here
                 self._accumulate_rewards()
 
     def _end_illegal(self, agent, message):

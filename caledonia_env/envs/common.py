@@ -111,9 +111,6 @@ class Potential:
         self._scratch = None
         self.phi = np.zeros(MAX_PLAYERS, np.float64)
 
-    def __bool__(self):
-        return self.weight > 0
-
     def _value(self, game: Game) -> np.ndarray:
         if game.is_terminal:
             return np.zeros(MAX_PLAYERS, np.float64)

@@ -97,7 +97,7 @@ class CaledoniaEnv(gym.Env):
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.shaping = float(shaping)
-        self._potential = Potential(shaping)
+        self._potential = Potential(shaping) if shaping else None   # None: a cheap test per step
         self.opponent_specs = opponent_specs(opponents, n - 1)
         self.opponents = [make_opponent(spec, seed=i) for i, spec in enumerate(self.opponent_specs)]
         self._automa_levels = [automa_level(spec) for spec in self.opponent_specs]
@@ -134,7 +134,7 @@ class CaledoniaEnv(gym.Env):
             if agent is not None:
                 reset_opponent(agent, int(self.np_random.integers(SEED_BOUND)))
         self._play_opponents()
-        if self._potential:
+        if self._potential is not None:
             self._potential.reset(self.game)
         return observe(self.game, self.seat), self._info()
 
@@ -174,7 +174,9 @@ class CaledoniaEnv(gym.Env):
             return observe(game, self.seat), self.illegal_reward, True, False, info
         self._play_opponents()
         obs = observe(game, self.seat)
-        shaped = float(self._potential.step(game)[self.seat]) if self._potential else 0.0
+        shaped = 0.0
+        if self._potential is not None:
+            shaped = float(self._potential.step(game)[self.seat])
         if game.is_terminal:
             r = rewards_of(game, self._reward_mode)
             info = self._info(final_info(game))

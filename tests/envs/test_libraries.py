@@ -237,12 +237,6 @@ def test_agilerl_multi_agent_tutorial_route():
 
 
 @pytest.mark.slow
-def test_agilerl_single_agent_dqn_route():
-    assert_learning_printed(run_example("agilerl", "agilerl", "agilerl_dqn.py", "--steps",
-                                        "300", "--games", "4", "--seed", "3"))
-
-
-@pytest.mark.slow
 def test_agilerl_single_agent_ppo_route():
     """Masked PPO: the env's class default raises on an illegal action, so a run that ends
     also shows that every sampled action was legal."""
