@@ -9,9 +9,9 @@ mask from ``info["action_mask"]`` and refuses it inside the observation), ``MADD
 ... is ambiguous"; docs/libraries.md.) Prints the policy's win rate against ``random``
 (seats rotated) before and after training, ``player_0``'s actor playing every seat.
 ``pip install agilerl peft`` (docs/libraries.md); run ``python examples/agilerl_maddpg.py``.
-The route runs but does not learn in 20,000 steps: MADDPG's critic scores the actor's
-continuous 2040-long output, not the masked argmax the env applies, and the reward comes
-only at the end of a game (docs/libraries.md, "Measured here").
+The route runs but does not learn: MADDPG's critic scores the actor's continuous
+2040-long output, not the masked argmax the env applies. Neither a reward at every step
+(``--shaping 1``) nor 100,000 steps changed that (docs/libraries.md, "Measured here").
 """
 import argparse
 
@@ -26,9 +26,8 @@ import caledonia_env
 from caledonia_env.train.policy_eval import format_rate, win_rate_vs
 
 
-def make_env(shaping=1.0):
-    return caledonia_env.parallel_env(num_players=2, obs_type="flat", reward="score_diff",
-                                      shaping=shaping)
+def make_env(shaping=0.0):
+    return caledonia_env.parallel_env(num_players=2, obs_type="flat", shaping=shaping)
 
 
 def seat_policy(agent):
@@ -69,7 +68,8 @@ if __name__ == "__main__":
     p.add_argument("--steps", type=int, default=20_000, help="env steps of training")
     p.add_argument("--games", type=int, default=200, help="games against random, before and after")
     p.add_argument("--seed", type=int, default=1, help="training and evaluation seed")
-    p.add_argument("--shaping", type=float, default=1.0, help="the env's reward shaping weight")
-    p.add_argument("--gamma", type=float, default=0.9, help="MADDPG's discount")
+    p.add_argument("--shaping", type=float, default=0.0,
+                   help="the env's reward shaping weight (docs/envs.md)")
+    p.add_argument("--gamma", type=float, default=0.99, help="MADDPG's discount")
     a = p.parse_args()
     main(a.steps, a.games, a.seed, a.shaping, a.gamma)

@@ -19,8 +19,8 @@ every finished game gives the learner a Monte-Carlo return: *its* reward column 
 over the following buffer steps, opponent steps included, to the end of the game. Tianshou
 2.0.1's trainer scans the whole replay buffer for NaN after every collection step, hence
 256 env steps per collection. The policy no longer
-collapses, but 40,000 steps (about 6 CPU-minutes) do not clearly improve it
-(docs/libraries.md, "Measured here").
+collapses, but 40,000 steps (about 6 CPU-minutes) do not clearly improve it, nor do 160,000
+steps with a reward at every step (``--shaping 1``, docs/libraries.md, "Measured here").
 """
 import argparse
 
@@ -41,7 +41,7 @@ from caledonia_env.train.policy_eval import format_rate, win_rate_vs
 N_STEP = 128        # > the longest 2-player game in AEC steps: Monte-Carlo returns
 
 
-def make_env(shaping=1.0):
+def make_env(shaping=0.0):
     return PettingZooEnv(caledonia_env.env(num_players=2, reward="score_diff", shaping=shaping))
 
 
@@ -93,8 +93,9 @@ if __name__ == "__main__":
     p.add_argument("--steps", type=int, default=40_000, help="env steps of the training epoch")
     p.add_argument("--games", type=int, default=200, help="games against random, before and after")
     p.add_argument("--seed", type=int, default=1, help="training and evaluation seed")
-    p.add_argument("--shaping", type=float, default=1.0, help="the env's reward shaping weight")
-    p.add_argument("--gamma", type=float, default=0.95, help="DQN's discount")
+    p.add_argument("--shaping", type=float, default=0.0,
+                   help="the env's reward shaping weight (docs/envs.md)")
+    p.add_argument("--gamma", type=float, default=0.999, help="DQN's discount")
     p.add_argument("--n-step", type=int, default=N_STEP, help="DQN's n-step return horizon")
     a = p.parse_args()
     main(a.steps, a.games, a.seed, a.shaping, a.gamma, a.n_step)
