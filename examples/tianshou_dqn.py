@@ -19,8 +19,8 @@ every finished game gives the learner a Monte-Carlo return: *its* reward column 
 over the following buffer steps, opponent steps included, to the end of the game. Tianshou
 2.0.1's trainer scans the whole replay buffer for NaN after every collection step, hence
 256 env steps per collection. The policy no longer
-collapses, but 40,000 steps (about 6 CPU-minutes) do not clearly improve it
-(docs/libraries.md, "Measured here").
+collapses, but 40,000 steps (about 6 CPU-minutes) do not clearly improve it, nor do 160,000
+steps with a reward at every step (``--shaping 1``, docs/libraries.md, "Measured here").
 """
 import argparse
 
@@ -41,8 +41,8 @@ from caledonia_env.train.policy_eval import format_rate, win_rate_vs
 N_STEP = 128        # > the longest 2-player game in AEC steps: Monte-Carlo returns
 
 
-def make_env():
-    return PettingZooEnv(caledonia_env.env(num_players=2, reward="score_diff"))
+def make_env(shaping=0.0):
+    return PettingZooEnv(caledonia_env.env(num_players=2, reward="score_diff", shaping=shaping))
 
 
 def greedy(net):
@@ -54,21 +54,22 @@ def greedy(net):
     return policy
 
 
-def main(steps: int, games: int, seed: int, envs: int = 2):
+def main(steps: int, games: int, seed: int, shaping: float, gamma: float, n_step: int,
+         envs: int = 2):
     torch.set_num_threads(1)
     np.random.seed(seed)
     torch.manual_seed(seed)
-    env = make_env()
+    env = make_env(shaping)
     obs_space = env.observation_space["observation"]
     net = Net(state_shape=obs_space.shape, action_shape=env.action_space.n, hidden_sizes=[128, 128])
     learner = DQN(policy=DiscreteQLearningPolicy(model=net, action_space=env.action_space,
                                                  eps_training=0.1, eps_inference=0.05),
-                  optim=AdamOptimizerFactory(lr=5e-4), gamma=0.999,
-                  n_step_return_horizon=N_STEP, target_update_freq=500)
+                  optim=AdamOptimizerFactory(lr=5e-4), gamma=gamma,
+                  n_step_return_horizon=n_step, target_update_freq=500)
     opponent = MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
     algo = MultiAgentOffPolicyAlgorithm(algorithms=[learner, opponent], env=env)
-    train_envs = DummyVectorEnv([make_env for _ in range(envs)])
-    test_envs = DummyVectorEnv([make_env for _ in range(1)])
+    train_envs = DummyVectorEnv([lambda: make_env(shaping) for _ in range(envs)])
+    test_envs = DummyVectorEnv([lambda: make_env(shaping)])
     train_envs.seed(seed)
     test_envs.seed(seed + 1)
     collector = Collector[CollectStats](algo, train_envs, VectorReplayBuffer(10_000, envs),
@@ -92,5 +93,9 @@ if __name__ == "__main__":
     p.add_argument("--steps", type=int, default=40_000, help="env steps of the training epoch")
     p.add_argument("--games", type=int, default=200, help="games against random, before and after")
     p.add_argument("--seed", type=int, default=1, help="training and evaluation seed")
+    p.add_argument("--shaping", type=float, default=0.0,
+                   help="the env's reward shaping weight (docs/envs.md)")
+    p.add_argument("--gamma", type=float, default=0.999, help="DQN's discount")
+    p.add_argument("--n-step", type=int, default=N_STEP, help="DQN's n-step return horizon")
     a = p.parse_args()
-    main(a.steps, a.games, a.seed)
+    main(a.steps, a.games, a.seed, a.shaping, a.gamma, a.n_step)

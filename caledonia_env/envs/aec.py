@@ -11,14 +11,16 @@ Observation             ``{"observation": float32[5019], "action_mask": int8[203
                         the observation is in ``Box(0, OBS_HIGH)`` (``docs/observation.md``)
 Action mask             ``obs["action_mask"]`` and ``infos[agent]["action_mask"]``: the
                         agent's legal actions, all zeros unless it decides now
-Reward                  terminal only: ``reward`` ``"win"`` (default) / ``"rank"`` /
+Reward                  terminal: ``reward`` ``"win"`` (default) / ``"rank"`` /
                         ``"score_diff"``; an illegal action (``"penalize"``):
-                        ``illegal_reward`` for the offender, 0 for the others
+                        ``illegal_reward`` for the offender, 0 for the others;
+                        ``shaping=W`` > 0 adds W times each step's change of every
+                        agent's projected VP lead (potential-based, 0 by default)
 Terminal condition      the game is over (R-7) or (``"penalize"``) an illegal action:
                         every agent terminates at once; never truncated
 Illegal action          :func:`env`: ``"penalize"``; :class:`raw_env`: ``"raise"``
                         (IllegalActionError, nothing applied)
-Options                 ``num_players``, ``reward``, ``illegal_action``,
+Options                 ``num_players``, ``reward``, ``shaping``, ``illegal_action``,
                         ``illegal_reward``, ``render_mode``, GameConfig fields (``seed``,
                         ``map``, ``automa``, …)
 ======================  =================================================================
@@ -46,6 +48,7 @@ from .common import (
     RENDER_MODES,
     SEED_BOUND,
     check_choice,
+    Potential,
     final_info,
     make_config,
     observe,
@@ -62,7 +65,8 @@ class raw_env(AECEnv):
     Options: ``num_players`` (2-4), ``render_mode`` (``"human"`` prints the text
     view, ``"ansi"`` / ``"rgb_array"`` return it or the map picture),
     ``reward`` (``"win"`` default, ``"rank"``, ``"score_diff"``, see
-    :mod:`caledonia_env.envs.rewards`), ``illegal_action`` (``"raise"`` default here:
+    :mod:`caledonia_env.envs.rewards`), ``shaping`` (0 default: the weight W of the
+    potential-based shaping of :class:`~.common.Potential`), ``illegal_action`` (``"raise"`` default here:
     :class:`IllegalActionError`; ``"penalize"``, the default of :func:`env`: the game
     ends, the offender gets ``illegal_reward`` and the others 0), and every :class:`GameConfig` field
     (``seed`` seeds the first game and the seeds of later unseeded resets,
@@ -75,7 +79,7 @@ class raw_env(AECEnv):
 
     def __init__(self, num_players: int = 4, render_mode: str | None = None,
                  reward: str = "win", illegal_action: str = "raise",
-                 illegal_reward: float = -1.0, **config):
+                 illegal_reward: float = -1.0, shaping: float = 0.0, **config):
         super().__init__()
         self.config = make_config(num_players, config)
         if render_mode is not None:
@@ -86,6 +90,8 @@ class raw_env(AECEnv):
         self._reward_mode = reward_mode(reward)
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
+        self.shaping = float(shaping)
+        self._potential = Potential(shaping) if shaping else None   # None: a cheap test per step
         n = self.config.num_players
         automa = self.config.automa or {}
         # Automa seats are played by the engine and are not agents
@@ -131,6 +137,8 @@ class raw_env(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.agent_selection = self._agent_of[self.game.current_player]
+        if self._potential is not None:
+            self._potential.reset(self.game)
         self._set_infos()
 
     def _set_infos(self, extra=None, over=False):
@@ -199,16 +207,22 @@ class raw_env(AECEnv):
                  f"{self.illegal_reward} for it and 0 for the others")
             self._end_illegal(agent, illegal)
             return
+        if self._potential is not None:
+            delta = self._potential.step(game)
+            for a in self.possible_agents:
+                self.rewards[a] = float(delta[self._index[a]])
         if game.is_terminal:
             r = rewards_of(game, self._reward_mode)
             for a in self.possible_agents:
-                self.rewards[a] = float(r[self._index[a]])
+                self.rewards[a] += float(r[self._index[a]])
                 self.terminations[a] = True
             self._set_infos(final_info(game))
             self._accumulate_rewards()
-        else:                             # every reward is 0: nothing to accumulate
+        else:
             self.agent_selection = self._agent_of[game.current_player]
             self._set_infos()
+            if self._potential is not None:     # without shaping every reward is 0 here
+                self._accumulate_rewards()
 
     def _end_illegal(self, agent, message):
         for a in self.agents:

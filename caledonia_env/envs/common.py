@@ -10,7 +10,7 @@ from ..engine import layout as L
 from ..engine.constants import MAX_PLAYERS, NEUTRAL, OCC_STRIDE, UNIT_NAMES
 from ..game import PORT_TILE_NAMES, Game, IllegalActionError
 from .observation import OBS_SIZE, encode_obs
-from .rewards import terminal_rewards
+from .rewards import projected_score_diff, terminal_rewards
 
 ILLEGAL_MODES = ("raise", "penalize")
 RENDER_MODES = ("human", "ansi", "rgb_array")
@@ -92,6 +92,43 @@ def rewards_of(game: Game, mode: int) -> np.ndarray:
     out = np.zeros(MAX_PLAYERS, np.float64)
     terminal_rewards(game.state, game.tables, mode, out)
     return out[:game.num_players]
+
+
+class Potential:
+    """The optional reward shaping of the envs (``shaping=W``): potential-based (Ng, Harada &
+    Russell, 1999), ``W * (phi(s') - phi(s))`` added to each step's reward, where ``phi`` is
+    every player's projected VP lead (:func:`~.rewards.projected_score_diff`: ``score_diff``
+    if the game were scored now, R-7) and ``phi`` = 0 once the game is over. The terms of a
+    game sum to ``-W * phi(s0)``, so the return changes by a constant of the first state and
+    the best policy is the same; each step then says how much the move changed the lead."""
+
+    def __init__(self, weight):
+        weight = float(weight)
+        if not (np.isfinite(weight) and weight >= 0):
+            raise ValueError(f"shaping must be a finite number >= 0, got {weight}")
+        self.weight = weight
+        self._out = np.zeros(MAX_PLAYERS, np.float64)
+        self._scratch = None
+        self.phi = np.zeros(MAX_PLAYERS, np.float64)
+
+    def _value(self, game: Game) -> np.ndarray:
+        if game.is_terminal:
+            return np.zeros(MAX_PLAYERS, np.float64)
+        if self._scratch is None or self._scratch.shape != game.state.shape:
+            self._scratch = np.empty_like(game.state)
+        projected_score_diff(game.state, game.tables, self._scratch, self._out)
+        return self.weight * self._out
+
+    def reset(self, game: Game) -> None:
+        """Start a game: remember ``phi`` of its first state."""
+        self.phi = self._value(game)
+
+    def step(self, game: Game) -> np.ndarray:
+        """Each player's shaping term for the moves since the last call (float64[MAX_PLAYERS])."""
+        new = self._value(game)
+        delta = new - self.phi
+        self.phi = new
+        return delta
 
 
 def final_info(game: Game) -> dict:

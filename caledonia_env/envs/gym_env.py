@@ -11,15 +11,16 @@ Agents                  one learner at ``seat`` (None: drawn at every reset amon
 Observation             ``float32[5019]`` in ``Box(0, OBS_HIGH)`` (``docs/observation.md``)
 Action mask             ``action_masks()``: ``bool[2039]`` (MaskablePPO);
                         ``info["action_mask"]`` the same as int8
-Reward                  terminal only: ``reward`` ``"win"`` (default) / ``"rank"`` /
+Reward                  terminal: ``reward`` ``"win"`` (default) / ``"rank"`` /
                         ``"score_diff"`` of the learner; ``illegal_reward`` for an illegal
-                        action under ``"penalize"``
+                        action under ``"penalize"``; ``shaping=W`` > 0 adds W times each
+                        step's change of the learner's projected VP lead (0 by default)
 Terminal condition      the game is over (R-7) or (``"penalize"``) an illegal action;
                         never truncated
 Illegal action          ``gymnasium.make``: ``"penalize"`` (as ``caledonia_env.env()``, so
                         the env checkers pass); the class: ``"raise"``
                         (IllegalActionError, nothing applied)
-Options                 ``num_players``, ``opponents``, ``seat``, ``reward``,
+Options                 ``num_players``, ``opponents``, ``seat``, ``reward``, ``shaping``,
                         ``illegal_action``, ``illegal_reward``, ``render_mode``,
                         GameConfig fields
 ======================  =================================================================
@@ -45,6 +46,7 @@ from .common import (
     SEED_BOUND,
     check_choice,
     learner_step,
+    Potential,
     final_info,
     make_config,
     observe,
@@ -64,6 +66,8 @@ class CaledoniaEnv(gym.Env):
     others from ``agents.make``), an object with ``act(game)`` or a callable
     ``f(game) -> action id``; ``seat``: the learner's player index, or None to
     draw it at every reset; ``reward`` (``"win"``, ``"rank"``, ``"score_diff"``);
+    ``shaping`` (0 default: the weight of :class:`~.common.Potential`, the change of the
+    learner's projected VP lead over its step and the opponents' moves after it);
     ``illegal_action`` (``"raise"``, the class default, or ``"penalize"``, the default
     of ``gymnasium.make("Caledonia-v0")``: the episode ends with ``illegal_reward`` —
     for unmasked algorithms and API checkers that sample any action id); ``render_mode``; and every GameConfig field.
@@ -74,7 +78,8 @@ class CaledoniaEnv(gym.Env):
 
     def __init__(self, num_players: int = 4, opponents="random", seat: int | None = None,
                  reward: str = "win", illegal_action: str = "raise",
-                 illegal_reward: float = -1.0, render_mode: str | None = None, **config):
+                 illegal_reward: float = -1.0, render_mode: str | None = None,
+                 shaping: float = 0.0, **config):
         self.config = make_config(num_players, config)
         n = self.config.num_players
         if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
@@ -91,6 +96,8 @@ class CaledoniaEnv(gym.Env):
         self._reward_mode = reward_mode(reward)
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
+        self.shaping = float(shaping)
+        self._potential = Potential(shaping) if shaping else None   # None: a cheap test per step
         self.opponent_specs = opponent_specs(opponents, n - 1)
         self.opponents = [make_opponent(spec, seed=i) for i, spec in enumerate(self.opponent_specs)]
         self._automa_levels = [automa_level(spec) for spec in self.opponent_specs]
@@ -127,6 +134,8 @@ class CaledoniaEnv(gym.Env):
             if agent is not None:
                 reset_opponent(agent, int(self.np_random.integers(SEED_BOUND)))
         self._play_opponents()
+        if self._potential is not None:
+            self._potential.reset(self.game)
         return observe(self.game, self.seat), self._info()
 
     def _opponent_of(self, player):
@@ -165,11 +174,14 @@ class CaledoniaEnv(gym.Env):
             return observe(game, self.seat), self.illegal_reward, True, False, info
         self._play_opponents()
         obs = observe(game, self.seat)
+        shaped = 0.0
+        if self._potential is not None:
+            shaped = float(self._potential.step(game)[self.seat])
         if game.is_terminal:
             r = rewards_of(game, self._reward_mode)
             info = self._info(final_info(game))
-            return obs, float(r[self.seat]), True, False, info
-        return obs, 0.0, False, False, self._info()
+            return obs, float(r[self.seat]) + shaped, True, False, info
+        return obs, shaped, False, False, self._info()
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now (bool[N_ACTIONS]; all False once the game is over)."""

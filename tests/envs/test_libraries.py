@@ -177,11 +177,14 @@ def library_python(name, module):
     pytest.skip(reason)
 
 
-def run_example(name, module, script, *args, timeout=1800):
+def run_example(name, module, script, *args, timeout=1800, stderr_without=None):
+    """The script's stdout; ``stderr_without``: a text its stderr must not hold."""
     python = library_python(name, module)
     proc = subprocess.run([python, str(ROOT / "examples" / script), *args], capture_output=True,
                           text=True, timeout=timeout, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    if stderr_without is not None:
+        assert stderr_without not in proc.stderr, proc.stderr[-3000:]
     return proc.stdout
 
 
@@ -234,17 +237,26 @@ def test_agilerl_multi_agent_tutorial_route():
 
 
 @pytest.mark.slow
-def test_agilerl_single_agent_route():
-    assert_learning_printed(run_example("agilerl", "agilerl", "agilerl_dqn.py", "--steps",
-                                        "300", "--games", "4", "--seed", "3"))
+def test_agilerl_single_agent_ppo_route():
+    """Masked PPO: the env's class default raises on an illegal action, so a run that ends
+    also shows that every sampled action was legal."""
+    assert_learning_printed(run_example("agilerl", "agilerl", "agilerl_ppo.py", "--steps",
+                                        "2048", "--games", "4", "--seed", "3"))
 
 
 @pytest.mark.slow
-def test_supersuit_tutorial_route():
+def test_supersuit_tutorial_route_with_maskable_ppo():
     out = run_example("supersuit", "supersuit", "supersuit_wrappers.py", "--steps", "1024",
-                      "--games", "4", "--seed", "3")
+                      "--games", "4", "--seed", "3", stderr_without="illegal action by")
     assert_learning_printed(out)
     assert "frame_stack_v1 on the flat AEC env" in out
+
+
+@pytest.mark.slow
+def test_supersuit_tutorial_route_with_plain_ppo():
+    assert_learning_printed(run_example("supersuit", "supersuit", "supersuit_wrappers.py",
+                                        "--algo", "ppo", "--steps", "1024", "--games", "4",
+                                        "--seed", "3"))
 
 
 # ------------------------------------------------------------ SB3 episode statistics
