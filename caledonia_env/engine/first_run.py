@@ -17,10 +17,14 @@ import os
 import threading
 import time
 
-from numba.core import event
+from numba.core import event, types
 
 from .api import game_call
 from .setup import new_game_log
+
+#: the Game entry points; their last argument ``automa`` (None, or True with Automa seats,
+#: ``automa_deck.automa_switch``) makes numba compile one version of each kind of game
+ENTRY_POINTS = (new_game_log, game_call)
 
 #: seconds of a cold start (import, tables, one 4-player game) on a 2-core machine, measured
 #: with benchmarks/cold_start.py (docs/performance.md); the announced estimate
@@ -30,16 +34,34 @@ IDLE_S = 1.0
 TICK_S = 0.5
 
 
-def engine_cached() -> bool:
+def engine_cached(automa: bool | None = None) -> bool:
     """Whether numba's cache holds the compiled ``Game`` entry points (new game, step and
-    legal actions) for these sources. True when there is nothing to compile (no JIT)."""
-    for dispatcher in (new_game_log, game_call):
+    legal actions) for these sources: for games without Automa seats (``automa=False``),
+    with them (``True``), or either (``None``). True when there is nothing to compile (no
+    JIT)."""
+    for dispatcher in ENTRY_POINTS:
         cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
         if cache_file is None:       # NUMBA_DISABLE_JIT (a plain function) or no cache
             continue
-        if not cache_file._load_index():     # {}: no index, or one of other sources
+        index = cache_file._load_index()      # {}: no index, or one of other sources
+        if not index:
+            return False
+        if automa is not None and not any(_with_automa(key[0]) == automa for key in index):
             return False
     return True
+
+
+def _with_automa(signature) -> bool:
+    """Whether an entry point's argument types are those of games with Automa seats."""
+    return not isinstance(signature[-1], types.NoneType)
+
+
+def _kind_compiled(ev):
+    """The kind of game (``automa`` of :func:`engine_cached`) whose entry point the compile
+    event ``ev`` compiles; None for any other function."""
+    if ev.data.get("dispatcher") not in ENTRY_POINTS:
+        return None
+    return _with_automa(ev.data.get("args") or (None,))
 
 
 def _project_function(ev) -> bool:
@@ -51,7 +73,9 @@ class CompileProgress:
     """Context manager: a numba compile listener that announces the engine's compilation on
     ``stream`` (a terminal) and keeps a line of progress (functions compiled, seconds) until
     the compiling stops; :meth:`finish` closes that line at once (before a progress bar).
-    ``cached`` says whether the engine is compiled already (:func:`engine_cached`)."""
+    ``cached(automa)`` says whether the engine is compiled already for the kind of game
+    being compiled (:func:`engine_cached`; ``automa`` None when the first compile is not
+    an entry point)."""
 
     def __init__(self, stream, cached=engine_cached, estimate_s: int = ESTIMATE_S):
         self.stream = stream
@@ -101,7 +125,7 @@ class CompileProgress:
             self._depth += 1
             if self.announced or self._done.is_set() or not _project_function(ev):
                 return
-            if self.cached():
+            if self.cached(_kind_compiled(ev)):
                 self._done.set()        # compiled already: stay silent
                 return
             self.announced = True

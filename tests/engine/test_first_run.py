@@ -8,7 +8,10 @@ import sys
 
 import pytest
 
+from numba.core import types
+
 from caledonia_env import Game, GameConfig
+from caledonia_env.engine import first_run
 from caledonia_env.engine.first_run import CompileProgress, engine_cached
 from caledonia_env.engine.jit import njit
 
@@ -23,7 +26,7 @@ class Terminal(io.StringIO):
 
 def fresh_function(module="caledonia_env.engine.fake"):
     """A new (never compiled, not cached) numba function of ``module``."""
-    def twice(x):
+    def twice(x, automa=None):
         return 2 * x
     twice.__module__ = module
     return njit(cache=False)(twice)
@@ -31,7 +34,7 @@ def fresh_function(module="caledonia_env.engine.fake"):
 
 def test_a_compile_is_announced_with_progress_and_a_total():
     out = Terminal()
-    with CompileProgress(out, cached=lambda: False, estimate_s=42) as progress:
+    with CompileProgress(out, cached=lambda automa: False, estimate_s=42) as progress:
         assert fresh_function()(3) == 6
         progress.finish()
         fresh_function()(4)                      # after finish: no second notice
@@ -42,9 +45,9 @@ def test_a_compile_is_announced_with_progress_and_a_total():
 
 
 @pytest.mark.parametrize("stream, cached, module", [
-    (Terminal(), lambda: True, "caledonia_env.engine.fake"),     # engine cached already
-    (io.StringIO(), lambda: False, "caledonia_env.engine.fake"),  # not a terminal
-    (Terminal(), lambda: False, "someone_else"),                  # not project code
+    (Terminal(), lambda automa: True, "caledonia_env.engine.fake"),     # engine cached already
+    (io.StringIO(), lambda automa: False, "caledonia_env.engine.fake"),  # not a terminal
+    (Terminal(), lambda automa: False, "someone_else"),                  # not project code
 ])
 def test_nothing_is_written_when_there_is_nothing_to_announce(stream, cached, module):
     with CompileProgress(stream, cached=cached) as progress:
@@ -61,6 +64,45 @@ def test_engine_cached_after_a_game_and_not_in_an_empty_cache(tmp_path):
                           "engine_cached; print(engine_cached())"],
                          env=env, capture_output=True, text=True, timeout=300)
     assert run.stdout.strip() == "False", run.stderr[-2000:]
+
+
+class FakeIndex:
+    """A dispatcher whose numba cache index holds entries of the given argument types."""
+
+    def __init__(self, *signatures):
+        index = {(sig, ("cpu",), ("hash",)): f"f{i}.nbc" for i, sig in enumerate(signatures)}
+        cache_file = type("CacheFile", (), {"_load_index": lambda self: index})()
+        self._cache = type("Cache", (), {"_cache_file": cache_file})()
+
+
+@pytest.mark.parametrize("kinds, expected", [
+    ((), {None: False, False: False, True: False}),
+    ((types.none,), {None: True, False: True, True: False}),
+    ((types.boolean,), {None: True, False: False, True: True}),
+    ((types.none, types.boolean), {None: True, False: True, True: True}),
+])
+def test_A_0_engine_cached_tells_the_two_kinds_of_game_apart(monkeypatch, kinds, expected):
+    """Games with Automa seats (A-0) compile their own version of the entry points (last
+    argument ``automa`` True instead of None): a cache holding only one kind must not keep
+    the notice quiet when the other kind compiles."""
+    fake = FakeIndex(*[(types.int32[:], k) for k in kinds])
+    monkeypatch.setattr(first_run, "ENTRY_POINTS", (fake, fake))
+    assert {k: engine_cached(k) for k in (None, False, True)} == expected
+
+
+@pytest.mark.parametrize("automa, kind", [(None, False), (True, True)])
+def test_A_0_the_notice_asks_about_the_kind_of_game_being_compiled(monkeypatch, automa, kind):
+    entry = fresh_function()
+    monkeypatch.setattr(first_run, "ENTRY_POINTS", (entry,))
+    asked = []
+    out = Terminal()
+    with CompileProgress(out, cached=lambda k: asked.append(k) or True):
+        entry(3, automa)
+    assert asked == [kind] and out.getvalue() == ""
+    asked.clear()
+    with CompileProgress(Terminal(), cached=lambda k: asked.append(k) or True):
+        fresh_function()(4, None)                  # not an entry point: either kind
+    assert asked == [None]
 
 
 def run_with_stderr(args, cache, terminal: bool) -> str:
