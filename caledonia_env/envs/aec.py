@@ -47,8 +47,8 @@ from .common import (
     ILLEGAL_MODES,
     RENDER_MODES,
     SEED_BOUND,
-    check_choice,
     Potential,
+    check_choice,
     final_info,
     make_config,
     observe,
@@ -66,9 +66,10 @@ class raw_env(AECEnv):
     view, ``"ansi"`` / ``"rgb_array"`` return it or the map picture),
     ``reward`` (``"win"`` default, ``"rank"``, ``"score_diff"``, see
     :mod:`caledonia_env.envs.rewards`), ``shaping`` (0 default: the weight W of the
-    potential-based shaping of :class:`~.common.Potential`), ``illegal_action`` (``"raise"`` default here:
-    :class:`IllegalActionError`; ``"penalize"``, the default of :func:`env`: the game
-    ends, the offender gets ``illegal_reward`` and the others 0), and every :class:`GameConfig` field
+    potential-based shaping of :class:`~.common.Potential`), ``illegal_action``
+    (``"raise"`` default here: :class:`IllegalActionError`; ``"penalize"``, the default of
+    :func:`env`: the game ends, the offender gets ``illegal_reward`` and the others 0), and
+    every :class:`GameConfig` field
     (``seed`` seeds the first game and the seeds of later unseeded resets,
     ``map``, ``first_player``, ``ruleset``, variants). ``automa={seat: level}`` makes
     those seats Automa seats (A-0): the engine plays them and they are not agents.
