@@ -152,7 +152,7 @@ class raw_env(AECEnv):
         p = -1
         if mask is not None:
             p = s.item(S_PLAYER)
-            self._mask_game, self._mask_at, self._mask = game, game._nhist, mask
+            self._mask_game, self._mask_at, self._mask = game, game.move_number, mask
         other = {"context": CONTEXT_NAMES[s.item(S_CTX)],
                  "acting_agent": self._agent_of[p] if p >= 0 else "",
                  "acting_player": p, "round": s.item(S_ROUND), "action_mask": self._no_mask}
@@ -171,7 +171,7 @@ class raw_env(AECEnv):
         p = self._index[agent]
         game = self.game
         if game.state.item(S_PLAYER) == p:
-            if self._mask_game is game and self._mask_at == game._nhist:
+            if self._mask_game is game and self._mask_at == game.move_number:
                 mask = self._mask.copy()
             else:
                 mask = game.legal_mask_int8()     # kept by the game: step() does not redo it
