@@ -13,9 +13,9 @@ from .engine import layout as L
 from .engine.automa_deck import automa_switch
 from .engine.automa_log import read_events
 from .engine.actions import A_PORT, A_START_PICK, MASK_WIDTH, N_ACTIONS, action_names, parse_name
-from .engine.api import APPLIED, GAME_OVER, LEGAL_IDS, game_call
-from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, GOOD_NAMES, IMPORT_NAMES, MAX_START_PICKS,
-                               N_CORNERS, UNIT_NAMES)
+from .engine.api import APPLIED, GAME_OVER, LEGAL_IDS, LEGAL_MASK, game_call
+from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, CTX_GAME_OVER, GOOD_NAMES,
+                               IMPORT_NAMES, MAX_START_PICKS, N_CORNERS, UNIT_NAMES)
 from .engine.setup import new_game_log as _new_game
 from .engine.step import apply_action as _apply_action
 from .engine.tables import Variants, build_tables
@@ -26,6 +26,7 @@ from .render_text import render_text as _render_text
 from .scenario import ScenarioError, scenario_config, to_scenario, write_scenario
 
 _new = object.__new__
+_S_AM_NLOG, _S_CTX = L.S_AM_NLOG, L.S_CTX
 PORT_TILE_NAMES = PORTS           # printed tile numbers, engine tile order (R-5)
 TILE_NAMES = tuple(f"T{i}" for i in range(1, 10))
 
@@ -228,6 +229,7 @@ class Game:
         """The mask, the state it belongs to, an id buffer (see engine/api.py) and, in a
         clone, the Automa event log (a new game keeps the one its setup wrote)."""
         self._mask = np.zeros(MASK_WIDTH, np.int8)
+        self._mask_n = self._mask[:N_ACTIONS]           # the part handed out
         self._seen = np.zeros(L.STATE_SIZE + 1, np.int32)
         self._ids = np.empty(N_ACTIONS, np.int64)
         if self._log is None:
@@ -241,8 +243,8 @@ class Game:
         """The legal-action mask as a fresh int8 array (what the envs hand out)."""
         mask = self._mask if self._mask is not None else self._scratch()
         game_call(self.state, self._static.tables, mask, self._seen, self._ids, self._log,
-                  LEGAL_IDS, self._static.automa_switch)
-        return mask[:N_ACTIONS].copy()
+                  LEGAL_MASK, self._static.automa_switch)
+        return self._mask_n.copy()
 
     def legal_actions(self) -> np.ndarray:
         """Legal action ids, ascending (int64)."""
@@ -269,9 +271,16 @@ class Game:
             self._reject(a, r)
         self._hist = (self._hist, a)
         self._nhist += 1
-        if self.state[L.S_AM_NLOG]:
+        if self.state.item(_S_AM_NLOG):
             self.automa_events += tuple(read_events(self.state, self._log, self.board.labels,
                                                     self._nhist))
+
+    def step_mask(self, action) -> np.ndarray | None:
+        """:meth:`step`, then the next decision's legal mask as a fresh int8 array, or None
+        once the game is over: what an env hands out after each move, read from the same
+        engine call as the move (no second call as with ``legal_mask_int8()``)."""
+        self.step(action)
+        return None if self.state.item(_S_CTX) == CTX_GAME_OVER else self._mask_n.copy()
 
     def _reject(self, a, r):
         if r == GAME_OVER:

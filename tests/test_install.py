@@ -80,3 +80,10 @@ def test_non_editable_install_plays_the_pretrained_policy(installed):
                "--workers", "1", "--out", str(work / "games.csv"))
     assert out.returncode == 0, out.stderr[-3000:]
     assert (work / "games.csv").read_text().count("\n") >= 3
+
+
+def test_non_editable_install_carries_the_training_recipes(installed):
+    python, work = installed
+    out = _run(python.parent / "caledonia", work, "train", "--recipe", "list")
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert all(f"ppo_{n}" in out.stdout for n in ("2p", "3p", "4p", "solo")), out.stdout

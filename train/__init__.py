@@ -16,6 +16,8 @@
 - :mod:`caledonia_env.train.rating`: league ratings (Bradley-Terry on the Elo scale);
 - :mod:`caledonia_env.train.expert`: ``caledonia expert`` — expert iteration, the policy
   fitted to the root visit counts of ``puct`` self-play;
+- :mod:`caledonia_env.train.recipe`: ``caledonia train --recipe NAME`` — the chain of
+  commands that made each shipped policy (``train/recipes/NAME.toml``);
 - :mod:`caledonia_env.train.cli`: the ``train`` / ``expert`` / ``evaluate`` / ``plot``
   commands (:mod:`~caledonia_env.train.cli_train`, :mod:`~caledonia_env.train.cli_evaluate`,
   :mod:`~caledonia_env.train.cli_expert`, :mod:`~caledonia_env.train.cli_common`).

@@ -23,6 +23,9 @@ examples:
   caledonia train --solo --timesteps 3_000_000 --out runs/solo --max-minutes 60
       # the solo game (R-9.2): reward final VP x 0.01, evaluation = mean VP and rating bands
   tensorboard --logdir runs/x/tb
+  caledonia train --recipe list                       # the recipes of the shipped policies
+  caledonia train --recipe ppo_2p --dry-run           # the commands that made ppo_2p.zip
+  caledonia train --recipe ppo_solo --out runs/solo   # reproduce ppo_solo.zip there
 
 opponent mix (--opponents NAME=WEIGHT,...; drawn per episode and seat in the self-play phase):
   self      the current policy (weights synced at every rollout)
@@ -69,6 +72,13 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
       help="start from a checkpoint's weights (same --net; 'pretrained' = the shipped policy "
            "for --players), e.g. fine-tune the shipped policy with --fast-fraction 0")
     a("--seed", type=int, default=None, help=f"seed (default {d.seed})")
+    a("--recipe", default=None, metavar="NAME",
+      help="run the recipe NAME of train/recipes/ (the chain of commands that made the "
+           "shipped file NAME.zip, e.g. ppo_2p) into --out (default runs/NAME); 'list' "
+           "lists them. No other training option goes with it")
+    a("--dry-run", action="store_true", help="with --recipe: print its commands, run nothing")
+    a("--workers", type=int, default=1,
+      help="with --recipe: processes for its selection games (default 1)")
     g = p.add_argument_group("PPO")
     g.add_argument("--n-envs", type=int, default=None, help=f"parallel games (default {d.n_envs})")
     g.add_argument("--n-steps", type=int, default=None,
@@ -164,7 +174,41 @@ def config_from_args(args) -> TrainConfig:
     return load_config(out, **over)
 
 
+def cmd_recipe(args) -> int:
+    """``--recipe``: list the recipes, print one's commands, or run it into ``--out``."""
+    from . import recipe as recipes
+    defaults = {f.name: None for f in dataclasses.fields(TrainConfig) if f.name != "out"}
+    defaults.update(resume=False, clans="draft", auction=False, solo=False, variant=None,
+                    ruleset=None)
+    extra = ["--" + k.replace("_", "-") for k, v in defaults.items()
+             if getattr(args, k, v) != v]
+    try:
+        if extra:
+            raise recipes.RecipeError(f"--recipe runs its own commands; drop {', '.join(extra)}")
+        if args.recipe == "list":
+            for name in recipes.names():
+                r = recipes.load(name)
+                print(f"{name:10s} {r.description}")
+            return 0
+        recipe = recipes.load(args.recipe)
+        out = args.out or f"runs/{recipe.name}"
+        if args.dry_run:
+            print("\n".join(recipe.commands(out)))
+            return 0
+        tn.check_output_folder(out, "--out")
+        path = recipes.run(recipe, out, workers=args.workers)
+    except (ValueError, FileExistsError, CheckpointError) as e:     # RecipeError included
+        print(f"caledonia train: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    print(f"{recipe.name}: {path}")
+    return 0
+
+
 def cmd_train(args) -> int:
+    if args.recipe is not None:
+        return cmd_recipe(args)
     try:
         import sb3_contrib  # noqa: F401  (optional extra: a clear message without it)
     except ImportError:

@@ -140,19 +140,18 @@ class raw_env(AECEnv):
         self.agent_selection = self._agent_of[self.game.current_player]
         if self._potential is not None:
             self._potential.reset(self.game)
-        self._set_infos()
+        self._set_infos(self.game.legal_mask_int8())
 
-    def _set_infos(self, extra=None, over=False):
+    def _set_infos(self, mask, extra=None):
         """Infos hold no None and keep their keys (Tianshou's buffer reads None or a missing
-        key as NaN): at game over ``acting_player`` is -1 and ``acting_agent`` "";
-        ``action_mask`` is the agent's legal mask (all zeros unless it decides now), as
-        AgileRL reads it."""
+        key as NaN): at game over (``mask`` None) ``acting_player`` is -1 and
+        ``acting_agent`` ""; ``action_mask`` is the agent's legal mask (all zeros unless it
+        decides now), as AgileRL reads it."""
         game = self.game
         s = game.state
-        p = -1 if over else s.item(S_PLAYER)
-        mask = None
-        if p >= 0:
-            mask = game.legal_mask_int8()
+        p = -1
+        if mask is not None:
+            p = s.item(S_PLAYER)
             self._mask_game, self._mask_at, self._mask = game, game.move_number, mask
         other = {"context": CONTEXT_NAMES[s.item(S_CTX)],
                  "acting_agent": self._agent_of[p] if p >= 0 else "",
@@ -190,9 +189,9 @@ class raw_env(AECEnv):
             raise IllegalActionError(f"{agent} must act (context {self.game.context!r}); "
                                      f"None is only for terminated agents")
         game = self.game
-        illegal = None
+        illegal = mask = None
         try:
-            game.step(action)     # TypeError for a non-integer id (game.action_id)
+            mask = game.step_mask(action)     # TypeError for a non-integer id (game.action_id)
         except IllegalActionError as e:
             if self.illegal_action == "raise":    # nothing changed: rewards cleared only below
                 raise IllegalActionError(
@@ -201,8 +200,7 @@ class raw_env(AECEnv):
                     f"{agent})") from None
             illegal = str(e)
         self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            self.rewards[a] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
         if illegal is not None:
             warn(f"illegal action by {agent}: the game ends with illegal_reward "
                  f"{self.illegal_reward} for it and 0 for the others")
@@ -212,16 +210,16 @@ class raw_env(AECEnv):
             delta = self._potential.step(game)
             for a in self.possible_agents:
                 self.rewards[a] = float(delta[self._index[a]])
-        if game.is_terminal:
+        if mask is None:                      # the game is over
             r = rewards_of(game, self._reward_mode)
             for a in self.possible_agents:
                 self.rewards[a] += float(r[self._index[a]])
                 self.terminations[a] = True
-            self._set_infos(final_info(game))
+            self._set_infos(None, final_info(game))
             self._accumulate_rewards()
         else:
-            self.agent_selection = self._agent_of[game.current_player]
-            self._set_infos()
+            self.agent_selection = self._agent_of[game.state.item(S_PLAYER)]
+            self._set_infos(mask)
             if self._potential is not None:     # without shaping every reward is 0 here
                 self._accumulate_rewards()
 
@@ -229,7 +227,7 @@ class raw_env(AECEnv):
         for a in self.agents:
             self.rewards[a] = self.illegal_reward if a == agent else 0.0
             self.terminations[a] = True
-        self._set_infos({"illegal_action": message, "offender": agent}, over=True)
+        self._set_infos(None, {"illegal_action": message, "offender": agent})
         self._accumulate_rewards()
 
     # ----------------------------------------------------------- render

@@ -52,6 +52,31 @@ def test_legal_actions_and_step_match_the_engine(players):
         game.step(0)
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_step_mask_returns_the_next_mask_from_the_same_call(players):
+    """Game.step_mask(a) == step(a) then legal_mask_int8(): a fresh int8 array each time
+    (writing into it changes nothing), None once the game is over; a state written by hand
+    after it still gets its own mask."""
+    game = Game(GameConfig(num_players=players, seed=3 + players))
+    twin = game.clone()
+    rng = random.Random(players)
+    while True:
+        a = rng.choice(list(game.legal_actions()))
+        mask = game.step_mask(a)
+        twin.step(a)
+        if twin.is_terminal:
+            assert mask is None and game.is_terminal
+            break
+        assert mask.dtype == np.int8 and mask.shape == (N_ACTIONS,)
+        np.testing.assert_array_equal(mask, plain_legal(twin))
+        mask[:] = 1                                   # the caller's copy
+        np.testing.assert_array_equal(game.legal_mask_int8(), plain_legal(twin))
+    other = Game(GameConfig(num_players=players, seed=40))
+    other.step_mask(int(other.legal_actions()[0]))
+    other.state[:] = Game(GameConfig(num_players=players, seed=41)).state
+    np.testing.assert_array_equal(other.legal_mask_int8(), plain_legal(other))
+
+
 def test_mask_is_recomputed_after_the_state_is_written_by_hand():
     """The cached mask belongs to one state: writing game.state by hand must not reuse it."""
     a = Game(GameConfig(num_players=4, seed=5))

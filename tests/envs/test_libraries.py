@@ -210,6 +210,13 @@ def test_tianshou_tutorial_route():
 
 
 @pytest.mark.slow
+def test_tianshou_single_agent_ppo_route():
+    """Masked PPO on the Gymnasium env through Tianshou's on-policy trainer."""
+    assert_learning_printed(run_example("tianshou", "tianshou", "tianshou_ppo.py", "--steps",
+                                        "2048", "--games", "4", "--seed", "3"))
+
+
+@pytest.mark.slow
 def test_rllib_tutorial_route():
     out = run_example("rllib", "ray.rllib", "rllib_ppo.py", "--iterations", "1",
                       "--train-batch", "400", "--games", "4")
