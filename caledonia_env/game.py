@@ -14,8 +14,8 @@ from .engine.automa_deck import automa_switch
 from .engine.automa_log import read_events
 from .engine.actions import A_PORT, A_START_PICK, MASK_WIDTH, N_ACTIONS, action_names, parse_name
 from .engine.api import APPLIED, GAME_OVER, LEGAL_IDS, LEGAL_MASK, game_call
-from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, CTX_GAME_OVER, GOOD_NAMES,
-                               IMPORT_NAMES, MAX_START_PICKS, N_CORNERS, UNIT_NAMES)
+from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, GOOD_NAMES, IMPORT_NAMES, MAX_START_PICKS,
+                               N_CORNERS, UNIT_NAMES)
 from .engine.setup import new_game_log as _new_game
 from .engine.step import apply_action as _apply_action
 from .engine.tables import Variants, build_tables
@@ -26,7 +26,7 @@ from .render_text import render_text as _render_text
 from .scenario import ScenarioError, scenario_config, to_scenario, write_scenario
 
 _new = object.__new__
-_S_AM_NLOG, _S_CTX = L.S_AM_NLOG, L.S_CTX
+_S_AM_NLOG = L.S_AM_NLOG
 PORT_TILE_NAMES = PORTS           # printed tile numbers, engine tile order (R-5)
 TILE_NAMES = tuple(f"T{i}" for i in range(1, 10))
 
@@ -280,7 +280,7 @@ class Game:
         once the game is over: what an env hands out after each move, read from the same
         engine call as the move (no second call as with ``legal_mask_int8()``)."""
         self.step(action)
-        return None if self.state.item(_S_CTX) == CTX_GAME_OVER else self._mask_n.copy()
+        return None if L.game_over(self.state) else self._mask_n.copy()
 
     def _reject(self, a, r):
         if r == GAME_OVER:

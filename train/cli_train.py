@@ -177,11 +177,11 @@ def config_from_args(args) -> TrainConfig:
 def cmd_recipe(args) -> int:
     """``--recipe``: list the recipes, print one's commands, or run it into ``--out``."""
     from . import recipe as recipes
-    defaults = {f.name: None for f in dataclasses.fields(TrainConfig) if f.name != "out"}
-    defaults.update(resume=False, clans="draft", auction=False, solo=False, variant=None,
-                    ruleset=None)
+    sub = argparse.ArgumentParser().add_subparsers()
+    defaults = vars(add_train_parser(sub).parse_args([]))     # every option left unset
+    own = {"recipe", "dry_run", "workers", "out", "quiet", "func"}
     extra = ["--" + k.replace("_", "-") for k, v in defaults.items()
-             if getattr(args, k, v) != v]
+             if k not in own and getattr(args, k, v) != v]
     try:
         if extra:
             raise recipes.RecipeError(f"--recipe runs its own commands; drop {', '.join(extra)}")
