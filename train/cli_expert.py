@@ -38,7 +38,7 @@ def add_expert_parser(subparsers) -> argparse.ArgumentParser:
                         "policy for --players), e.g. --from runs/x/best.zip")
     p.add_argument("--out", required=True, help="output folder, e.g. --out runs/ei1")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
-                   help="players per self-play game (default 2)")
+                   help="players per game (default 2)")
     p.add_argument("--expert", default="puct", choices=expert.EXPERTS,
                    help="the search to distil (default puct; nmctsg is the strongest against "
                         "the bots, docs/training.md)")
