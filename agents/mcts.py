@@ -41,6 +41,8 @@ class MCTSAgent(Agent):
     ``evaluator``: a :class:`agents.evaluators.RolloutEvaluator` (ranking, rollouts and the
     moves of decisions not searched), by default ``GreedyRollouts(weights, rollout)``:
     ``rollout`` is the playout policy, ``"greedy"`` (default) or ``"random"``.
+    ``last_stats``: the last decision's rollouts, candidates, ``choice`` and its mean
+    margin; empty when that decision was not searched.
     """
 
     name = "mcts"
@@ -71,6 +73,7 @@ class MCTSAgent(Agent):
     def act(self, game) -> int:
         if game.is_terminal:
             raise ValueError(f"no legal action: the game is over ({game!r})")
+        self.last_stats = {}
         s, T = game.state, game.tables
         ev = self.evaluator
         seed_numba(self._numba_seed())
@@ -127,6 +130,7 @@ class MCTSAgent(Agent):
                 break
         best = int(alive[0])
         self.last_stats = {"rollouts": used, "candidates": len(cands),
+                           "choice": int(cands[best]),
                            "mean_margin": float(sums[best] / counts[best]),
                            "seconds": time.perf_counter() - t0}
         return int(cands[best])

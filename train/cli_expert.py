@@ -17,16 +17,19 @@ examples:
   caledonia expert --from pretrained --players 2 --sims 32 --minutes 20 --workers 2 --out runs/ei1
   caledonia expert --from runs/ei1/expert.zip --players 2 --games 500 --out runs/ei2
   caledonia expert --data runs/ei1/data.npz --from pretrained --players 2 --tau 1 --out runs/ei1b
+  caledonia expert --expert nmctsg --vs greedy --sims 64 --players 4 --minutes 30 --workers 2 --out runs/d4
 then: caledonia play --players ppo:runs/ei1/expert.zip,greedy --games 400
 """
 
 
 def add_expert_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        "expert", help="expert iteration: train the policy toward puct's visit counts",
-        description="Play self-play games with puct:SIMS on a checkpoint in every seat (clans "
-                    "drafted), keep the root visit counts of every searched decision "
-                    "(OUT/data.npz), then fine-tune the checkpoint's policy toward them, the "
+        "expert", help="expert iteration: train the policy toward a search's choices",
+        description="Play games with a search (--expert: puct, nmcts or nmctsg, SIMS "
+                    "simulations or rollouts) on a checkpoint, in every seat or against --vs "
+                    "(clans drafted), keep what the search preferred at each of its searched "
+                    "decisions (puct's root visit counts, the flat searches' chosen action; "
+                    "OUT/data.npz), then fine-tune the checkpoint's policy toward them, the "
                     "value head held to its old values (OUT/expert.zip, OUT/expert.json). "
                     "The result plays as ppo:PATH and puct:SIMS:PATH. docs/training.md.",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EXPERT_EXAMPLES)
@@ -35,19 +38,27 @@ def add_expert_parser(subparsers) -> argparse.ArgumentParser:
                         "policy for --players), e.g. --from runs/x/best.zip")
     p.add_argument("--out", required=True, help="output folder, e.g. --out runs/ei1")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
-                   help="players per self-play game (default 2)")
-    p.add_argument("--sims", type=parse_int, default=32, help="puct simulations per decision "
-                                                          "(default 32)")
+                   help="players per game (default 2)")
+    p.add_argument("--expert", default="puct", choices=expert.EXPERTS,
+                   help="the search to distil (default puct; nmctsg is the strongest against "
+                        "the bots, docs/training.md)")
+    p.add_argument("--vs", default=None, metavar="AGENT",
+                   help="the expert plays one seat (rotated) against this agent in the others, "
+                        "e.g. --vs greedy (default: the expert in every seat)")
+    p.add_argument("--sims", type=parse_int, default=32,
+                   help="simulations (puct) or rollouts (nmcts, nmctsg) per decision "
+                        "(default 32)")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--games", type=parse_int, default=None,
-                        help="self-play games to play, e.g. --games 500")
+                        help="games to play, e.g. --games 500")
     budget.add_argument("--minutes", type=float, default=None,
-                        help="start self-play games for this long (default 10)")
-    p.add_argument("--data", default=None, help="reuse the self-play data of an earlier run "
-                                                "(data.npz) instead of playing")
-    p.add_argument("--workers", type=parse_int, default=1, help="self-play processes (default 1)")
+                        help="start games for this long (default 10)")
+    p.add_argument("--data", default=None, nargs="+", metavar="NPZ",
+                   help="reuse the data of earlier runs (data.npz; several are joined) "
+                        "instead of playing")
+    p.add_argument("--workers", type=parse_int, default=1, help="game processes (default 1)")
     p.add_argument("--noise", type=float, default=0.25,
-                   help="Dirichlet noise share of the root prior in self-play (default 0.25)")
+                   help="Dirichlet noise share of puct's root prior (default 0.25)")
     p.add_argument("--epochs", type=parse_int, default=3, help="passes over the data (default 3)")
     p.add_argument("--lr", type=float, default=1e-4, help="Adam learning rate (default 1e-4)")
     p.add_argument("--tau", type=float, default=0.25,
@@ -67,13 +78,14 @@ def cmd_expert(args) -> int:
         os.makedirs(args.out, exist_ok=True)
         source = checkpoint_path(args.source, args.players)
         if args.data:
-            data = expert.load_data(args.data)
+            data = expert.load_data(*args.data)
         else:
             minutes = args.minutes if args.games is None and args.minutes is not None else \
                 (10.0 if args.games is None else None)
             data = expert.collect(source, args.players, args.sims, games=args.games,
                                   minutes=minutes, seed=args.seed, workers=args.workers,
-                                  noise=args.noise, quiet=args.quiet)
+                                  noise=args.noise, quiet=args.quiet, expert=args.expert,
+                                  vs=args.vs)
             expert.save_data(data, os.path.join(args.out, "data.npz"))
         out = os.path.join(args.out, "expert.zip")
         report = expert.fit(source, data, out, epochs=args.epochs, lr=args.lr, tau=args.tau,
@@ -86,6 +98,10 @@ def cmd_expert(args) -> int:
     with open(os.path.join(args.out, "expert.json"), "w") as f:
         json.dump(dict(report, source=source, args=vars(args) | {"func": None}), f, indent=1,
                   default=str)
+    won = data.get("won")
+    if won is not None and len(won) and str(data.get("vs", "")):
+        print(f"the expert won {won.mean():.1%} of its {len(won)} games against "
+              f"{data['vs']}")
     b, a = report["before"], report["after"]
     print(f"{report['positions']} searched positions ({report['held_out']} held out): "
           f"cross-entropy {b['cross_entropy']:.4f} -> {a['cross_entropy']:.4f}, argmax = most "

@@ -1,10 +1,12 @@
-"""Expert iteration: distil the PUCT search into the policy (``caledonia expert``).
+"""Expert iteration: distil a search into the policy (``caledonia expert``).
 
-1. :func:`collect` plays self-play games with ``puct`` on a checkpoint in every seat (the
-   standard game for the player count: map drawn, clans drafted; Dirichlet noise on the
-   root prior for variety) and keeps, at every searched decision, the observation of the
-   player to move, the legal actions and the root's visit counts.
-2. :func:`fit` trains the policy head toward the visit distribution sharpened by a
+1. :func:`collect` plays games with the expert search on a checkpoint (the standard game
+   for the player count: map drawn, clans drafted), in every seat (self-play) or in one
+   seat against another agent (``vs``, e.g. ``greedy``), and keeps, at every searched
+   decision of an expert seat, the observation of the player to move, the legal actions
+   and the search's preference: ``puct``'s root visit counts (Dirichlet noise on its root
+   prior for variety), or the action chosen by the flat searches ``nmcts``/``nmctsg``.
+2. :func:`fit` trains the policy head toward that preference sharpened by a
    temperature ``tau`` (target proportional to ``N(a)^(1/tau)``; cross-entropy over the
    legal actions), while a squared-error term holds the value head to the original
    network's values on the same positions, so a search on the result keeps its leaf
@@ -24,7 +26,9 @@ import time
 
 import numpy as np
 
+from .. import agents
 from ..agents import checkpoint as ckpt
+from ..agents.nmcts import NetMCTSAgent
 from ..agents.puct import PUCTAgent
 from ..config import GameConfig
 from ..engine.actions import N_ACTIONS
@@ -33,28 +37,61 @@ from ..game import Game
 from ..tournament import pool_context, progress_bar
 
 
+EXPERTS = ("puct", "nmcts", "nmctsg")
+
+
+def make_expert(kind: str, path: str, sims: int, seed: int, noise: float = 0.25):
+    """The search to distil: ``puct:SIMS`` with Dirichlet noise on its root prior, or the
+    flat search ``nmcts:SIMS`` / ``nmctsg:SIMS`` (SIMS rollouts; no noise: it has no
+    prior to perturb), all on the checkpoint ``path``."""
+    if kind == "puct":
+        return PUCTAgent(sims, path, seed=seed, noise_frac=noise)
+    if kind in ("nmcts", "nmctsg"):
+        return NetMCTSAgent(sims, path, seed=seed,
+                            opponents="greedy" if kind == "nmctsg" else "policy")
+    raise ValueError(f"unknown expert {kind!r}; one of {', '.join(EXPERTS)}")
+
+
+def search_target(stats: dict, action: int) -> dict | None:
+    """What the search preferred at the decision it just made, as weights over actions:
+    ``puct``'s root visit counts, or the flat search's chosen action (its counts are not
+    a preference: successive halving gives the last two candidates the same count).
+    None when the decision was not searched (forced, or a context the search leaves to
+    the policy)."""
+    if stats.get("sims"):
+        return stats["visits"]
+    if stats.get("rollouts"):
+        return {int(action): 1}
+    return None
+
+
 def self_play_game(path: str, num_players: int, sims: int, seed: int, g: int,
-                   noise: float = 0.25) -> dict:
-    """One self-play game (seed ``(seed, g)``) of ``puct:SIMS:path`` in every seat: the
-    searched decisions' observations (float16), legal actions and root visit counts."""
+                   noise: float = 0.25, expert: str = "puct", vs: str | None = None) -> dict:
+    """One game (seed ``(seed, g)``) of the expert search on ``path``: in every seat, or,
+    with ``vs`` (an agent name such as ``greedy``), in seat ``g % num_players`` against
+    ``vs`` in the others. Returns the expert seats' searched decisions (observation as
+    float16, legal actions, target weights) and the expert's win share of the game."""
     game_seed = seed * 1_000_003 + g
     game = Game(GameConfig(num_players=num_players, seed=game_seed))
-    bots = [PUCTAgent(sims, path, seed=game_seed * 8 + p, noise_frac=noise)
-            for p in range(num_players)]
+    seats = range(num_players) if vs is None else [g % num_players]
+    bots = [make_expert(expert, path, sims, game_seed * 8 + p, noise) if p in seats
+            else agents.make(vs, seed=game_seed * 8 + p) for p in range(num_players)]
     obs, legal, visits = [], [], []
     buf = np.zeros(OBS_SIZE, np.float32)
     while not game.is_terminal:
         p = game.current_player
         a = bots[p].act(game)
-        stats = bots[p].last_stats
-        if stats.get("sims"):
+        target = search_target(bots[p].last_stats, a) if p in seats else None
+        if target:
             encode_obs(game.state, game.tables, p, buf)
             ids = np.asarray(game.legal_actions(), np.int32)
             obs.append(buf.astype(np.float16))
             legal.append(ids)
-            visits.append(np.array([stats["visits"].get(int(x), 0) for x in ids], np.float32))
+            visits.append(np.array([target.get(int(x), 0) for x in ids], np.float32))
         game.step(a)
-    return {"obs": obs, "legal": legal, "visits": visits, "game": g}
+    winners = game.winners()
+    won = sum(1.0 / len(winners) for p in seats if p in winners) / len(seats)
+    return {"obs": obs, "legal": legal, "visits": visits, "game": g, "won": won}
 
 
 def _worker(task):
@@ -63,9 +100,10 @@ def _worker(task):
 
 def collect(path: str, num_players: int = 2, sims: int = 32, games: int | None = None,
             minutes: float | None = None, seed: int = 0, workers: int = 1,
-            noise: float = 0.25, quiet: bool = False) -> dict:
-    """Self-play data for :func:`fit`: ``games`` games, or as many as start within
-    ``minutes`` (at least one). Game g is the same for any worker count."""
+            noise: float = 0.25, quiet: bool = False, expert: str = "puct",
+            vs: str | None = None) -> dict:
+    """Data for :func:`fit`: ``games`` games, or as many as start within ``minutes`` (at
+    least one). Game g is the same for any worker count."""
     if games is None and minutes is None:
         raise ValueError("give games or minutes")
     if games is not None and games < 1:
@@ -73,13 +111,17 @@ def collect(path: str, num_players: int = 2, sims: int = 32, games: int | None =
     if sims < 1 or workers < 1 or not 2 <= num_players <= 4:
         raise ValueError(f"need sims >= 1, workers >= 1 and 2-4 players; got sims={sims}, "
                          f"workers={workers}, num_players={num_players}")
+    if expert not in EXPERTS:
+        raise ValueError(f"unknown expert {expert!r}; one of {', '.join(EXPERTS)}")
+    if vs is not None:
+        agents.parse_name(vs)           # a clear error now, not in a worker
     # a clear error now (missing or unsafe file, no value head), a warning for another count
     ckpt.load_actor_critic(ckpt.load(path, num_players=num_players))
     limit = games if games is not None else 10**9
     deadline = None if minutes is None else time.monotonic() + 60 * minutes
-    tasks = ((path, num_players, sims, seed, g, noise) for g in range(limit))
+    tasks = ((path, num_players, sims, seed, g, noise, expert, vs) for g in range(limit))
     done = []
-    bar = progress_bar(games or 0, "self-play games", quiet)
+    bar = progress_bar(games or 0, "expert games", quiet)
     if workers == 1:
         results = map(_worker, tasks)
         pool = None
@@ -97,6 +139,12 @@ def collect(path: str, num_players: int = 2, sims: int = 32, games: int | None =
         if pool is not None:
             pool.terminate()
             pool.join()
+    return merge(done, num_players, sims, expert, vs)
+
+
+def merge(done: list[dict], num_players: int, sims: int, expert: str = "puct",
+          vs: str | None = None) -> dict:
+    """The games of :func:`self_play_game` as one data set (arrays, :func:`save_data`)."""
     obs = [o for r in done for o in r["obs"]]
     legal = [x for r in done for x in r["legal"]]
     return {"obs": np.stack(obs) if obs else np.zeros((0, OBS_SIZE), np.float16),
@@ -105,20 +153,42 @@ def collect(path: str, num_players: int = 2, sims: int = 32, games: int | None =
             if legal else np.zeros(0, np.float32),
             "lens": np.array([len(x) for x in legal], np.int64),
             "game": np.array([r["game"] for r in done for _ in r["obs"]], np.int64),
-            "players": np.array(num_players), "sims": np.array(sims)}
+            "won": np.array([r["won"] for r in done], np.float64),
+            "players": np.array(num_players), "sims": np.array(sims),
+            "expert": np.array(expert), "vs": np.array(vs or "")}
 
 
 def save_data(data: dict, path: str) -> None:
     np.savez_compressed(path, **data)
 
 
-def load_data(path: str) -> dict:
-    with np.load(path) as d:
-        data = {k: d[k] for k in d.files}
-    need = {"obs", "legal", "visits", "lens", "game"}
-    if not need <= set(data):
-        raise ValueError(f"{path}: not expert-iteration data (missing {sorted(need - set(data))})")
-    return data
+def load_data(*paths: str) -> dict:
+    """The data of one or more :func:`save_data` files, joined (game numbers kept apart)."""
+    if not paths:
+        raise ValueError("give at least one data file")
+    parts = []
+    for path in paths:
+        with np.load(path) as d:
+            data = {k: d[k] for k in d.files}
+        need = {"obs", "legal", "visits", "lens", "game"}
+        if not need <= set(data):
+            raise ValueError(f"{path}: not expert-iteration data "
+                             f"(missing {sorted(need - set(data))})")
+        parts.append(data)
+    if len(parts) == 1:
+        return parts[0]
+    if len({int(d.get("players", 0)) for d in parts}) != 1:
+        raise ValueError("the data files are of different player counts")
+    joined = dict(parts[0])
+    offset, games = 0, []
+    for d in parts:
+        games.append(d["game"] + offset)
+        offset += int(d["game"].max(initial=-1)) + 1
+    joined["game"] = np.concatenate(games)
+    for k in ("obs", "legal", "visits", "lens", "won"):
+        if all(k in d for d in parts):
+            joined[k] = np.concatenate([d[k] for d in parts])
+    return joined
 
 
 def _batch(data, offs, idx, tau):
@@ -203,6 +273,7 @@ def fit(path: str, data: dict, out: str, epochs: int = 3, lr: float = 1e-4, tau:
     meta["expert_iteration"] = {
         "from": os.path.basename(path), "from_sha256": source.sha256,
         "positions": n, "games": int(len(games)), "sims": int(data.get("sims", 0)),
+        "expert": str(data.get("expert", "puct")), "vs": str(data.get("vs", "")) or None,
         "epochs": epochs, "lr": lr, "tau": tau, "value_weight": value_weight,
         "before": report["before"], "after": report["after"]}
     ckpt.save(out, ckpt.sb3_state(net.state_dict()), meta)

@@ -133,10 +133,29 @@ def test_nmcts_searches_the_policys_candidates_and_is_deterministic(tmp_path):
     picks = [bot.act(game) for _ in range(3)]
     st = bot.last_stats
     assert st["rollouts"] <= 16 + st["candidates"] and 2 <= st["candidates"] <= 7
+    assert st["choice"] == picks[-1]
     assert all(int(a) in game.legal_actions() for a in picks)
     bot.reset(4)
     assert [bot.act(game) for _ in range(3)] == picks
     assert [agents.make(f"nmcts:16:{path}", seed=4).act(game) for _ in range(3)] == picks
+
+
+def test_flat_search_stats_are_empty_after_a_decision_it_did_not_search():
+    """expert iteration reads ``last_stats`` as "this decision was searched": a decision
+    left to the evaluator (a context outside ``contexts``) must not keep the last one's."""
+    game = Game(GameConfig(num_players=2, seed=8))
+    bot, greedy = agents.make("mcts:4", seed=1), agents.make("greedy")
+    searched = skipped = 0
+    while not game.is_terminal and not (searched and skipped):
+        a = bot.act(game)
+        if game.context in bot.contexts and len(game.legal_actions()) > 1:
+            searched += 1
+            assert bot.last_stats["choice"] == a
+        elif game.context not in bot.contexts:
+            skipped += 1
+            assert bot.last_stats == {}
+        game.step(a if game.current_player == 0 else greedy.act(game))
+    assert searched and skipped
 
 
 @pytest.mark.parametrize("kind", ["nmcts", "nmctsg"])

@@ -41,6 +41,45 @@ def test_self_play_records_the_root_visits_of_every_searched_decision(tmp_path):
     assert np.array_equal(again["obs"], data["obs"][:k])        # game g is the same anywhere
 
 
+def test_flat_search_expert_against_another_agent_records_its_choices(tmp_path):
+    """--expert nmctsg --vs greedy: only the expert's seat (g % players) is recorded, the
+    target is the action the search chose (one-hot), and the data join with other files."""
+    net = save_small(tmp_path / "net.zip", 2, seed=4)
+    game = expert.self_play_game(net, 2, 4, 9, 1, expert="nmctsg", vs="greedy")
+    assert game["obs"] and 0 <= game["won"] <= 1
+    for ids, target in zip(game["legal"], game["visits"]):
+        assert len(ids) >= 2 and sorted(target) == [0] * (len(ids) - 1) + [1]
+    # the recorded observations are seat 1's (g = 1): replaying the seeded game with the
+    # same agents reaches each of them at a searched decision of player 1
+    game_seed = 9 * 1_000_003 + 1
+    g = Game(GameConfig(num_players=2, seed=game_seed))
+    bots = [agents.make("greedy", seed=game_seed * 8),
+            expert.make_expert("nmctsg", net, 4, game_seed * 8 + 1)]
+    seen = []
+    while not g.is_terminal:
+        p = g.current_player
+        a = bots[p].act(g)
+        if p == 1 and expert.search_target(bots[p].last_stats, a):
+            seen.append(a)
+        g.step(a)
+    chosen = [int(ids[np.argmax(t)]) for ids, t in zip(game["legal"], game["visits"])]
+    assert chosen == seen
+    one = expert.merge([game], 2, 4, "nmctsg", "greedy")
+    assert str(one["expert"]) == "nmctsg" and str(one["vs"]) == "greedy"
+    expert.save_data(one, tmp_path / "a.npz")
+    other = expert.merge([expert.self_play_game(net, 2, 4, 9, 0, expert="nmcts", vs="greedy")],
+                         2, 4, "nmcts", "greedy")
+    expert.save_data(other, tmp_path / "b.npz")
+    both = expert.load_data(tmp_path / "a.npz", tmp_path / "b.npz")
+    assert len(both["lens"]) == len(one["lens"]) + len(other["lens"])
+    assert len(np.unique(both["game"])) == 2                # game numbers kept apart
+    assert len(both["legal"]) == both["lens"].sum() and len(both["won"]) == 2
+    with pytest.raises(ValueError, match="unknown expert"):
+        expert.collect(net, games=1, expert="mcts")
+    with pytest.raises(ValueError, match="unknown agent"):
+        expert.collect(net, games=1, vs="nobody")
+
+
 def test_fit_moves_the_policy_toward_the_visits_and_holds_the_value(tmp_path):
     net = save_small(tmp_path / "net.zip", 2, seed=2, train={"reward": "score_diff",
                                                                "shaping": 0.5})
@@ -107,6 +146,17 @@ def test_expert_command_writes_data_checkpoint_and_report(tmp_path, capsys):
     assert main(["expert", "--from", net, "--data", str(out / "data.npz"), "--tau", "1",
                  "--epochs", "1", "--out", str(again), "--quiet"]) == 0
     assert not (again / "data.npz").exists() and (again / "expert.zip").exists()
+    flat = tmp_path / "flat"
+    assert main(["expert", "--from", net, "--expert", "nmctsg", "--vs", "greedy", "--games",
+                 "2", "--sims", "2", "--epochs", "1", "--out", str(flat), "--quiet"]) == 0
+    assert "the expert won" in capsys.readouterr().out
+    meta = ck.load(flat / "expert.zip").meta["expert_iteration"]
+    assert meta["expert"] == "nmctsg" and meta["vs"] == "greedy"
+    joined = tmp_path / "joined"
+    assert main(["expert", "--from", net, "--data", str(out / "data.npz"), str(flat / "data.npz"),
+                 "--epochs", "1", "--out", str(joined), "--quiet"]) == 0
+    assert json.loads((joined / "expert.json").read_text())["positions"] == \
+        report["positions"] + json.loads((flat / "expert.json").read_text())["positions"]
     assert main(["expert", "--from", str(tmp_path / "missing.zip"), "--games", "1",
                  "--out", str(tmp_path / "x")]) == 2
     assert "does not exist" in capsys.readouterr().err
