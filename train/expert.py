@@ -113,8 +113,9 @@ def collect(path: str, num_players: int = 2, sims: int = 32, games: int | None =
                          f"workers={workers}, num_players={num_players}")
     if expert not in EXPERTS:
         raise ValueError(f"unknown expert {expert!r}; one of {', '.join(EXPERTS)}")
-    if vs is not None:
-        agents.parse_name(vs)           # a clear error now, not in a worker
+    if vs is not None and agents.parse_name(vs)[0] == "automa":   # a clear error now
+        raise ValueError("--vs automa: the Automa is an engine seat, not an agent the expert "
+                         "can play against here; give a bot, e.g. --vs greedy")
     # a clear error now (missing or unsafe file, no value head), a warning for another count
     ckpt.load_actor_critic(ckpt.load(path, num_players=num_players))
     limit = games if games is not None else 10**9

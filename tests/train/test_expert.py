@@ -78,6 +78,8 @@ def test_flat_search_expert_against_another_agent_records_its_choices(tmp_path):
         expert.collect(net, games=1, expert="mcts")
     with pytest.raises(ValueError, match="unknown agent"):
         expert.collect(net, games=1, vs="nobody")
+    with pytest.raises(ValueError, match="engine seat"):
+        expert.collect(net, games=1, vs="automa:3")
 
 
 def test_fit_moves_the_policy_toward_the_visits_and_holds_the_value(tmp_path):
