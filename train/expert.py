@@ -52,16 +52,16 @@ def make_expert(kind: str, path: str, sims: int, seed: int, noise: float = 0.25)
     raise ValueError(f"unknown expert {kind!r}; one of {', '.join(EXPERTS)}")
 
 
-def search_target(stats: dict, action: int) -> dict | None:
-    """What the search preferred at the decision it just made, as weights over actions:
-    ``puct``'s root visit counts, or the flat search's chosen action (its counts are not
-    a preference: successive halving gives the last two candidates the same count).
-    None when the decision was not searched (forced, or a context the search leaves to
-    the policy)."""
+def search_target(stats: dict) -> dict | None:
+    """What the search preferred at the decision it just made (its ``last_stats``), as
+    weights over actions: ``puct``'s root visit counts, or the flat search's ``choice``
+    (its counts are not a preference: successive halving gives the last two candidates
+    the same count). None when the decision was not searched (forced, or a context the
+    search leaves to the policy)."""
     if stats.get("sims"):
         return stats["visits"]
-    if stats.get("rollouts"):
-        return {int(action): 1}
+    if "choice" in stats:
+        return {stats["choice"]: 1}
     return None
 
 
@@ -81,7 +81,7 @@ def self_play_game(path: str, num_players: int, sims: int, seed: int, g: int,
     while not game.is_terminal:
         p = game.current_player
         a = bots[p].act(game)
-        target = search_target(bots[p].last_stats, a) if p in seats else None
+        target = search_target(bots[p].last_stats) if p in seats else None
         if target:
             encode_obs(game.state, game.tables, p, buf)
             ids = np.asarray(game.legal_actions(), np.int32)
@@ -189,6 +189,8 @@ def load_data(*paths: str) -> dict:
     for k in ("obs", "legal", "visits", "lens", "won"):
         if all(k in d for d in parts):
             joined[k] = np.concatenate([d[k] for d in parts])
+        else:                           # "won": not in the files of earlier versions
+            joined.pop(k, None)
     return joined
 
 
