@@ -166,6 +166,39 @@ def settlement_count(s, T, p):
 
 
 @njit(cache=True)
+def settlement_counts(s, T, out):
+    """Every player's :func:`settlement_count` (R-7) into ``out``."""
+    for p in range(s[S_NP]):
+        out[p] = settlement_count(s, T, p)
+
+
+@njit(cache=True)
+def recount_settlements(s0, known, s, T, out):
+    """``out[p] = settlement_count(s, T, p)`` for every player, given ``known``, the counts
+    of the state ``s0``: a count depends only on which nodes hold the player's units and on
+    the player's shipping level (R-7), so only players whose units or level differ from
+    ``s0``'s are counted again (a one-step lookahead changes one player's map, if any).
+    Returns whether any node or shipping level differs from ``s0``."""
+    n = s[S_NP]
+    dirty = np.zeros(MAX_PLAYERS, np.bool_)
+    for p in range(n):
+        dirty[p] = s[pofs(p) + P_SHIP] != s0[pofs(p) + P_SHIP]
+    for m in range(T[T_N_NODES]):
+        a = s0[S_OCC + m]
+        b = s[S_OCC + m]
+        if a != b:
+            if a >= 0 and a // OCC_STRIDE < MAX_PLAYERS:
+                dirty[a // OCC_STRIDE] = True
+            if b >= 0 and b // OCC_STRIDE < MAX_PLAYERS:
+                dirty[b // OCC_STRIDE] = True
+    changed = False
+    for p in range(n):
+        changed |= dirty[p]
+        out[p] = settlement_count(s, T, p) if dirty[p] else known[p]
+    return changed
+
+
+@njit(cache=True)
 def import_values(s, T, out):
     """VP per cotton, tobacco, sugar cane by rarity (R-7) or static (R-9.3); in solo either
     ``solo.import_vp`` each or, with the rarity reading, ranked by the solo player's own
