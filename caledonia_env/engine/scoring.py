@@ -180,20 +180,21 @@ def recount_settlements(s0, known, s, T, out):
     ``s0``'s are counted again (a one-step lookahead changes one player's map, if any).
     Returns whether any node or shipping level differs from ``s0``."""
     n = s[S_NP]
+    changed = False
     dirty = np.zeros(MAX_PLAYERS, np.bool_)
     for p in range(n):
         dirty[p] = s[pofs(p) + P_SHIP] != s0[pofs(p) + P_SHIP]
+        changed |= dirty[p]
     for m in range(T[T_N_NODES]):
         a = s0[S_OCC + m]
         b = s[S_OCC + m]
         if a != b:
+            changed = True
             if a >= 0 and a // OCC_STRIDE < MAX_PLAYERS:
                 dirty[a // OCC_STRIDE] = True
             if b >= 0 and b // OCC_STRIDE < MAX_PLAYERS:
                 dirty[b // OCC_STRIDE] = True
-    changed = False
     for p in range(n):
-        changed |= dirty[p]
         out[p] = settlement_count(s, T, p) if dirty[p] else known[p]
     return changed
 
