@@ -15,7 +15,7 @@ built on it, and the rollouts, are in :mod:`agents.rollouts`.
 """
 import numpy as np
 
-from caledonia_env.engine.board import count_units, ctz, pofs, reach_of
+from caledonia_env.engine.board import ctz, pofs, reach_of
 from caledonia_env.engine.clans import crow
 from caledonia_env.engine.constants import (
     BAKERY,
@@ -24,16 +24,19 @@ from caledonia_env.engine.constants import (
     COW,
     DAIRY,
     DISTILLERY,
+    EMPTY,
     FIELD,
     FISHERMAN,
     GRAIN,
     LUMBERJACK,
     MAX_BOXES,
+    MAX_NODES,
     MAX_PLAYERS,
     MILK,
     MINER,
     N_GOODS,
     N_UNITS,
+    OCC_STRIDE,
     PH_ACTIONS,
     PH_PRODUCTION,
     SHEEP,
@@ -71,6 +74,7 @@ from caledonia_env.engine.layout import (
     S_BONUS_UPG,
     game_over,
     S_NP,
+    S_OCC,
     S_PHASE,
     S_PLAYER,
     S_ROUND,
@@ -85,6 +89,7 @@ from caledonia_env.engine.layout import (
     T_EXPORT_VP,
     T_MERCH_TRACK,
     T_MONEY_PER_VP,
+    T_N_NODES,
     T_PRICE_START,
     T_ROUNDS,
     T_SCORING_TILES_ON,
@@ -101,10 +106,12 @@ from caledonia_env.engine.scoring import (
     K_BASIC,
     K_PROCESSED,
     import_values,
+    own_units,
     recount_settlements,
+    settlement_count,
     settlement_counts,
     split_places,
-    tile_glory,
+    tile_glory_of,
 )
 
 SCORE_TOTAL = len(SCORE_FIELDS) - 1     # the total is the last score field
@@ -222,7 +229,9 @@ def contract_value(s, T, p, c, gv, unit_val, pl, imp, w):
 
 
 MEMO_ROOM = MAX_PLAYERS     # a map memo: the settlement counts, then the deciding player's room
-
+MEMO_LEN = MAX_PLAYERS + 1
+PLACED = MAX_PLAYERS + 1    # a lookahead table's row: 1 + the player whose placement it holds
+BASE = MAX_NODES            # a lookahead table's row of the state the actions start from
 
 @njit(cache=True)
 def expansion_room(s, T, p):
@@ -249,14 +258,54 @@ def map_memo(s, T, p, out):
 
 
 @njit(cache=True)
-def update_memo(s0, known, s, T, p, out):
-    """``map_memo(s, T, p, out)`` given ``known``, the memo of ``s0``: a lookahead's state
-    differs from ``s0`` by one action, so most of the map is unchanged and only what it
-    changed is computed again."""
-    if recount_settlements(s0, known, s, T, out):
-        out[MEMO_ROOM] = expansion_room(s, T, p)
-    else:
-        out[MEMO_ROOM] = known[MEMO_ROOM]
+def lookahead_table(s, T, p):
+    """The memos a one-step lookahead from ``s`` reuses, int64[MAX_NODES + 1, MEMO_LEN + 1]:
+    row ``BASE`` is :func:`map_memo` of ``s``; row v will hold the memo after a unit is put on
+    the empty node v (column ``PLACED``: 1 + its owner, 0 while empty), the same for every
+    unit type (about three legal actions in four are such placements, three or four of them
+    on each node)."""
+    table = np.zeros((MAX_NODES + 1, MEMO_LEN + 1), np.int64)
+    map_memo(s, T, p, table[BASE])
+    return table
+
+
+@njit(cache=True)
+def update_memo(s0, table, s, T, p, out):
+    """``map_memo(s, T, p, out)`` for a state ``s`` one action after ``s0``, whose
+    :func:`lookahead_table` is ``table``: unchanged parts of the map are not counted again
+    (R-7 settlements of the players whose units and shipping level are unchanged; p's room
+    when no node and no level changed), and a placement on an empty node is counted once
+    per node and owner."""
+    known = table[BASE]
+    n = s[S_NP]
+    ships = True
+    for q in range(n):
+        ships &= s[pofs(q) + P_SHIP] == s0[pofs(q) + P_SHIP]
+    changed = 0
+    v = -1
+    for m in range(T[T_N_NODES]):
+        if s[S_OCC + m] != s0[S_OCC + m]:
+            changed += 1
+            v = m
+    if ships and changed == 0:
+        for i in range(MEMO_LEN):
+            out[i] = known[i]
+        return
+    o = s[S_OCC + v] if v >= 0 else -1
+    if ships and changed == 1 and s0[S_OCC + v] == EMPTY and 0 <= o < MAX_PLAYERS * OCC_STRIDE:
+        q = o // OCC_STRIDE
+        row = table[v]
+        if row[PLACED] != q + 1:
+            for i in range(MEMO_LEN):
+                row[i] = known[i]
+            row[q] = settlement_count(s, T, q)
+            row[MEMO_ROOM] = expansion_room(s, T, p)
+            row[PLACED] = q + 1
+        for i in range(MEMO_LEN):
+            out[i] = row[i]
+        return
+    recount_settlements(s0, known, s, T, out)
+    out[MEMO_ROOM] = expansion_room(s, T, p)
 
 
 @njit(cache=True)
@@ -301,8 +350,11 @@ def evaluate_known(s, T, p, w, memo):
         v += s[po + P_GOODS + g] * gv[g]
 
     # units: future production (R-6.1 - R-6.3)
+    own = np.empty(MAX_NODES, np.int64)     # one pass over the map: p's units, by type
+    k = own_units(s, T, p, own)
     units = np.zeros(N_UNITS, np.int32)
-    count_units(s, T, p, units)
+    for i in range(k):
+        units[own[i] % OCC_STRIDE] += 1
     future_mv = 0.0
     for j in range(pl):
         future_mv += money_value(T, j, w)
@@ -369,13 +421,13 @@ def evaluate_known(s, T, p, w, memo):
         if s[S_PHASE] <= PH_PRODUCTION:
             tile = s[S_TILES + r - 1]
             if tile >= 0:
-                v += tile_glory(s, T, p, tile)
+                v += tile_glory_of(s, T, p, tile, own, k)
         for rr in range(r, T[T_ROUNDS]):
             tile = s[S_TILES + rr]
             if tile >= 0:
                 kind = T[T_TILE_KIND + tile]
                 if kind != K_BASIC and kind != K_PROCESSED:
-                    v += w[W_FUTURE_TILE] * tile_glory(s, T, p, tile)
+                    v += w[W_FUTURE_TILE] * tile_glory_of(s, T, p, tile, own, k)
 
     # majorities as they stand (R-7), discounted before the last round
     vals = np.zeros(MAX_PLAYERS, np.int64)

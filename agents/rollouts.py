@@ -12,7 +12,7 @@ import numpy as np
 
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.board import pofs
-from caledonia_env.engine.constants import MAX_CONTRACTS, MAX_PLAYERS
+from caledonia_env.engine.constants import MAX_CONTRACTS
 from caledonia_env.engine.jit import njit
 from caledonia_env.engine.layout import (P_AM_NPILE, P_AM_PILE, P_MONEY, P_SCORE, S_DECK,
                                          S_DECK_COUNT, S_DECK_HEAD, S_NP, S_PLAYER,
@@ -22,7 +22,8 @@ from caledonia_env.engine.playout import rollout
 from caledonia_env.engine.rng import seed_rng
 from caledonia_env.engine.step import apply_action
 
-from .evaluation import SCORE_TOTAL, W_NOISE, evaluate_known, map_memo, update_memo
+from .evaluation import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate_known, lookahead_table,
+                         update_memo)
 
 
 @njit(cache=True)
@@ -36,14 +37,13 @@ def greedy_action(s, T, w, mask, buf, automa):
     k, only = count_legal(mask)
     if k == 1:
         return only
-    known = np.empty(MAX_PLAYERS + 1, np.int64)
-    map_memo(s, T, p, known)
-    memo = np.empty(MAX_PLAYERS + 1, np.int64)
+    table = lookahead_table(s, T, p)
+    memo = np.empty(MEMO_LEN, np.int64)
     for a in range(N_ACTIONS):
         if mask[a]:
             copy_state(buf, s)
             apply_action(buf, T, a, automa)
-            update_memo(s, known, buf, T, p, memo)
+            update_memo(s, table, buf, T, p, memo)
             v = evaluate_known(buf, T, p, w, memo) + w[W_NOISE] * np.random.random()
             if v > best_v:
                 best_v = v
@@ -121,14 +121,13 @@ def action_values(s, T, w, mask, buf, out, automa):
     """One-step evaluation of every legal action for the deciding player (-inf if illegal)."""
     p = s[S_PLAYER]
     legal_mask(s, T, mask)
-    known = np.empty(MAX_PLAYERS + 1, np.int64)
-    map_memo(s, T, p, known)
-    memo = np.empty(MAX_PLAYERS + 1, np.int64)
+    table = lookahead_table(s, T, p)
+    memo = np.empty(MEMO_LEN, np.int64)
     for a in range(N_ACTIONS):
         if mask[a]:
             copy_state(buf, s)
             apply_action(buf, T, a, automa)
-            update_memo(s, known, buf, T, p, memo)
+            update_memo(s, table, buf, T, p, memo)
             out[a] = evaluate_known(buf, T, p, w, memo)
         else:
             out[a] = -np.inf

@@ -22,8 +22,22 @@ K_BASIC, K_PROCESSED, K_UNITS, K_WORKERS, K_BORDER, K_IMPORTS, K_MEAT, K_UPGRADE
 
 
 @njit(cache=True)
-def tile_count(s, T, p, tile):
-    """What scoring tile ``tile`` counts for player p right now (R-6.4)."""
+def own_units(s, T, p, out):
+    """p's units on the map, in node order, as ``node * OCC_STRIDE + unit type`` into
+    ``out`` (MAX_NODES long); returns how many."""
+    k = 0
+    for m in range(T[T_N_NODES]):
+        o = s[S_OCC + m]
+        if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
+            out[k] = m * OCC_STRIDE + o % OCC_STRIDE
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def tile_count_of(s, T, p, tile, own, k):
+    """What scoring tile ``tile`` counts for player p right now (R-6.4), given p's units
+    (``own[:k]``, :func:`own_units`: the map tiles count them)."""
     poff = pofs(p)
     kind = T[T_TILE_KIND + tile]
     if kind == K_BASIC:
@@ -39,11 +53,9 @@ def tile_count(s, T, p, tile):
         return (s[poff + P_SHIP] + (T[T_MERCH_TRACK] - s[poff + P_TRACK])
                 + s[poff + P_TECH] + s[poff + P_TECH + 1])
     count = 0
-    for m in range(T[T_N_NODES]):
-        o = s[S_OCC + m]
-        if o < 0 or o == NEUTRAL or o // OCC_STRIDE != p:
-            continue
-        u = o % OCC_STRIDE
+    for i in range(k):
+        m = own[i] // OCC_STRIDE
+        u = own[i] % OCC_STRIDE
         if kind == K_UNITS:
             count += T[T_TILE_UNIT_GLORY + tile * N_UNITS + u]
         elif kind == K_WORKERS:
@@ -58,9 +70,18 @@ def tile_count(s, T, p, tile):
 
 
 @njit(cache=True)
+def tile_glory_of(s, T, p, tile, own, k):
+    """Glory = glory * (count // per) for the scoring tile ``tile`` (R-6.4), given p's
+    units (:func:`own_units`)."""
+    return T[T_TILE_GLORY + tile] * (tile_count_of(s, T, p, tile, own, k)
+                                     // T[T_TILE_PER + tile])
+
+
+@njit(cache=True)
 def tile_glory(s, T, p, tile):
     """Glory = glory * (count // per) for the round's scoring tile (R-6.4)."""
-    return T[T_TILE_GLORY + tile] * (tile_count(s, T, p, tile) // T[T_TILE_PER + tile])
+    own = np.empty(MAX_NODES, np.int64)
+    return tile_glory_of(s, T, p, tile, own, own_units(s, T, p, own))
 
 
 @njit(cache=True)

@@ -11,9 +11,9 @@ from numba import njit
 from numba.typed import List
 
 from caledonia_env import Game, GameConfig
-from caledonia_env.agents.evaluation import (DEFAULT_WEIGHTS, MEMO_ROOM, evaluate,
-                                             evaluate_known, expansion_room, map_memo,
-                                             update_memo)
+from caledonia_env.agents.evaluation import (BASE, DEFAULT_WEIGHTS, MEMO_LEN, MEMO_ROOM,
+                                             PLACED, evaluate, evaluate_known, expansion_room,
+                                             lookahead_table, map_memo, update_memo)
 from caledonia_env.agents.rollouts import action_values, greedy_action, seed_numba
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
@@ -56,27 +56,28 @@ def _lookaheads(config, seed, every=3):
 
 @pytest.mark.parametrize("config", CONFIGS, ids=["2p", "3p", "4p", "automa"])
 def test_R_7_R_4_the_updated_map_memo_equals_a_full_count_after_every_action(config):
-    checked = moved = 0
+    checked = moved = cached = 0
     for s, T, automa, legal in _lookaheads(config, seed=20261126):
         n = int(s[L.S_NP])
         p = int(s[L.S_PLAYER])
-        known = np.empty(MAX_PLAYERS + 1, np.int64)
-        map_memo(s, T, p, known)
+        table = lookahead_table(s, T, p)
+        known = table[BASE]
         assert [known[q] for q in range(n)] == [settlement_count(s, T, q) for q in range(n)]
         assert known[MEMO_ROOM] == expansion_room(s, T, p) == _room(s, T, p)
         buf = np.empty_like(s)
-        memo = np.empty(MAX_PLAYERS + 1, np.int64)
+        memo = np.empty(MEMO_LEN, np.int64)
         for a in legal:
             copy_state(buf, s)
             assert np.array_equal(buf, s)
             apply_action(buf, T, int(a), automa)
-            update_memo(s, known, buf, T, p, memo)
+            update_memo(s, table, buf, T, p, memo)
             full = np.empty(MAX_PLAYERS, np.int64)
             settlement_counts(buf, T, full)
             assert list(memo[:n]) == list(full[:n])
             assert memo[MEMO_ROOM] == _room(buf, T, p)
             counts = np.empty(MAX_PLAYERS, np.int64)
             changed = recount_settlements(s, known, buf, T, counts)
+            assert list(counts[:n]) == list(full[:n])
             same_map = (np.array_equal(buf[L.S_OCC:L.S_OCC + T[L.T_N_NODES]],
                                        s[L.S_OCC:L.S_OCC + T[L.T_N_NODES]])
                         and all(buf[pofs(q) + L.P_SHIP] == s[pofs(q) + L.P_SHIP]
@@ -84,7 +85,8 @@ def test_R_7_R_4_the_updated_map_memo_equals_a_full_count_after_every_action(con
             assert changed == (not same_map)
             moved += changed
             checked += 1
-    assert checked > 300 and 0 < moved < checked
+        cached += int((table[:BASE, PLACED] > 0).sum())
+    assert checked > 300 and 0 < moved < checked and cached > 0
 
 
 @pytest.mark.parametrize("config", CONFIGS[1:3], ids=["3p", "4p"])
