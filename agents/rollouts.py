@@ -27,6 +27,16 @@ from .evaluation import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate_known, lookahe
 
 
 @njit(cache=True)
+def after(s, T, p, w, a, table, buf, memo, automa):
+    """p's evaluation of the state one action ``a`` after ``s`` (written into ``buf``), its
+    map counted from ``s``'s :func:`agents.evaluation.lookahead_table` (``memo``: scratch)."""
+    copy_state(buf, s)
+    apply_action(buf, T, a, automa)
+    update_memo(s, table, buf, T, p, memo)
+    return evaluate_known(buf, T, p, w, memo)
+
+
+@njit(cache=True)
 def greedy_action(s, T, w, mask, buf, automa):
     """One-step lookahead: the legal action whose resulting state evaluates best for
     the deciding player (ties broken by numba's np.random stream); -1 if none."""
@@ -41,10 +51,7 @@ def greedy_action(s, T, w, mask, buf, automa):
     memo = np.empty(MEMO_LEN, np.int64)
     for a in range(N_ACTIONS):
         if mask[a]:
-            copy_state(buf, s)
-            apply_action(buf, T, a, automa)
-            update_memo(s, table, buf, T, p, memo)
-            v = evaluate_known(buf, T, p, w, memo) + w[W_NOISE] * np.random.random()
+            v = after(s, T, p, w, a, table, buf, memo, automa) + w[W_NOISE] * np.random.random()
             if v > best_v:
                 best_v = v
                 best = a
@@ -125,10 +132,7 @@ def action_values(s, T, w, mask, buf, out, automa):
     memo = np.empty(MEMO_LEN, np.int64)
     for a in range(N_ACTIONS):
         if mask[a]:
-            copy_state(buf, s)
-            apply_action(buf, T, a, automa)
-            update_memo(s, table, buf, T, p, memo)
-            out[a] = evaluate_known(buf, T, p, w, memo)
+            out[a] = after(s, T, p, w, a, table, buf, memo, automa)
         else:
             out[a] = -np.inf
 
