@@ -9,8 +9,9 @@ scoring tile (R-6.4), the export contract in the box (R-3.7) and pending
 export bonuses (R-3.7.2). Once the game is over it is the exact final score.
 
 A one-step lookahead evaluates many states that differ from one state by one action:
-``map_memo`` of that state and ``update_memo`` for each of them give ``evaluate_known`` what
-it reads of the map without recounting what the action left unchanged. The greedy policy
+``lookahead_table`` of that state and ``update_memo`` for each of them give
+``evaluate_known`` what it reads of the map (``map_memo``) without counting again what the
+action left unchanged. The greedy policy
 built on it, and the rollouts, are in :mod:`agents.rollouts`.
 """
 import numpy as np
@@ -251,7 +252,7 @@ def expansion_room(s, T, p):
 
 @njit(cache=True)
 def map_memo(s, T, p, out):
-    """What :func:`evaluate` reads of the map, int64[MAX_PLAYERS + 1]: every player's
+    """What :func:`evaluate` reads of the map, int64[MEMO_LEN]: every player's
     settlement count (R-7), then p's :func:`expansion_room` at ``MEMO_ROOM``."""
     settlement_counts(s, T, out)
     out[MEMO_ROOM] = expansion_room(s, T, p)
@@ -311,7 +312,7 @@ def update_memo(s0, table, s, T, p, out):
 @njit(cache=True)
 def evaluate(s, T, p, w):
     """Estimated final VP of player p (exact once the game is over)."""
-    memo = np.empty(MAX_PLAYERS + 1, np.int64)
+    memo = np.empty(MEMO_LEN, np.int64)
     if not game_over(s):
         map_memo(s, T, p, memo)
     return evaluate_known(s, T, p, w, memo)

@@ -46,7 +46,7 @@ def policy_hidden(obs, w1t, b1, pwt, pb, relu):
     """The policy head's last hidden layer for one observation. Every layer runs over the
     non-zero inputs only, adding input i times row i of the transposed weights to all the
     outputs at once (a loop the compiler vectorises); each output still sums its terms in
-    input order, so the result is the dot-product form's, bit for bit."""
+    input order, so the values are the dot-product form's (a skipped term is a zero)."""
     h = b1.copy()
     m = h.shape[0]
     for i in range(obs.shape[0]):

@@ -102,7 +102,7 @@ def test_lookahead_values_equal_the_full_evaluation_bit_for_bit(config):
             copy_state(buf, s)
             apply_action(buf, T, int(a), automa)
             assert out[a] == evaluate(buf, T, p, w)
-            memo = np.empty(MAX_PLAYERS + 1, np.int64)
+            memo = np.empty(MEMO_LEN, np.int64)
             if not L.game_over(buf):
                 map_memo(buf, T, p, memo)
             assert evaluate_known(buf, T, p, w, memo) == out[a]
