@@ -1,4 +1,4 @@
-"""Hand-written position evaluation and the greedy policy, compiled with numba.
+"""Hand-written position evaluation, compiled with numba.
 
 ``evaluate(s, T, p, w)`` estimates player p's final VP from any state (any
 decision context, including half-finished turns): VP already certain (glory,
@@ -8,15 +8,15 @@ units over the production phases still to come (R-6.1 - R-6.3), the round's
 scoring tile (R-6.4), the export contract in the box (R-3.7) and pending
 export bonuses (R-3.7.2). Once the game is over it is the exact final score.
 
-``greedy_action`` is one-step lookahead: apply each legal action to a copy of
-the state (the engine resolves what follows) and keep the best evaluation for
-the deciding player. ``greedy_rollout`` plays a whole game with it; the
-search bot uses it as its rollout policy.
+A one-step lookahead evaluates many states that differ from one state by one action:
+``lookahead_table`` of that state and ``update_memo`` for each of them give
+``evaluate_known`` what it reads of the map (``map_memo``) without counting again what the
+action left unchanged. The greedy policy
+built on it, and the rollouts, are in :mod:`agents.rollouts`.
 """
 import numpy as np
 
-from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.engine.board import count_units, pofs, reach_mask
+from caledonia_env.engine.board import ctz, pofs, reach_of
 from caledonia_env.engine.clans import crow
 from caledonia_env.engine.constants import (
     BAKERY,
@@ -31,13 +31,13 @@ from caledonia_env.engine.constants import (
     GRAIN,
     LUMBERJACK,
     MAX_BOXES,
-    MAX_CONTRACTS,
     MAX_NODES,
     MAX_PLAYERS,
     MILK,
     MINER,
     N_GOODS,
     N_UNITS,
+    OCC_STRIDE,
     PH_ACTIONS,
     PH_PRODUCTION,
     SHEEP,
@@ -49,6 +49,7 @@ from caledonia_env.engine.constants import (
 from caledonia_env.engine.contracts import cval, need_good
 from caledonia_env.engine.jit import njit
 from caledonia_env.engine.layout import (
+    RB_WORDS,
     C_GAIN_HEX,
     C_GAIN_IMPORT,
     C_GAIN_MONEY,
@@ -60,8 +61,6 @@ from caledonia_env.engine.layout import (
     P_GLORY,
     P_GOODS,
     P_IMPORTS,
-    P_AM_NPILE,
-    P_AM_PILE,
     P_MONEY,
     P_N_FULFILLED,
     P_PASSED,
@@ -75,9 +74,6 @@ from caledonia_env.engine.layout import (
     S_BONUS_HEX,
     S_BONUS_UPG,
     game_over,
-    S_DECK,
-    S_DECK_COUNT,
-    S_DECK_HEAD,
     S_NP,
     S_OCC,
     S_PHASE,
@@ -86,7 +82,6 @@ from caledonia_env.engine.layout import (
     S_TILES,
     SCORE_FIELDS,
     T_ACTIVE,
-    T_AM_LEVEL,
     T_CLAN_CELLAR_MONEY,
     T_CLAN_INCOME,
     T_CLAN_MILK_MONEY,
@@ -108,18 +103,17 @@ from caledonia_env.engine.layout import (
     T_VP_PROCESSED,
 )
 from caledonia_env.engine.market import market_price
-from caledonia_env.engine.mask import count_legal, legal_mask
-from caledonia_env.engine.playout import rollout
-from caledonia_env.engine.rng import seed_rng
 from caledonia_env.engine.scoring import (
     K_BASIC,
     K_PROCESSED,
     import_values,
+    own_units,
+    recount_settlements,
     settlement_count,
+    settlement_counts,
     split_places,
-    tile_glory,
+    tile_glory_of,
 )
-from caledonia_env.engine.step import apply_action
 
 SCORE_TOTAL = len(SCORE_FIELDS) - 1     # the total is the last score field
 
@@ -235,9 +229,98 @@ def contract_value(s, T, p, c, gv, unit_val, pl, imp, w):
     return net * (w[W_CONTRACT_SHARE] + (w[W_CONTRACT_READY] - w[W_CONTRACT_SHARE]) * frac)
 
 
+MEMO_ROOM = MAX_PLAYERS     # a map memo: the settlement counts, then the deciding player's room
+MEMO_LEN = MAX_PLAYERS + 1
+PLACED = MAX_PLAYERS + 1    # a lookahead table's row: 1 + the player whose placement it holds
+BASE = MAX_NODES            # a lookahead table's row of the state the actions start from
+
+@njit(cache=True)
+def expansion_room(s, T, p):
+    """Reachable empty land hexes of p (R-4): the room p has to expand (bitsets of
+    :func:`board.reach_bits`, visiting only the reached empty nodes)."""
+    rb = reach_of(s, T, p)
+    room = 0
+    for w in range(RB_WORDS):
+        cand = rb[w] & rb[RB_WORDS + w]
+        while cand:
+            m = w * 64 + ctz(cand)
+            cand &= cand - np.uint64(1)
+            if T[T_ACTIVE + m] and not (T[T_TERRAIN + m] & (TERRAIN_LOCH | TERRAIN_PORT)):
+                room += 1
+    return room
+
+
+@njit(cache=True)
+def map_memo(s, T, p, out):
+    """What :func:`evaluate` reads of the map, int64[MEMO_LEN]: every player's
+    settlement count (R-7), then p's :func:`expansion_room` at ``MEMO_ROOM``."""
+    settlement_counts(s, T, out)
+    out[MEMO_ROOM] = expansion_room(s, T, p)
+
+
+@njit(cache=True)
+def lookahead_table(s, T, p):
+    """The memos a one-step lookahead from ``s`` reuses, int64[MAX_NODES + 1, MEMO_LEN + 1]:
+    row ``BASE`` is :func:`map_memo` of ``s``; row v will hold the memo after a unit is put on
+    the empty node v (column ``PLACED``: 1 + its owner, 0 while empty), the same for every
+    unit type (about three legal actions in four are such placements, three or four of them
+    on each node)."""
+    table = np.zeros((MAX_NODES + 1, MEMO_LEN + 1), np.int64)
+    map_memo(s, T, p, table[BASE])
+    return table
+
+
+@njit(cache=True)
+def update_memo(s0, table, s, T, p, out):
+    """``map_memo(s, T, p, out)`` for a state ``s`` one action after ``s0``, whose
+    :func:`lookahead_table` is ``table``: unchanged parts of the map are not counted again
+    (R-7 settlements of the players whose units and shipping level are unchanged; p's room
+    when no node and no level changed), and a placement on an empty node is counted once
+    per node and owner."""
+    known = table[BASE]
+    n = s[S_NP]
+    ships = True
+    for q in range(n):
+        ships &= s[pofs(q) + P_SHIP] == s0[pofs(q) + P_SHIP]
+    changed = 0
+    v = -1
+    for m in range(T[T_N_NODES]):
+        if s[S_OCC + m] != s0[S_OCC + m]:
+            changed += 1
+            v = m
+    if ships and changed == 0:
+        for i in range(MEMO_LEN):
+            out[i] = known[i]
+        return
+    o = s[S_OCC + v] if v >= 0 else -1
+    if ships and changed == 1 and s0[S_OCC + v] == EMPTY and 0 <= o < MAX_PLAYERS * OCC_STRIDE:
+        q = o // OCC_STRIDE
+        row = table[v]
+        if row[PLACED] != q + 1:
+            for i in range(MEMO_LEN):
+                row[i] = known[i]
+            row[q] = settlement_count(s, T, q)
+            row[MEMO_ROOM] = expansion_room(s, T, p)
+            row[PLACED] = q + 1
+        for i in range(MEMO_LEN):
+            out[i] = row[i]
+        return
+    recount_settlements(s0, known, s, T, out)
+    out[MEMO_ROOM] = expansion_room(s, T, p)
+
+
 @njit(cache=True)
 def evaluate(s, T, p, w):
     """Estimated final VP of player p (exact once the game is over)."""
+    memo = np.empty(MEMO_LEN, np.int64)
+    if not game_over(s):
+        map_memo(s, T, p, memo)
+    return evaluate_known(s, T, p, w, memo)
+
+
+@njit(cache=True)
+def evaluate_known(s, T, p, w, memo):
+    """:func:`evaluate` given the :func:`map_memo` of ``s`` (unread once the game is over)."""
     po = pofs(p)
     n = s[S_NP]
     if game_over(s):
@@ -268,8 +351,11 @@ def evaluate(s, T, p, w):
         v += s[po + P_GOODS + g] * gv[g]
 
     # units: future production (R-6.1 - R-6.3)
+    own = np.empty(MAX_NODES, np.int64)     # one pass over the map: p's units, by type
+    k = own_units(s, T, p, own)
     units = np.zeros(N_UNITS, np.int32)
-    count_units(s, T, p, units)
+    for i in range(k):
+        units[own[i] % OCC_STRIDE] += 1
     future_mv = 0.0
     for j in range(pl):
         future_mv += money_value(T, j, w)
@@ -328,14 +414,7 @@ def evaluate(s, T, p, w):
 
     # room to expand: reachable empty land hexes
     if pl > 0 and w[W_MOBILITY] != 0.0:
-        reach = np.zeros(MAX_NODES, np.int8)
-        reach_mask(s, T, p, reach)
-        room = 0
-        for m in range(T[T_N_NODES]):
-            if reach[m] and s[S_OCC + m] == EMPTY and T[T_ACTIVE + m] \
-                    and not (T[T_TERRAIN + m] & (TERRAIN_LOCH | TERRAIN_PORT)):
-                room += 1
-        v += w[W_MOBILITY] * pl * room
+        v += w[W_MOBILITY] * pl * memo[MEMO_ROOM]
 
     # scoring tiles (R-6.4): this round's at full weight, later rounds' lasting counts
     if T[T_SCORING_TILES_ON]:
@@ -343,13 +422,13 @@ def evaluate(s, T, p, w):
         if s[S_PHASE] <= PH_PRODUCTION:
             tile = s[S_TILES + r - 1]
             if tile >= 0:
-                v += tile_glory(s, T, p, tile)
+                v += tile_glory_of(s, T, p, tile, own, k)
         for rr in range(r, T[T_ROUNDS]):
             tile = s[S_TILES + rr]
             if tile >= 0:
                 kind = T[T_TILE_KIND + tile]
                 if kind != K_BASIC and kind != K_PROCESSED:
-                    v += w[W_FUTURE_TILE] * tile_glory(s, T, p, tile)
+                    v += w[W_FUTURE_TILE] * tile_glory_of(s, T, p, tile, own, k)
 
     # majorities as they stand (R-7), discounted before the last round
     vals = np.zeros(MAX_PLAYERS, np.int64)
@@ -365,158 +444,7 @@ def evaluate(s, T, p, w):
     for i in range(MAX_PLAYERS):
         place_vp[i] = T[T_SETTLE_VP + i]
     for q in range(n):
-        vals[q] = settlement_count(s, T, q)
+        vals[q] = memo[q]
     split_places(vals, n, place_vp, 1, share)
     v += mw * share[p]
     return v
-
-
-@njit(cache=True)
-def greedy_action(s, T, w, mask, buf, automa):
-    """One-step lookahead: the legal action whose resulting state evaluates best for
-    the deciding player (ties broken by numba's np.random stream); -1 if none."""
-    p = s[S_PLAYER]
-    legal_mask(s, T, mask)
-    best = -1
-    best_v = -1e18
-    k, only = count_legal(mask)
-    if k == 1:
-        return only
-    for a in range(N_ACTIONS):
-        if mask[a]:
-            buf[:] = s
-            apply_action(buf, T, a, automa)
-            v = evaluate(buf, T, p, w) + w[W_NOISE] * np.random.random()
-            if v > best_v:
-                best_v = v
-                best = a
-    return best
-
-
-@njit(cache=True)
-def seed_numba(seed):
-    """Seed numba's np.random stream (separate from NumPy's)."""
-    np.random.seed(seed)
-
-
-@njit(cache=True)
-def greedy_rollout(s, T, w, max_steps, automa):
-    """Play greedy actions for every player until the game ends; returns steps taken."""
-    mask = np.zeros(N_ACTIONS, np.int8)
-    buf = np.empty_like(s)
-    steps = 0
-    while not game_over(s) and steps < max_steps:
-        a = greedy_action(s, T, w, mask, buf, automa)
-        if a < 0:
-            return -1 - steps
-        apply_action(s, T, a, automa)
-        steps += 1
-    return steps
-
-
-@njit(cache=True)
-def _canonical_shuffle(s, start, count, circular):
-    """Sort ``count`` entries from ``start`` (a circular buffer of MAX_CONTRACTS when
-    ``circular``), then Fisher-Yates shuffle them with numba's np.random: the result depends
-    on which entries are there, never on their order."""
-    vals = np.empty(count, np.int64)
-    for i in range(count):
-        vals[i] = s[S_DECK + (start + i) % MAX_CONTRACTS] if circular else s[start + i]
-    vals.sort()
-    for i in range(count - 1, 0, -1):
-        j = np.random.randint(i + 1)
-        tmp = vals[i]
-        vals[i] = vals[j]
-        vals[j] = tmp
-    for i in range(count):
-        if circular:
-            s[S_DECK + (start + i) % MAX_CONTRACTS] = vals[i]
-        else:
-            s[start + i] = vals[i]
-
-
-@njit(cache=True)
-def shuffle_pile(s, seed):
-    """Determinize the hidden contract pile (R-1.4): a uniformly random order of the
-    contracts in it, drawn with ``seed`` and independent of the true order."""
-    np.random.seed(seed)
-    _canonical_shuffle(s, s[S_DECK_HEAD], s[S_DECK_COUNT], True)
-
-
-@njit(cache=True)
-def determinize(s, T, seed):
-    """Replace what no player can know by a sample drawn with ``seed``: the order of the
-    contract pile (R-1.4), the order of every Automa's face-down action pile (A-2) and the
-    state's random stream (``S_RNG``: the solo dice (R-9.2), the Automa's random picks and
-    reshuffles, A-2.5). What is left is public: the sample depends on the pile contents,
-    not on their true order or on the true stream."""
-    shuffle_pile(s, seed)
-    for p in range(s[S_NP]):
-        if T[T_AM_LEVEL + p] > 0:
-            po = pofs(p)
-            _canonical_shuffle(s, po + P_AM_PILE, s[po + P_AM_NPILE], False)
-    seed_rng(s, np.random.randint(1, 2**31 - 2))
-
-
-@njit(cache=True)
-def action_values(s, T, w, mask, buf, out, automa):
-    """One-step evaluation of every legal action for the deciding player (-inf if illegal)."""
-    p = s[S_PLAYER]
-    legal_mask(s, T, mask)
-    for a in range(N_ACTIONS):
-        if mask[a]:
-            buf[:] = s
-            apply_action(buf, T, a, automa)
-            out[a] = evaluate(buf, T, p, w)
-        else:
-            out[a] = -np.inf
-
-
-@njit(cache=True)
-def final_margin(s, T, p):
-    """p's final VP minus the best opponent's (ties: leftover money, R-7 [interp]);
-    p's final VP in a solo game."""
-    per = T[T_MONEY_PER_VP]
-    po = pofs(p)
-    mine = s[po + P_SCORE + SCORE_TOTAL] + (s[po + P_MONEY] % per) * 0.01
-    if s[S_NP] == 1:
-        return mine
-    best = -1e18
-    for q in range(s[S_NP]):
-        if q != p:
-            qo = pofs(q)
-            v = s[qo + P_SCORE + SCORE_TOTAL] + (s[qo + P_MONEY] % per) * 0.01
-            if v > best:
-                best = v
-    return mine - best
-
-
-@njit(cache=True)
-def rollout_margins(s, T, w, p, actions, seeds, buf, out, automa):
-    """For each i: determinize the hidden information with seeds[i] (:func:`determinize`),
-    apply actions[i], finish the game with greedy play for everyone, and store p's final
-    margin in out[i]."""
-    for i in range(actions.shape[0]):
-        buf[:] = s
-        determinize(buf, T, seeds[i])
-        apply_action(buf, T, actions[i], automa)
-        steps = greedy_rollout(buf, T, w, 100000, automa)
-        if steps < 0 or not game_over(buf):
-            out[i] = -1e9
-        else:
-            out[i] = final_margin(buf, T, p)
-
-
-@njit(cache=True)
-def random_rollout_margins(s, T, w, p, actions, seeds, buf, out, automa):
-    """As :func:`rollout_margins` but finishing every game with uniformly random legal
-    actions (the engine's ``playout.rollout``)."""
-    for i in range(actions.shape[0]):
-        buf[:] = s
-        determinize(buf, T, seeds[i])
-        apply_action(buf, T, actions[i], automa)
-        steps = rollout(buf, T, seeds[i] + 1, 100000, automa)
-        if steps < 0 or not game_over(buf):
-            out[i] = -1e9
-        else:
-            out[i] = final_margin(buf, T, p)

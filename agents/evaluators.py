@@ -26,7 +26,7 @@ Rollout evaluators (:class:`RolloutEvaluator`) also play: ``action(s, T)`` is th
 (the decisions a search leaves to them), ``finish(s, T)`` plays a game to its end, and
 ``playouts`` evaluates many (action, determinization) pairs in one numba call, the flat
 search's inner loop. A final margin is a player's final VP minus the best opponent's
-(:func:`agents.evaluation.final_margin`).
+(:func:`agents.rollouts.final_margin`).
 """
 from __future__ import annotations
 
@@ -44,8 +44,8 @@ from ..engine.playout import rollout
 from ..envs.observation import OBS_SIZE, encode_obs
 from ..envs.rewards import (REWARD_MODES, SCORE_DIFF_SCALE, projected_score_diff, reward_mode,
                            terminal_rewards)
-from .evaluation import (
-    DEFAULT_WEIGHTS,
+from .evaluation import DEFAULT_WEIGHTS
+from .rollouts import (
     action_values,
     final_margin,
     greedy_action,
@@ -120,7 +120,7 @@ class RolloutEvaluator(Evaluator):
     @abstractmethod
     def playouts(self, s, T, p, actions, seeds, out) -> None:
         """``out[i]``: p's final margin after determinizing ``s`` with ``seeds[i]``
-        (:func:`agents.evaluation.determinize`), applying ``actions[i]`` and finishing
+        (:func:`agents.rollouts.determinize`), applying ``actions[i]`` and finishing
         the game (:data:`FAILED` if it did not end)."""
 
     def evaluate(self, s, T) -> np.ndarray:
@@ -135,7 +135,7 @@ class RolloutEvaluator(Evaluator):
 
 class GreedyRollouts(RolloutEvaluator):
     """``mcts``'s evaluator: the greedy bot (weights ``weights``) ranks the actions
-    (:func:`agents.evaluation.action_values`), plays the decisions and the rollouts;
+    (:func:`agents.rollouts.action_values`), plays the decisions and the rollouts;
     ``rollout="random"`` plays the rollouts with uniformly random legal moves instead
     (the engine's ``playout.rollout``)."""
 

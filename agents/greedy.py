@@ -6,7 +6,8 @@ import numpy as np
 from caledonia_env.engine.actions import N_ACTIONS
 
 from .base import Agent
-from .evaluation import DEFAULT_WEIGHTS, N_WEIGHTS, greedy_action, seed_numba
+from .evaluation import DEFAULT_WEIGHTS, N_WEIGHTS
+from .rollouts import greedy_action, seed_numba
 
 
 def greedy_weights(weights=None) -> np.ndarray:

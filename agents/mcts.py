@@ -8,7 +8,7 @@ best ``candidates`` (plus ``pass`` when legal) are kept. The rollout budget is s
 successive halving: every surviving candidate is played out on the same determinizations
 (common random numbers: the hidden contract pile is reshuffled with the same seeds for every
 candidate), each game is finished by the evaluator's rollout policy (greedy play for all
-players in numba, :func:`agents.evaluation.rollout_margins`), and the half with the lower mean
+players in numba, :func:`agents.rollouts.rollout_margins`), and the half with the lower mean
 final margin (own VP minus the best opponent's) is dropped, until one candidate is left.
 ``rollout="random"`` plays the rollouts with random legal moves instead (it won 5 of 16 games
 against greedy rollouts at a similar time per game, docs/agents.md). ``nmcts`` is the same
@@ -23,7 +23,7 @@ import numpy as np
 
 from ..engine.actions import A_PASS
 from .base import Agent
-from .evaluation import seed_numba
+from .rollouts import seed_numba
 from .evaluators import GreedyRollouts, RolloutEvaluator
 
 # decisions searched by default; the others (purchases, processing, port picks,

@@ -5,8 +5,9 @@ shared with the search agents), whose ``args()`` are the policy path (the shared
 the policy layers and the action head); :func:`policy_action` plays the most likely legal
 action of one position (or samples the softmax at a temperature) without leaving numba, and
 :func:`policy_rollout_margins` finishes many determinized copies of a position with every
-player played by the policy, as :func:`evaluation.rollout_margins` does with the greedy bot. The first layer reads only the rows of the observation's non-zero
-entries (about 15% of them), and logits are computed for the legal actions alone.
+player played by the policy, as :func:`rollouts.rollout_margins` does with the greedy bot.
+Each layer reads only the weight rows of its non-zero inputs (about 15% of the observation,
+fewer of the hidden units after a ReLU), and logits are computed for the legal actions alone.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from ..engine.layout import S_CTX, S_PLAYER
 from ..engine.mask import count_legal, legal_mask
 from ..engine.step import apply_action
 from ..envs.observation import OBS_SIZE, encode_obs
-from .evaluation import determinize, final_margin, greedy_action
+from .rollouts import determinize, final_margin, greedy_action
 from .network import NetArrays
 from .policy import network_arrays
 
@@ -41,8 +42,11 @@ def _act(x, relu):
 
 
 @njit(cache=True)
-def policy_hidden(obs, w1t, b1, pw, pb, relu):
-    """The policy head's last hidden layer for one observation."""
+def policy_hidden(obs, w1t, b1, pwt, pb, relu):
+    """The policy head's last hidden layer for one observation. Every layer runs over the
+    non-zero inputs only, adding input i times row i of the transposed weights to all the
+    outputs at once (a loop the compiler vectorises); each output still sums its terms in
+    input order, so the values are the dot-product form's (a skipped term is a zero)."""
     h = b1.copy()
     m = h.shape[0]
     for i in range(obs.shape[0]):
@@ -51,29 +55,36 @@ def policy_hidden(obs, w1t, b1, pw, pb, relu):
             for j in range(m):
                 h[j] += o * w1t[i, j]
     _act(h, relu)
-    for k in range(len(pw)):
-        w = pw[k]
+    for k in range(len(pwt)):
+        wt = pwt[k]
         x = pb[k].copy()
-        for j in range(w.shape[0]):
-            acc = x[j]
-            for i in range(w.shape[1]):
-                acc += w[j, i] * h[i]
-            x[j] = acc
+        for i in range(wt.shape[0]):
+            hi = h[i]
+            if hi != 0.0:
+                for j in range(wt.shape[1]):
+                    x[j] += wt[i, j] * hi
         _act(x, relu)
         h = x
     return h
 
 
 @njit(cache=True)
-def policy_logits(s, T, w1t, b1, pw, pb, wa, ba, relu, mask, obs, out):
+def policy_logits(s, T, w1t, b1, pwt, pb, wa, ba, relu, mask, obs, out):
     """The policy's logits of the legal actions in ``mask`` for the player to move (-inf
-    elsewhere) into ``out``."""
+    elsewhere) into ``out``; each logit sums over the hidden layer's non-zero units only."""
     encode_obs(s, T, s[S_PLAYER], obs)
-    h = policy_hidden(obs, w1t, b1, pw, pb, relu)
+    h = policy_hidden(obs, w1t, b1, pwt, pb, relu)
+    nz = np.empty(h.shape[0], np.int64)
+    k = 0
+    for i in range(h.shape[0]):
+        if h[i] != 0.0:
+            nz[k] = i
+            k += 1
     for a in range(N_ACTIONS):
         if mask[a]:
             acc = ba[a]
-            for i in range(h.shape[0]):
+            for t in range(k):
+                i = nz[t]
                 acc += wa[a, i] * h[i]
             out[a] = acc
         else:
@@ -81,7 +92,7 @@ def policy_logits(s, T, w1t, b1, pw, pb, wa, ba, relu, mask, obs, out):
 
 
 @njit(cache=True)
-def policy_action(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, mask, obs, logits):
+def policy_action(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, mask, obs, logits):
     """The policy's action in ``s``: the most likely legal one (``temperature`` 0) or a
     sample of softmax(logits / temperature) with numba's random stream; the only legal
     action without evaluating the network; -1 if none."""
@@ -89,7 +100,7 @@ def policy_action(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, mask, obs, l
     k, only = count_legal(mask)
     if k <= 1:
         return only
-    policy_logits(s, T, w1t, b1, pw, pb, wa, ba, relu, mask, obs, logits)
+    policy_logits(s, T, w1t, b1, pwt, pb, wa, ba, relu, mask, obs, logits)
     best = -1
     if temperature <= 0.0:
         bv = -np.inf
@@ -118,19 +129,19 @@ def policy_action(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, mask, obs, l
 
 
 @njit(cache=True)
-def policy_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, max_steps, automa):
+def policy_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, max_steps, automa):
     """Play the policy for every player until the game ends; returns the steps taken
     (negative if a position had no legal action)."""
     no_greedy = np.empty(0)             # never read with me < 0; the agents' weight type
-    return mixed_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, -1, no_greedy,
+    return mixed_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, -1, no_greedy,
                          max_steps, automa)
 
 
 @njit(cache=True)
-def mixed_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, me, gw, max_steps,
+def mixed_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, max_steps,
                   automa):
     """Play until the game ends with the policy in seat ``me`` and the greedy bot (weights
-    ``gw``, :func:`evaluation.greedy_action`) in the other seats; ``me`` < 0: the policy in
+    ``gw``, :func:`rollouts.greedy_action`) in the other seats; ``me`` < 0: the policy in
     every seat. Returns the steps taken (negative if a position had no legal action)."""
     mask = np.zeros(N_ACTIONS, np.int8)
     obs = np.zeros(OBS_SIZE, np.float32)
@@ -139,7 +150,7 @@ def mixed_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, me, gw, max_
     steps = 0
     while s[S_CTX] != CTX_GAME_OVER and steps < max_steps:
         if me < 0 or s[S_PLAYER] == me:
-            a = policy_action(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, mask, obs,
+            a = policy_action(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, mask, obs,
                               logits)
         else:
             a = greedy_action(s, T, gw, mask, buf, automa)
@@ -151,18 +162,18 @@ def mixed_rollout(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, me, gw, max_
 
 
 @njit(cache=True)
-def policy_rollout_margins(s, T, w1t, b1, pw, pb, wa, ba, relu, temperature, greedy_others,
+def policy_rollout_margins(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, greedy_others,
                            gw, p, actions, seeds, buf, out, automa):
     """For each i: determinize the hidden information with seeds[i], apply actions[i],
     finish the game with the policy playing every seat (or only p's, the greedy bot with
     weights ``gw`` the others, when ``greedy_others``), and store p's final margin (own VP
-    minus the best opponent's, :func:`evaluation.final_margin`) in out[i]."""
+    minus the best opponent's, :func:`rollouts.final_margin`) in out[i]."""
     me = p if greedy_others else -1
     for i in range(actions.shape[0]):
         buf[:] = s
         determinize(buf, T, seeds[i])
         apply_action(buf, T, actions[i], automa)
-        steps = mixed_rollout(buf, T, w1t, b1, pw, pb, wa, ba, relu, temperature, me, gw,
+        steps = mixed_rollout(buf, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw,
                               100000, automa)
         if steps < 0 or buf[S_CTX] != CTX_GAME_OVER:
             out[i] = -1e9

@@ -183,10 +183,11 @@ class NetArrays:
         return self.wa[actions] @ hidden + self.ba[actions]
 
     def args(self) -> tuple:
-        """``(w1t, b1, pw, pb, wa, ba, relu)``: the policy path for the numba kernels of
-        :mod:`agents.netroll` (the same arrays; the layer lists as numba typed lists, made
-        on first use)."""
+        """``(w1t, b1, pwt, pb, wa, ba, relu)``: the policy path for the numba kernels of
+        :mod:`agents.netroll` (the same arrays, but the policy layers' weights transposed,
+        input by output; the layer lists as numba typed lists, made on first use)."""
         if self._numba is None:
-            self._numba = (self.w1t, self.b1, List([w for w, _ in self.pi]),
+            self._numba = (self.w1t, self.b1,
+                           List([np.ascontiguousarray(w.T) for w, _ in self.pi]),
                            List([b for _, b in self.pi]), self.wa, self.ba, self.relu)
         return self._numba

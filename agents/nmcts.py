@@ -2,7 +2,7 @@
 
 The search is :class:`agents.mcts.MCTSAgent`'s (a flat Monte-Carlo search, no tree:
 successive halving over a few candidates, each played out on the same determinizations of
-the hidden information, :func:`agents.evaluation.determinize`) with the evaluator
+the hidden information, :func:`agents.rollouts.determinize`) with the evaluator
 :class:`agents.evaluators.PolicyRollouts`: the network takes the greedy bot's three roles.
 The candidates are the policy head's most likely legal actions (plus ``pass`` when legal),
 every rollout is finished with the policy playing every seat (its most likely legal action,

@@ -8,7 +8,7 @@ game's player count (:func:`checkpoint.pretrained_path`).
 
 Hidden information is handled by determinization, re-drawn for every simulation: the
 simulation starts from a copy of the position in which
-:func:`agents.evaluation.determinize` has replaced the contract pile's order, the
+:func:`agents.rollouts.determinize` has replaced the contract pile's order, the
 Automa's action piles and the state's random stream (solo dice, Automa draws) by a
 sample drawn from the simulation's seed and the public pile contents only, so the
 search never reads the true pile or the future dice. The tree is keyed by action
@@ -59,7 +59,7 @@ from ..engine.layout import S_PLAYER, game_over
 from ..engine.mask import count_legal, legal_mask
 from ..engine.step import apply_action
 from .base import Agent
-from .evaluation import determinize
+from .rollouts import determinize
 from .evaluators import NetworkValues, softmax
 from .ppo import need_torch
 
@@ -190,7 +190,7 @@ class PUCTAgent(Agent):
         buf, mask = self._buf, self._mask
         buf[:] = s
         determinize(buf, T, seed)       # (called from Python: numba's cache would not see
-        legal_mask(buf, T, mask)        # an edit of evaluation.py from a caller here)
+        legal_mask(buf, T, mask)        # an edit of rollouts.py from a caller here)
         node = root
         path = []
         while True:

@@ -1,6 +1,6 @@
 """Speed of games with an Automa seat (A-3), in CPU time: random legal play inside numba
 (the Automa's turns resolved by the engine after each player step) and whole games of
-greedy play (``agents.evaluation.greedy_rollout``: the rollouts of ``mcts`` and the
+greedy play (``agents.rollouts.greedy_rollout``: the rollouts of ``mcts`` and the
 one-step lookahead of ``greedy``, where every candidate action that ends a turn also plays
 the Automa's turn). The best of ``--repeats`` passes over the same games; ``--tree PATH``
 times another checkout (an older commit, say) with the same harness:
@@ -20,7 +20,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def measure(players: int, level: int, games: int, repeats: int) -> dict:
     from caledonia_env import Game, GameConfig
-    from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, greedy_rollout, seed_numba
+    from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS
+    from search_speed import rollouts_module
+    greedy_rollout, seed_numba = rollouts_module().greedy_rollout, rollouts_module().seed_numba
     from caledonia_env.engine.playout import rollout
 
     starts = [Game(GameConfig(num_players=players, seed=i, automa={players - 1: level}))
@@ -55,7 +57,8 @@ def main() -> int:
     parser.add_argument("--tree", default=os.path.dirname(HERE),
                         help="checkout of the project to time (default: this one)")
     args = parser.parse_args()
-    sys.path.insert(0, os.path.abspath(args.tree))
+    from search_speed import use_tree      # the tree's engine and its agents
+    use_tree(args.tree)
     r = measure(args.players, args.level, args.games, args.repeats)
     print(f"{os.path.abspath(args.tree)}: {args.players}p with automa:{args.level}, "
           f"random play {r['random_steps_per_s']:,.0f} player steps/s, "

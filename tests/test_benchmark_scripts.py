@@ -140,3 +140,26 @@ def test_cold_start_of_this_checkout_compiles_once():
     s = json.loads(out.strip().splitlines()[-1])["trees"][ROOT]
     assert s["compiled"]["total"] > 0 and s["compiled_warm"] == 0
     assert s["warm_wall_total"]["max"] < s["cold_wall_total"]["min"]
+
+
+def test_search_speed_times_a_given_tree_and_hashes_its_moves():
+    out = run_bench("search_speed.py", "--tree", ROOT, "--rollouts", "1", "--games", "1",
+                    "--agents", "greedy", "--json")
+    (runs,) = json.loads(out.strip().splitlines()[-1]).values()
+    (r,) = runs
+    assert r["tree"] == ROOT and len(r["moves"]) == 16
+    assert r["greedy_us_per_move"] > 0 and r["policy_us_per_move"] > 0
+    assert r["greedy_s_per_game"] > 0
+
+
+def test_search_speed_is_deterministic_so_equal_hashes_mean_equal_play():
+    pytest.importorskip("torch", reason="the policy rollouts need the train extra")
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    try:
+        import search_speed
+    finally:
+        sys.path.pop(0)
+    a = search_speed.child(2, 1, 2, ["mcts:2"], seed=5)
+    b = search_speed.child(2, 1, 2, ["mcts:2"], seed=5)
+    c = search_speed.child(2, 1, 2, ["mcts:2"], seed=6)
+    assert a["moves"] == b["moves"] != c["moves"]

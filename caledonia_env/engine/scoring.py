@@ -22,8 +22,22 @@ K_BASIC, K_PROCESSED, K_UNITS, K_WORKERS, K_BORDER, K_IMPORTS, K_MEAT, K_UPGRADE
 
 
 @njit(cache=True)
-def tile_count(s, T, p, tile):
-    """What scoring tile ``tile`` counts for player p right now (R-6.4)."""
+def own_units(s, T, p, out):
+    """p's units on the map, in node order, as ``node * OCC_STRIDE + unit type`` into
+    ``out`` (MAX_NODES long); returns how many."""
+    k = 0
+    for m in range(T[T_N_NODES]):
+        o = s[S_OCC + m]
+        if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
+            out[k] = m * OCC_STRIDE + o % OCC_STRIDE
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def tile_count_of(s, T, p, tile, own, k):
+    """What scoring tile ``tile`` counts for player p right now (R-6.4), given p's units
+    (``own[:k]``, :func:`own_units`: the map tiles count them)."""
     poff = pofs(p)
     kind = T[T_TILE_KIND + tile]
     if kind == K_BASIC:
@@ -39,11 +53,9 @@ def tile_count(s, T, p, tile):
         return (s[poff + P_SHIP] + (T[T_MERCH_TRACK] - s[poff + P_TRACK])
                 + s[poff + P_TECH] + s[poff + P_TECH + 1])
     count = 0
-    for m in range(T[T_N_NODES]):
-        o = s[S_OCC + m]
-        if o < 0 or o == NEUTRAL or o // OCC_STRIDE != p:
-            continue
-        u = o % OCC_STRIDE
+    for i in range(k):
+        m = own[i] // OCC_STRIDE
+        u = own[i] % OCC_STRIDE
         if kind == K_UNITS:
             count += T[T_TILE_UNIT_GLORY + tile * N_UNITS + u]
         elif kind == K_WORKERS:
@@ -58,9 +70,18 @@ def tile_count(s, T, p, tile):
 
 
 @njit(cache=True)
+def tile_glory_of(s, T, p, tile, own, k):
+    """Glory = glory * (count // per) for the scoring tile ``tile`` (R-6.4), given p's
+    units (:func:`own_units`)."""
+    return T[T_TILE_GLORY + tile] * (tile_count_of(s, T, p, tile, own, k)
+                                     // T[T_TILE_PER + tile])
+
+
+@njit(cache=True)
 def tile_glory(s, T, p, tile):
     """Glory = glory * (count // per) for the round's scoring tile (R-6.4)."""
-    return T[T_TILE_GLORY + tile] * (tile_count(s, T, p, tile) // T[T_TILE_PER + tile])
+    own = np.empty(MAX_NODES, np.int64)
+    return tile_glory_of(s, T, p, tile, own, own_units(s, T, p, own))
 
 
 @njit(cache=True)
@@ -163,6 +184,40 @@ def settlement_count(s, T, p):
         if sizes[r] > best:
             best = sizes[r]
     return best
+
+
+@njit(cache=True)
+def settlement_counts(s, T, out):
+    """Every player's :func:`settlement_count` (R-7) into ``out``."""
+    for p in range(s[S_NP]):
+        out[p] = settlement_count(s, T, p)
+
+
+@njit(cache=True)
+def recount_settlements(s0, known, s, T, out):
+    """``out[p] = settlement_count(s, T, p)`` for every player, given ``known``, the counts
+    of the state ``s0``: a count depends only on which nodes hold the player's units and on
+    the player's shipping level (R-7), so only players whose units or level differ from
+    ``s0``'s are counted again (a one-step lookahead changes one player's map, if any).
+    Returns whether any node or shipping level differs from ``s0``."""
+    n = s[S_NP]
+    changed = False
+    dirty = np.zeros(MAX_PLAYERS, np.bool_)
+    for p in range(n):
+        dirty[p] = s[pofs(p) + P_SHIP] != s0[pofs(p) + P_SHIP]
+        changed |= dirty[p]
+    for m in range(T[T_N_NODES]):
+        a = s0[S_OCC + m]
+        b = s[S_OCC + m]
+        if a != b:
+            changed = True
+            if a >= 0 and a // OCC_STRIDE < MAX_PLAYERS:
+                dirty[a // OCC_STRIDE] = True
+            if b >= 0 and b // OCC_STRIDE < MAX_PLAYERS:
+                dirty[b // OCC_STRIDE] = True
+    for p in range(n):
+        out[p] = settlement_count(s, T, p) if dirty[p] else known[p]
+    return changed
 
 
 @njit(cache=True)

@@ -20,7 +20,7 @@ import numpy as np
 from ..engine.board import pofs
 from ..engine.constants import MAX_PLAYERS
 from ..engine.jit import njit
-from ..engine.layout import (P_MONEY, P_SCORE, S_NP, SCORE_FIELDS, T_AM_LEVEL,
+from ..engine.layout import (copy_state, P_MONEY, P_SCORE, S_NP, SCORE_FIELDS, T_AM_LEVEL,
                              T_AM_MONEY_PER_VP, T_MONEY_PER_VP)
 from ..engine.scoring import final_scoring
 
@@ -91,7 +91,7 @@ def projected_score_diff(s, T, scratch, out):
 
     ``scratch`` (same shape as ``s``) receives a copy that is scored; ``s`` is unchanged.
     At the end of the game it equals the ``score_diff`` reward."""
-    scratch[:] = s
+    copy_state(scratch, s)
     final_scoring(scratch, T)
     if s[S_NP] < 2:
         out[:] = 0.0

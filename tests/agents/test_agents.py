@@ -6,7 +6,8 @@ from caledonia_env import agents
 from caledonia_env.agents import registry
 from caledonia_env.agents.builtin import BUILTIN
 from caledonia_env.agents.base import Agent
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, evaluate, final_margin
+from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, evaluate
+from caledonia_env.agents.rollouts import final_margin
 from caledonia_env.agents.mcts import MCTSAgent
 from caledonia_env import Game, GameConfig
 from caledonia_env.envs import opponents

@@ -3,8 +3,9 @@ import numpy as np
 import pytest
 
 from caledonia_env import agents
-from caledonia_env.agents.evaluation import (DEFAULT_WEIGHTS, action_values, determinize,
-                                             final_margin, greedy_action, seed_numba)
+from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS
+from caledonia_env.agents.rollouts import (action_values, determinize, final_margin,
+                                           greedy_action, seed_numba)
 from caledonia_env.agents.evaluators import (FAILED, Evaluator, GreedyRollouts,
                                              RolloutEvaluator)
 from caledonia_env.agents.mcts import MCTSAgent

@@ -15,7 +15,8 @@ from caledonia_env.tournament import TournamentSpec, run, wilson
 torch = pytest.importorskip("torch", reason="nmcts needs the train extra (torch)")
 
 from caledonia_env.agents.nmcts import NetMCTSAgent  # noqa: E402
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, greedy_action  # noqa: E402
+from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS  # noqa: E402
+from caledonia_env.agents.rollouts import greedy_action  # noqa: E402
 from caledonia_env.agents.netroll import (mixed_rollout, policy_action,  # noqa: E402
                                           policy_logits, policy_rollout, policy_weights)
 from caledonia_env.engine.step import apply_action  # noqa: E402
@@ -58,7 +59,7 @@ def test_policy_rollout_finishes_the_game_and_samples_at_a_temperature(tmp_path)
     game = _position(moves=10)
     ends = set()
     for temperature, seed in ((0.0, 1), (0.0, 2), (1.0, 1), (1.0, 2)):
-        agents.evaluation.seed_numba(seed)
+        agents.rollouts.seed_numba(seed)
         s = game.state.copy()
         steps = policy_rollout(s, game.tables, *w, temperature, 100000, None)
         assert steps > 0 and s[L.S_CTX] == CTX_GAME_OVER
@@ -79,11 +80,11 @@ def test_mixed_rollout_plays_the_policy_in_one_seat_and_greedy_in_the_others(num
     w = policy_weights(*load_network(str(path))).args()
     game = _position(moves=6, num_players=num_players, seed=9)
     T = game.tables
-    agents.evaluation.seed_numba(3)
+    agents.rollouts.seed_numba(3)
     s = game.state.copy()
     steps = mixed_rollout(s, T, *w, 0.0, me, DEFAULT_WEIGHTS, 100000, None)
     assert steps > 0 and s[L.S_CTX] == CTX_GAME_OVER
-    agents.evaluation.seed_numba(3)
+    agents.rollouts.seed_numba(3)
     ref = game.state.copy()
     mask, obs = np.zeros(N_ACTIONS, np.int8), np.zeros(OBS_SIZE, np.float32)
     logits, buf = np.empty(N_ACTIONS, np.float32), np.empty_like(ref)

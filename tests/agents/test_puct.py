@@ -15,8 +15,8 @@ from caledonia_env.engine.constants import MAX_CONTRACTS
 torch = pytest.importorskip("torch", reason="puct and ppo agents need the train extra (torch)")
 
 from caledonia_env.agents import checkpoint as ck  # noqa: E402
-from caledonia_env.agents.evaluation import (DEFAULT_WEIGHTS, determinize,  # noqa: E402
-                                             greedy_rollout, seed_numba)
+from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS  # noqa: E402
+from caledonia_env.agents.rollouts import determinize, greedy_rollout, seed_numba  # noqa: E402
 from caledonia_env.agents.evaluators import (search_net, shaping_weight,  # noqa: E402
                                              terminal_mode)
 from caledonia_env.agents.policy import PolicyPlayer, PretrainedActor  # noqa: E402

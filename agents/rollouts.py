@@ -1,0 +1,187 @@
+"""The greedy policy, determinization and rollouts, compiled with numba.
+
+``greedy_action`` is one-step lookahead: apply each legal action to a copy of the state (the
+engine resolves what follows) and keep the best :func:`agents.evaluation.evaluate` for the
+deciding player, the map of each copy counted only where the action changed it
+(:func:`agents.evaluation.update_memo`). ``greedy_rollout`` plays a whole game with it; the
+search bots use it as their rollout policy. ``determinize`` samples the hidden information
+(R-1.4, A-2) and ``rollout_margins`` finishes many determinized copies of a position, giving
+each one's final margin (``final_margin``).
+"""
+import numpy as np
+
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.board import pofs
+from caledonia_env.engine.constants import MAX_CONTRACTS
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import (P_AM_NPILE, P_AM_PILE, P_MONEY, P_SCORE, S_DECK,
+                                         S_DECK_COUNT, S_DECK_HEAD, S_NP, S_PLAYER,
+                                         T_AM_LEVEL, T_MONEY_PER_VP, copy_state, game_over)
+from caledonia_env.engine.mask import count_legal, legal_mask
+from caledonia_env.engine.playout import rollout
+from caledonia_env.engine.rng import seed_rng
+from caledonia_env.engine.step import apply_action
+
+from .evaluation import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate_known, lookahead_table,
+                         update_memo)
+
+
+@njit(cache=True)
+def after(s, T, p, w, a, table, buf, memo, automa):
+    """p's evaluation of the state one action ``a`` after ``s`` (written into ``buf``), its
+    map counted from ``s``'s :func:`agents.evaluation.lookahead_table` (``memo``: scratch)."""
+    copy_state(buf, s)
+    apply_action(buf, T, a, automa)
+    update_memo(s, table, buf, T, p, memo)
+    return evaluate_known(buf, T, p, w, memo)
+
+
+@njit(cache=True)
+def greedy_action(s, T, w, mask, buf, automa):
+    """One-step lookahead: the legal action whose resulting state evaluates best for
+    the deciding player (ties broken by numba's np.random stream); -1 if none."""
+    p = s[S_PLAYER]
+    legal_mask(s, T, mask)
+    best = -1
+    best_v = -1e18
+    k, only = count_legal(mask)
+    if k == 1:
+        return only
+    table = lookahead_table(s, T, p)
+    memo = np.empty(MEMO_LEN, np.int64)
+    for a in range(N_ACTIONS):
+        if mask[a]:
+            v = after(s, T, p, w, a, table, buf, memo, automa) + w[W_NOISE] * np.random.random()
+            if v > best_v:
+                best_v = v
+                best = a
+    return best
+
+
+@njit(cache=True)
+def seed_numba(seed):
+    """Seed numba's np.random stream (separate from NumPy's)."""
+    np.random.seed(seed)
+
+
+@njit(cache=True)
+def greedy_rollout(s, T, w, max_steps, automa):
+    """Play greedy actions for every player until the game ends; returns steps taken."""
+    mask = np.zeros(N_ACTIONS, np.int8)
+    buf = np.empty_like(s)
+    steps = 0
+    while not game_over(s) and steps < max_steps:
+        a = greedy_action(s, T, w, mask, buf, automa)
+        if a < 0:
+            return -1 - steps
+        apply_action(s, T, a, automa)
+        steps += 1
+    return steps
+
+
+@njit(cache=True)
+def _canonical_shuffle(s, start, count, circular):
+    """Sort ``count`` entries from ``start`` (a circular buffer of MAX_CONTRACTS when
+    ``circular``), then Fisher-Yates shuffle them with numba's np.random: the result depends
+    on which entries are there, never on their order."""
+    vals = np.empty(count, np.int64)
+    for i in range(count):
+        vals[i] = s[S_DECK + (start + i) % MAX_CONTRACTS] if circular else s[start + i]
+    vals.sort()
+    for i in range(count - 1, 0, -1):
+        j = np.random.randint(i + 1)
+        tmp = vals[i]
+        vals[i] = vals[j]
+        vals[j] = tmp
+    for i in range(count):
+        if circular:
+            s[S_DECK + (start + i) % MAX_CONTRACTS] = vals[i]
+        else:
+            s[start + i] = vals[i]
+
+
+@njit(cache=True)
+def shuffle_pile(s, seed):
+    """Determinize the hidden contract pile (R-1.4): a uniformly random order of the
+    contracts in it, drawn with ``seed`` and independent of the true order."""
+    np.random.seed(seed)
+    _canonical_shuffle(s, s[S_DECK_HEAD], s[S_DECK_COUNT], True)
+
+
+@njit(cache=True)
+def determinize(s, T, seed):
+    """Replace what no player can know by a sample drawn with ``seed``: the order of the
+    contract pile (R-1.4), the order of every Automa's face-down action pile (A-2) and the
+    state's random stream (``S_RNG``: the solo dice (R-9.2), the Automa's random picks and
+    reshuffles, A-2.5). What is left is public: the sample depends on the pile contents,
+    not on their true order or on the true stream."""
+    shuffle_pile(s, seed)
+    for p in range(s[S_NP]):
+        if T[T_AM_LEVEL + p] > 0:
+            po = pofs(p)
+            _canonical_shuffle(s, po + P_AM_PILE, s[po + P_AM_NPILE], False)
+    seed_rng(s, np.random.randint(1, 2**31 - 2))
+
+
+@njit(cache=True)
+def action_values(s, T, w, mask, buf, out, automa):
+    """One-step evaluation of every legal action for the deciding player (-inf if illegal)."""
+    p = s[S_PLAYER]
+    legal_mask(s, T, mask)
+    table = lookahead_table(s, T, p)
+    memo = np.empty(MEMO_LEN, np.int64)
+    for a in range(N_ACTIONS):
+        if mask[a]:
+            out[a] = after(s, T, p, w, a, table, buf, memo, automa)
+        else:
+            out[a] = -np.inf
+
+
+@njit(cache=True)
+def final_margin(s, T, p):
+    """p's final VP minus the best opponent's (ties: leftover money, R-7 [interp]);
+    p's final VP in a solo game."""
+    per = T[T_MONEY_PER_VP]
+    po = pofs(p)
+    mine = s[po + P_SCORE + SCORE_TOTAL] + (s[po + P_MONEY] % per) * 0.01
+    if s[S_NP] == 1:
+        return mine
+    best = -1e18
+    for q in range(s[S_NP]):
+        if q != p:
+            qo = pofs(q)
+            v = s[qo + P_SCORE + SCORE_TOTAL] + (s[qo + P_MONEY] % per) * 0.01
+            if v > best:
+                best = v
+    return mine - best
+
+
+@njit(cache=True)
+def rollout_margins(s, T, w, p, actions, seeds, buf, out, automa):
+    """For each i: determinize the hidden information with seeds[i] (:func:`determinize`),
+    apply actions[i], finish the game with greedy play for everyone, and store p's final
+    margin in out[i]."""
+    for i in range(actions.shape[0]):
+        copy_state(buf, s)
+        determinize(buf, T, seeds[i])
+        apply_action(buf, T, actions[i], automa)
+        steps = greedy_rollout(buf, T, w, 100000, automa)
+        if steps < 0 or not game_over(buf):
+            out[i] = -1e9
+        else:
+            out[i] = final_margin(buf, T, p)
+
+
+@njit(cache=True)
+def random_rollout_margins(s, T, w, p, actions, seeds, buf, out, automa):
+    """As :func:`rollout_margins` but finishing every game with uniformly random legal
+    actions (the engine's ``playout.rollout``)."""
+    for i in range(actions.shape[0]):
+        copy_state(buf, s)
+        determinize(buf, T, seeds[i])
+        apply_action(buf, T, actions[i], automa)
+        steps = rollout(buf, T, seeds[i] + 1, 100000, automa)
+        if steps < 0 or not game_over(buf):
+            out[i] = -1e9
+        else:
+            out[i] = final_margin(buf, T, p)
