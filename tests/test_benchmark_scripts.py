@@ -144,12 +144,11 @@ def test_cold_start_of_this_checkout_compiles_once():
 
 def test_search_speed_times_a_given_tree_and_hashes_its_moves():
     out = run_bench("search_speed.py", "--tree", ROOT, "--rollouts", "1", "--games", "1",
-                    "--agents", "greedy", "--json")
+                    "--agents", "", "--json")
     (runs,) = json.loads(out.strip().splitlines()[-1]).values()
     (r,) = runs
     assert r["tree"] == ROOT and len(r["moves"]) == 16
     assert r["greedy_us_per_move"] > 0 and r["policy_us_per_move"] > 0
-    assert r["greedy_s_per_game"] > 0
 
 
 def test_search_speed_is_deterministic_so_equal_hashes_mean_equal_play():
@@ -159,7 +158,7 @@ def test_search_speed_is_deterministic_so_equal_hashes_mean_equal_play():
         import search_speed
     finally:
         sys.path.pop(0)
-    a = search_speed.child(2, 1, 2, ["mcts:2"], seed=5)
-    b = search_speed.child(2, 1, 2, ["mcts:2"], seed=5)
-    c = search_speed.child(2, 1, 2, ["mcts:2"], seed=6)
+    a = search_speed.child(2, 1, 2, ["greedy"], seed=5)
+    b = search_speed.child(2, 1, 2, ["greedy"], seed=5)
+    c = search_speed.child(2, 1, 2, ["greedy"], seed=6)
     assert a["moves"] == b["moves"] != c["moves"]

@@ -19,10 +19,14 @@ from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.automa_deck import automa_switch
 from caledonia_env.engine.board import pofs, reach_mask
-from caledonia_env.engine.constants import (EMPTY, MAX_NODES, MAX_PLAYERS, TERRAIN_LOCH,
-                                            TERRAIN_PORT)
+from caledonia_env.engine.constants import (EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MAX_PLAYERS,
+                                            MINER, N_UNITS, NEUTRAL, OCC_STRIDE,
+                                            TERRAIN_LOCH, TERRAIN_PORT)
 from caledonia_env.engine.layout import copy_state
-from caledonia_env.engine.scoring import recount_settlements, settlement_count, settlement_counts
+from caledonia_env.engine.scoring import (K_BORDER, K_RICH, K_UNITS, K_WORKERS, own_units,
+                                          recount_settlements, settlement_count,
+                                          settlement_counts, tile_count_of, tile_glory,
+                                          tile_glory_of)
 from caledonia_env.engine.step import apply_action
 
 CONFIGS = [dict(num_players=2, clans="draft"), dict(num_players=3, clans="draft"),
@@ -87,6 +91,44 @@ def test_R_7_R_4_the_updated_map_memo_equals_a_full_count_after_every_action(con
             checked += 1
         cached += int((table[:BASE, PLACED] > 0).sum())
     assert checked > 300 and 0 < moved < checked and cached > 0
+
+
+def _map_tile_count(s, T, p, tile):
+    """A map scoring tile's count node by node (R-6.4)."""
+    kind = T[L.T_TILE_KIND + tile]
+    count = 0
+    for m in range(T[L.T_N_NODES]):
+        o = s[L.S_OCC + m]
+        if o < 0 or o == NEUTRAL or o // OCC_STRIDE != p:
+            continue
+        u = o % OCC_STRIDE
+        if kind == K_UNITS:
+            count += T[L.T_TILE_UNIT_GLORY + tile * N_UNITS + u]
+        elif kind == K_WORKERS:
+            count += u in (LUMBERJACK, MINER, FISHERMAN)
+        elif kind == K_BORDER:
+            count += T[L.T_BORDER + m]
+        elif kind == K_RICH:
+            count += T[L.T_LAND_COST + m] >= T[L.T_TILE_MIN_COST + tile]
+    return count
+
+
+def test_R_6_4_one_pass_over_the_map_counts_every_scoring_tile_as_node_by_node():
+    kinds = set()
+    own = np.empty(MAX_NODES, np.int64)
+    for s, T, _, _ in _lookaheads(dict(num_players=4, clans="draft"), seed=20261128, every=7):
+        for p in range(int(s[L.S_NP])):
+            k = own_units(s, T, p, own)
+            for r in range(T[L.T_ROUNDS]):
+                tile = s[L.S_TILES + r]
+                if tile < 0:
+                    continue
+                kinds.add(int(T[L.T_TILE_KIND + tile]))
+                assert tile_glory_of(s, T, p, tile, own, k) == tile_glory(s, T, p, tile)
+                if T[L.T_TILE_KIND + tile] in (K_UNITS, K_WORKERS, K_BORDER, K_RICH):
+                    assert tile_count_of(s, T, p, tile, own, k) == _map_tile_count(s, T, p,
+                                                                                   tile)
+    assert kinds & {K_UNITS, K_WORKERS, K_BORDER, K_RICH}
 
 
 @pytest.mark.parametrize("config", CONFIGS[1:3], ids=["3p", "4p"])
