@@ -48,7 +48,7 @@ def units_by_player(s, T, own, counts):
             counts[p] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tile_count_of(s, T, p, tile, own, k):
     """What scoring tile ``tile`` counts for player p right now (R-6.4), given p's units
     (``own[:k]``, :func:`own_units`: the map tiles count them)."""
@@ -91,7 +91,7 @@ def tile_glory_of(s, T, p, tile, own, k):
                                      // T[T_TILE_PER + tile])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tile_glory(s, T, p, tile):
     """Glory = glory * (count // per) for the round's scoring tile (R-6.4)."""
     own = np.empty(MAX_NODES, np.int64)
