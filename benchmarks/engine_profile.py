@@ -5,7 +5,9 @@ then times each engine piece over that corpus inside numba (one call per piece, 
 dispatch cost): the whole random step (as in ``engine.playout.rollout``), the legal mask
 (split by decision context), the random pick over the mask, ``apply_action`` (split by
 context), the state copy, the expansion scan (``options.place_scan``) and the reach
-computation (``board.reach_bits``) for main-action decisions, and ``new_game``.
+computation (``board.reach_bits``) for main-action decisions, ``new_game``, and the
+deciding player's observation (``envs.observation.encode_obs``, written into 2 x 64
+rotating rows as the vector env's buffers are).
 Prints ns per step (averaged over all steps) and the share of the whole step. Times are
 this thread's CPU time (``time.thread_time``), so other jobs on a shared machine disturb
 them less than wall time would.
@@ -40,6 +42,7 @@ from caledonia_env.engine.playout import random_legal_action, random_pick, rollo
 from caledonia_env.engine.automa_deck import automa_switch  # noqa: E402
 from caledonia_env.engine.setup import new_game  # noqa: E402
 from caledonia_env.engine.step import apply_action  # noqa: E402
+from caledonia_env.envs.observation import OBS_SIZE, encode_obs  # noqa: E402
 
 
 @njit(cache=True)
@@ -133,6 +136,18 @@ def t_copy_subset(states, idx, reps):
         for i in idx:
             s[:] = states[i]
             acc += s[0]
+    return acc
+
+
+@njit(cache=True)
+def t_encode(states, T, out, reps):
+    """The deciding player's observation of every state, into the rows of ``out`` in turn."""
+    acc = 0.0
+    for _ in range(reps):
+        for i in range(states.shape[0]):
+            row = out[i % out.shape[0]]
+            encode_obs(states[i], T, max(states[i, S_PLAYER], 0), row)
+            acc += row[0]
     return acc
 
 
@@ -261,6 +276,9 @@ def main() -> int:
         per = clock(t_main_part, states, reach, main_idx, T, part) / len(main_idx)
         rows.append((f"  {name} in main decisions", per * share, f"{per * 1e9:.0f} ns per call"))
     rows.append(("state copy (reference: STATE_SIZE int32)", copy_all, f"{STATE_SIZE * 4} B"))
+    rows.append(("observation (encode_obs, the deciding player's; not part of a step)",
+                 clock(t_encode, states, T, np.zeros((128, OBS_SIZE), np.float32)) / n,
+                 f"{OBS_SIZE} float32"))
     print(f"{args.players} players, clans {args.clans}, {args.games} games, {steps} steps "
           f"({steps / args.games:.0f}/game), {1 / whole:,.0f} steps/s in the rollout loop\n")
     print("| piece | ns per step | share of a step | note |\n|---|---|---|---|")

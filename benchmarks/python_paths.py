@@ -1,6 +1,8 @@
 """CPU time of the Python paths, robust to a loaded machine: ``Game.clone()``, the Python
-API loop and the PettingZoo AEC loop (4 players), each the *minimum* CPU time of a fixed
-unit of work over many repeats (other jobs only ever add time, so the minimum is the
+API loop and the PettingZoo AEC loop (4 players), and the vector env's serial kernel
+(``vector``: 2 players, N = 64, ``parallel=False``, 50 ``step()`` calls with
+``sample_actions()`` from each seed's reset; learner steps), each the *minimum* CPU time
+of a fixed unit of work over many repeats (other jobs only ever add time, so the minimum is the
 least disturbed figure). ``--tree PATH`` times another checkout of the project (an
 older commit, say) with the same harness, so two versions compare back to back:
 
@@ -22,7 +24,7 @@ import time
 import timeit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROWS = ("clone", "python", "aec")
+ROWS = ("clone", "python", "aec", "vector")
 SEEDS = range(6)                  # the same six 4-player games for every version
 
 
@@ -91,6 +93,16 @@ def run(rows, passes) -> dict:
                 n += 1
             return n
         out["aec_steps_per_s"] = per_game_min(aec_game, passes)
+    if "vector" in rows:
+        from caledonia_env.envs.vector import CaledoniaVectorEnv
+        venv = CaledoniaVectorEnv(64, num_players=2, parallel=False)
+
+        def vector_run(sd, calls=50):
+            venv.reset(seed=sd)
+            for _ in range(calls):
+                venv.step(venv.sample_actions())
+            return calls * venv.num_envs
+        out["vector_steps_per_s"] = per_game_min(vector_run, passes)
     return out
 
 

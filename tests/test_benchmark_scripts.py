@@ -162,3 +162,11 @@ def test_search_speed_is_deterministic_so_equal_hashes_mean_equal_play():
     b = search_speed.child(2, 1, 2, ["greedy"], seed=5)
     c = search_speed.child(2, 1, 2, ["greedy"], seed=6)
     assert a["moves"] == b["moves"] != c["moves"]
+
+
+def test_python_paths_times_the_serial_vector_kernel_of_a_given_tree():
+    out = run_bench("python_paths.py", "--tree", ROOT, "--only", "vector", "--passes", "1",
+                    "--json")
+    result = json.loads(out.strip().splitlines()[-1])
+    assert result["package"] == os.path.join(ROOT, "caledonia_env")
+    assert result["vector_steps_per_s"] > 0 and set(result) == {"package", "vector_steps_per_s"}

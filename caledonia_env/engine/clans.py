@@ -132,7 +132,7 @@ def row_ok(s, T, p, src, dst):
     return fisher_spot(s, T, p, dst, src)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def can_row_from(s, T, p, src):
     if s[S_OCC + src] != p * OCC_STRIDE + FISHERMAN:
         return False
@@ -145,7 +145,7 @@ def can_row_from(s, T, p, src):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def may_row(s, T, poff):
     """Rowing is still allowed this turn: before the main action, not after P6 (R-8.5)."""
     return (s[S_ROWED] < T[T_CLAN_ROWS + crow(s, poff)] and s[S_MAIN_DONE] == 0
@@ -161,7 +161,7 @@ def cellar_out(s, T, poff, space):
     s[poff + P_MONEY] += T[T_CLAN_CELLAR_MONEY + crow(s, poff) * 2 + space]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cellar_age(s, T, poff):
     """Start of production: the right barrel goes to stock (paid), the left one moves right."""
     if s[poff + P_CELLAR + 1] > 0:
@@ -180,7 +180,7 @@ def butter_max(s, T, poff):
     return s[poff + P_GOODS + MILK]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def do_butter(s, T, poff, k):
     s[poff + P_GOODS + MILK] -= k
     s[poff + P_MONEY] += k * T[T_CLAN_MILK_MONEY + crow(s, poff)]
@@ -202,7 +202,7 @@ def brew_max(s, T, poff, left):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def do_brew(s, T, poff, k):
     row = crow(s, poff)
     s[poff + P_GOODS + GRAIN] -= k * T[T_CLAN_BEER_GRAIN + row]

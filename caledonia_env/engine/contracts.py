@@ -43,7 +43,7 @@ def draw(s):
     return c
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def put_under(s, c):
     """Put contract c under the pile (R-3.3.2)."""
     pos = (s[S_DECK_HEAD] + s[S_DECK_COUNT]) % MAX_CONTRACTS
@@ -103,7 +103,7 @@ def take_contract(s, T, poff, c, box):
     s[S_TURN_CONTRACTS] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def goods_ok(s, T, poff, c):
     for g in range(6):
         if s[poff + P_GOODS + g] < need_good(T, c, g):
@@ -111,13 +111,13 @@ def goods_ok(s, T, poff, c):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def meat_deficit(T, c, cows, sheep):
     """Animals the player lacks for contract c's beef and mutton."""
     return _lacking(cval(T, c, C_NEED + 4), cval(T, c, C_NEED + 5), cows, sheep)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def meat_deficit2(T, c, c2, cows, sheep):
     """Animals the player lacks for the beef and mutton of contracts c and c2 together."""
     return _lacking(cval(T, c, C_NEED + 4) + cval(T, c2, C_NEED + 4),
@@ -143,7 +143,7 @@ def advance_import(s, T, poff, i, amount):
             s[poff + P_MONEY] += T[T_IMPORT_MARK_PAY]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fulfill(s, T, poff, box, track_imports):
     """R-3.7: pay goods, score the contract, queue meat and export bonuses."""
     c = s[poff + P_BOX + box]

@@ -23,7 +23,7 @@ def can_trade(s, T, poff, side, g, k):
     return s[poff + P_GOODS + g] >= k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def do_trade(s, T, poff, side, g, k):
     price = market_price(s, T, g)
     s[poff + P_MONEY] += cpar(s, T, poff, T_CLAN_MARKET_MONEY)   # before paying
@@ -56,7 +56,7 @@ def can_nb_buy(s, T, poff, g, k):
     return s[poff + P_MONEY] + cpar(s, T, poff, T_CLAN_MARKET_MONEY) >= k * nb_price(s, T, g)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def do_nb_buy(s, T, poff, g, k):
     s[poff + P_MONEY] += cpar(s, T, poff, T_CLAN_MARKET_MONEY)   # per good type
     s[poff + P_MONEY] -= k * nb_price(s, T, g)
@@ -77,7 +77,7 @@ def can_ship(s, T, poff, bonus):
     return s[poff + P_SHIP] < T[T_SHIP_MAX] and s[poff + P_MONEY] >= ship_cost(T, bonus)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def do_ship(s, T, poff, bonus):
     s[poff + P_MONEY] -= ship_cost(T, bonus)
     s[poff + P_SHIP] += 1
@@ -95,7 +95,7 @@ def can_tech(s, T, poff, t, bonus):
             and s[poff + P_MONEY] >= tech_cost(T, bonus))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def do_tech(s, T, poff, t, bonus):
     s[poff + P_MONEY] -= tech_cost(T, bonus)
     s[poff + P_TECH + t] = 1
@@ -112,7 +112,7 @@ def can_hire(s, T, poff, bonus):
     return s[poff + P_TRACK] > 0 and s[poff + P_MONEY] >= hire_cost(T, bonus)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def do_hire(s, T, poff, bonus):
     s[poff + P_MONEY] -= hire_cost(T, bonus)
     s[poff + P_TRACK] -= 1

@@ -43,7 +43,7 @@ from .solo import is_market_round, market_phase
 
 
 # ------------------------------------------------------------------ setup
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def setup_next(s, T, automa):
     """Advance through the clan auction (R-9.4), starting picks (R-1.7/R-1.9) and
     starting workers (R-1.8, R-8.4)."""
@@ -76,7 +76,7 @@ def setup_next(s, T, automa):
     start_round(s, T, True, automa)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def worker_placer(s, T, ptr):
     """Who places starting worker number ``ptr`` (R-1.8): one each in turn order, a second
     each in reverse order, further ones (Fergusson's third, R-8.4) in turn order after
@@ -99,7 +99,7 @@ def _unassigned(s, p):
     return s[pofs(p) + P_START_TILE] < 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def next_bidder(s, after):
     """Next player clockwise after ``after`` who may still bid in this auction (R-9.4)."""
     n = s[S_NP]
@@ -142,7 +142,7 @@ def start_auction(s, T, opener):
     s[S_AUC_BIDDER] = opener
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def auction_won(s, T):
     """The leader pays the bid in VP and takes the position being auctioned (R-9.4)."""
     leader = s[S_AUC_LEADER]
@@ -151,7 +151,7 @@ def auction_won(s, T):
     s[S_AUC_STAGE] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def auction_bid(s, T, p, bid):
     """p bids ``bid`` (-1 declines); the auction ends when nobody may outbid the leader."""
     if bid < 0:
@@ -187,7 +187,7 @@ def take_pair(s, T, p, i):
             s[poff + P_MONEY] += T[T_SEAT_MONEY + seat]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def auction_pick_done(s, T):
     """After the winner's pick: the next position, opened left of the winner (R-9.4)."""
     n = s[S_NP]
@@ -260,7 +260,7 @@ def end_turn(s, T, automa):
 
 
 # ------------------------------------------------------------- production
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start_production(s, T, automa):
     """MacKenzie's cellar ages (R-8.6); R-6.1 income (clan rates, R-8.5) and R-6.2 basic
     goods for everyone, then processing choices."""
@@ -316,14 +316,14 @@ def production_next(s, T, automa):
     end_round(s, T, automa)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cellar_in_ok(s, T, poff):
     """A freshly produced whisky may go onto the empty left cellar space (R-8.6)."""
     return (T[T_CLAN_CELLAR_IN + crow(s, poff)] > 0 and s[poff + P_WHISKY_MADE] > 0
             and s[poff + P_GOODS + WHISKY] > 0 and s[poff + P_CELLAR] == 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_round(s, T, automa):
     """R-6.4 round scoring; after the last round, final scoring (R-7)."""
     n = s[S_NP]
@@ -347,7 +347,7 @@ def end_round(s, T, automa):
     start_round(s, T, False, automa)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_game(s):
     """The game is over (R-7 scored): the decision context says so (``layout.game_over``, the
     one test); the phase and S_DONE mirror it, and nobody decides."""
@@ -358,7 +358,7 @@ def end_game(s):
 
 
 # ---------------------------------------------------------------- resolve
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def any_slot(s):
     for i in range(MAX_SLOTS):
         if s[S_SLOTS + i] >= 0:
@@ -366,14 +366,14 @@ def any_slot(s):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def structure_offer(s, T, p):
     """The structure bonus can be taken: an empty box and a non-empty pile (R-3.3.2)."""
     return (free_box_count(s, T, p) > 0 and s[S_DECK_COUNT] > 0
             and T[T_CLAN_STRUCT_DRAW + crow(s, pofs(p))] > 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def structure_draw(s, T, p):
     """Draw the structure bonus contracts (R-3.3.2; Buchanan draws 6 and keeps 0-2, R-8.1);
     False if there is nothing to pick."""

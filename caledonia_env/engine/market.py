@@ -17,7 +17,7 @@ def clamp_step(T, g, v):
     return lo if v < lo else (hi if v > hi else v)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def price_at(T, g, step):
     """Price of good g at step number ``step``."""
     return T[T_TRACK + g * MAX_MARKET_STEPS + step - T[T_STEP_LO + g]]

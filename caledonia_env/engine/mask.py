@@ -34,7 +34,7 @@ from .ports import (copy_ok, owns, port_param, port_usable, ports_open, price_mo
 N_DELTAS = len(PRICE_DELTAS)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cellar_out(s, poff, mask):
     """R-8.6: a barrel may leave the cellar at any time, inside any decision of its owner."""
     for space in range(2):
@@ -71,7 +71,7 @@ def _trades(s, T, poff, mask, only_good):
                 mask[row + k] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fulfill_ok(s, T, p, box, reach):
     poff = pofs(p)
     c = s[poff + P_BOX + box]
@@ -80,7 +80,7 @@ def _fulfill_ok(s, T, p, box, reach):
     return _meat_ok(s, T, p, c, -1, reach)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fulfill_both_ok(s, T, p, reach):
     """R-8.1: both boxes at once: the goods and animals of both contracts together."""
     poff = pofs(p)

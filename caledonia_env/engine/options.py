@@ -181,12 +181,12 @@ def start_worker_scan(s, T, p, mask, first_only):
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def any_start_worker(s, T, p):
     return start_worker_scan(s, T, p, np.zeros(1, np.int8), True) > 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def any_place(s, T, p, free_land):
     return place_scan(s, T, p, free_land, np.zeros(1, np.int8), True, reach_of(s, T, p)) > 0
 
@@ -198,7 +198,7 @@ def cellar_money(s, T, poff):
     return s[poff + P_CELLAR] * T[row] + s[poff + P_CELLAR + 1] * T[row + 1]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def any_free_hex(s, T, p):
     """A free hex can be placed, counting money a cellar barrel can still pay (R-8.6)."""
     poff = pofs(p)
@@ -216,7 +216,7 @@ def retrieve_ok(s, T, poff, i):
     return s[poff + P_MARKET + i] > 0 and (i >= N_GOODS or T[T_RETRIEVE_BUY] != 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def any_retrieve(s, T, p):
     poff = pofs(p)
     for i in range(2 * N_GOODS):
@@ -225,7 +225,7 @@ def any_retrieve(s, T, p):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def any_upgrade_bonus(s, T, p):
     """Some upgrade bonus choice is possible (R-3.7.2), cellar money counted (R-8.6)."""
     poff = pofs(p)
@@ -246,7 +246,7 @@ def nb_limit(s, T, p, g):
     return left if left > 0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def any_nb_buy(s, T, p):
     """A pending neighborhood purchase is possible, cellar money counted (R-8.6)."""
     poff = pofs(p)
@@ -262,7 +262,7 @@ def any_nb_buy(s, T, p):
     return ok
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def any_after_main_port(s, T, p):
     """Something to do after the main action: a port (R-5) or a cellar barrel (R-8.6)."""
     poff = pofs(p)
@@ -304,7 +304,7 @@ def can_obtain(s, T, p):
     return free_box_count(s, T, p) > 0 and can_afford_contract(s, T, pofs(p))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def can_obtain_with_cellar(s, T, p):
     """``can_obtain`` counting the money cellar barrels can still pay (R-8.6)."""
     poff = pofs(p)

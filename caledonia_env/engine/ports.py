@@ -48,7 +48,7 @@ def port_reachable(s, T, p, corner, reach):
     return in_reach(reach, node)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def reachable_ports(s, T, p, corners):
     """The corners of the bitmask ``corners`` whose port p reaches (R-5) or whose port node
     holds p's fisherman (R-8.5), as a bitmask: one branch-free pass over the map for p's own
@@ -73,7 +73,7 @@ def reachable_ports(s, T, p, corners):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def corner_of(s, tile):
     for c in range(N_CORNERS):
         if s[S_PORTS + c] == tile:
@@ -94,7 +94,7 @@ def price_move_ok(s, T, poff, g, delta):
     return ok
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def price_shift_any(s, T, poff, steps):
     for g in range(6):
         if price_move_ok(s, T, poff, g, steps) or price_move_ok(s, T, poff, g, -steps):
@@ -141,7 +141,7 @@ def do_swap(s, T, p, node, u):
     s[S_PORT_LEFT] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def swap_neighborhood(s, T, p, node):
     """After one exchange: under the erratum reading (``T_SWAP_NB_BONUS``) the unit swapped
     in on ``node`` queues the neighborhood bonus as an expansion would (R-3.3.1); under the
@@ -150,7 +150,7 @@ def swap_neighborhood(s, T, p, node):
         s[S_NB_PENDING] = neighbor_goods(s, T, p, node)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _any_single(s, T, p):
     for node in range(T[T_N_NODES]):
         if not owns(s, p, node):
@@ -184,7 +184,7 @@ def swap_completes(s, T, p, node, u, left):
     return ok
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _any_swap(s, T, p, left):
     for node in range(T[T_N_NODES]):
         if not owns(s, p, node):
@@ -195,7 +195,7 @@ def _any_swap(s, T, p, left):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def swap_units_any(s, T, p, swaps):
     saved = (s[S_SWAP_OUT], s[S_SWAP_IN], s[S_SWAP_NODE])
     s[S_SWAP_OUT] = 0

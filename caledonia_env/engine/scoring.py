@@ -35,6 +35,20 @@ def own_units(s, T, p, out):
 
 
 @njit(cache=True)
+def units_by_player(s, T, own, counts):
+    """Every player's units in one pass over the map: row p of ``own`` (MAX_PLAYERS x
+    MAX_NODES) lists p's units as :func:`own_units` does, ``counts[p]`` how many."""
+    for p in range(MAX_PLAYERS):
+        counts[p] = 0
+    for m in range(T[T_N_NODES]):
+        o = s[S_OCC + m]
+        if o >= 0 and o != NEUTRAL:
+            p = o // OCC_STRIDE
+            own[p, counts[p]] = m * OCC_STRIDE + o % OCC_STRIDE
+            counts[p] += 1
+
+
+@njit(cache=True, inline="always")
 def tile_count_of(s, T, p, tile, own, k):
     """What scoring tile ``tile`` counts for player p right now (R-6.4), given p's units
     (``own[:k]``, :func:`own_units`: the map tiles count them)."""
@@ -77,7 +91,7 @@ def tile_glory_of(s, T, p, tile, own, k):
                                      // T[T_TILE_PER + tile])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tile_glory(s, T, p, tile):
     """Glory = glory * (count // per) for the round's scoring tile (R-6.4)."""
     own = np.empty(MAX_NODES, np.int64)

@@ -25,7 +25,7 @@ from .solo import place_blockers
 from .rng import rand_int, seed_rng, shuffle
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fill(s, start, count, value):
     for i in range(count):
         s[start + i] = value
@@ -140,7 +140,7 @@ def new_game_log(s, T, seed, first_player, amlog, automa):
     return STATE_SIZE
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cover_hexes(s, T):
     """R-9.3 smaller map: the given hexes, or one random active land hex per module."""
     for i in range(min(T[T_N_COVER], MAX_COVER)):

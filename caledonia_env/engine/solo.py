@@ -12,7 +12,7 @@ from .layout import (MAX_THRESH, S_OCC, S_PRICE_STEP, S_ROUND, S_SLOTS, T_ACTIVE
 from .rng import rand_int
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def place_blockers(s, T):
     """A neutral piece on every active land hex of the blocked land cost (R-9.2)."""
     cost = T[T_SOLO_BLOCK_COST]
@@ -26,7 +26,7 @@ def place_blockers(s, T):
             s[S_OCC + v] = NEUTRAL
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def solo_price_change(s, T, g, d):
     """One good's change (R-9.2): a low price rises by |d| steps, a high one falls by |d|,
     an average one moves by d (bands: the market's solo 'average' brackets, in steps)."""
@@ -40,12 +40,12 @@ def solo_price_change(s, T, g, d):
         move_price(s, T, g, d)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_market_round(s, T):
     return (T[T_SOLO_MARKET_ROUNDS] >> s[S_ROUND]) & 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def market_phase(s, T):
     """R-9.2 market phase of the preparation: three different goods (the goods die is
     rolled again on a repeat) change by the price die; then the contract slots are refilled

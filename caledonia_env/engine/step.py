@@ -60,7 +60,7 @@ def place_unit(s, T, p, u, node, free_land, bonuses):
         check_structure(s, T, p, u)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def do_pass(s, T, p):
     """R-3.8: leftmost free position of next round's order and its pass bonus."""
     pos = s[S_N_PASSED]
@@ -81,7 +81,7 @@ def do_fulfill(s, T, p, box):
     s[S_BREW_LEFT] += hops if hops < cap else cap
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def spare_animal(s, T, p, corner):
     """P1 (or P9 copying it): one slaughtered animal fewer (R-5)."""
     poff = pofs(p)
@@ -110,7 +110,7 @@ def finish_structure(s):
     s[S_KEEP_LEFT] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start_pick(s, T, p, i):
     """Take starting pair i (R-1.7 / R-1.9 / R-9.4)."""
     take_pair(s, T, p, i)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..data.names import CLANS, PORTS
 from ..engine import layout as L
-from ..engine.board import pofs
+from ..engine.board import ctz, node_words, pofs
 from ..engine.constants import (
     CONTEXT_NAMES,
     CTX_AUCTION,
@@ -55,7 +55,7 @@ from ..engine.constants import (
 )
 from ..engine.jit import njit
 from ..engine.market import market_price
-from ..engine.scoring import import_values, tile_glory
+from ..engine.scoring import import_values, tile_glory_of, units_by_player
 
 N_PHASES = 5
 N_CLANS = len(CLANS)
@@ -396,6 +396,10 @@ def encode_obs(s, T, observer, out):
     merch_total = T[L.T_MERCH_SUPPLY] + T[L.T_MERCH_TRACK]
     ship_max = T[L.T_SHIP_MAX]
     cur_tile = s[L.S_TILES + rnd - 1] if (rnd >= 1 and T[L.T_SCORING_TILES_ON]) else -1
+    own = np.empty((MAX_PLAYERS, MAX_NODES), np.int64)
+    units = np.zeros(MAX_PLAYERS, np.int64)
+    if cur_tile >= 0:
+        units_by_player(s, T, own, units)        # one pass for every player's tile
     for p in range(n):
         po = pofs(p)
         o = O_PLAYERS + rel[p] * PB
@@ -440,17 +444,20 @@ def encode_obs(s, T, observer, out):
         out[o + P_BID] = _clip(s[po + L.P_BID] / MAX_BID)
         out[o + P_BEER] = _clip(s[po + L.P_BEER] / COUNT_SCALE)
         if cur_tile >= 0:
-            out[o + P_TILE] = _clip(tile_glory(s, T, p, cur_tile) / TILE_GLORY_SCALE)
+            out[o + P_TILE] = _clip(tile_glory_of(s, T, p, cur_tile, own[p], units[p])
+                                    / TILE_GLORY_SCALE)
     # --------------------------------------------------------------- map
     level = s[pofs(ob) + L.P_SHIP]
     beyond = ship_max + 1
     minreq = np.full(MAX_NODES, beyond, np.int32)
-    for m in range(nn):
-        o = s[L.S_OCC + m]
-        if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == ob:
-            row = T[L.T_SHIP_REQ + m * MAX_NODES: L.T_SHIP_REQ + m * MAX_NODES + nn]
+    for w in range(L.RB_WORDS):              # the observer's nodes, from their bitset
+        _empty, mine = node_words(s, nn, ob, w)
+        while mine:
+            m = w * 64 + ctz(mine)
+            mine &= mine - np.uint64(1)
+            row = L.T_SHIP_REQ + m * MAX_NODES
             for v in range(nn):              # branch-free, vectorised min over the row
-                minreq[v] = min(minreq[v], row[v])
+                minreq[v] = min(minreq[v], T[row + v])
     marked = -1
     if kind == PORT_SWAP_UNITS:
         marked = s[L.S_SWAP_NODE]

@@ -26,7 +26,7 @@ from caledonia_env.engine.layout import copy_state
 from caledonia_env.engine.scoring import (K_BORDER, K_RICH, K_UNITS, K_WORKERS, own_units,
                                           recount_settlements, settlement_count,
                                           settlement_counts, tile_count_of, tile_glory,
-                                          tile_glory_of)
+                                          tile_glory_of, units_by_player)
 from caledonia_env.engine.step import apply_action
 
 CONFIGS = [dict(num_players=2, clans="draft"), dict(num_players=3, clans="draft"),
@@ -116,9 +116,13 @@ def _map_tile_count(s, T, p, tile):
 def test_R_6_4_one_pass_over_the_map_counts_every_scoring_tile_as_node_by_node():
     kinds = set()
     own = np.empty(MAX_NODES, np.int64)
+    every = np.empty((MAX_PLAYERS, MAX_NODES), np.int64)      # the observation's one pass
+    counts = np.empty(MAX_PLAYERS, np.int64)
     for s, T, _, _ in _lookaheads(dict(num_players=4, clans="draft"), seed=20261128, every=7):
+        units_by_player(s, T, every, counts)
         for p in range(int(s[L.S_NP])):
             k = own_units(s, T, p, own)
+            assert counts[p] == k and np.array_equal(every[p, :k], own[:k])
             for r in range(T[L.T_ROUNDS]):
                 tile = s[L.S_TILES + r]
                 if tile < 0:
