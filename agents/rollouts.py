@@ -28,8 +28,7 @@ from caledonia_env.engine.rng import seed_rng
 from caledonia_env.engine.step import apply_action
 
 from .evaluation import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate, evaluate_known,
-                         lookahead_table,
-                         update_memo)
+                         lookahead_table, update_memo)
 
 
 @njit(cache=True)
