@@ -24,10 +24,24 @@ def _no_param(cls):
     return factory
 
 
+def split_horizon(kind: str, text: str) -> tuple[str, dict]:
+    """``"64h2"`` -> (``"64"``, ``{"horizon": 2}``): the rollout horizon in rounds that a
+    flat search's budget may end with (``hH``, H >= 1); ``{}`` without one."""
+    budget, sep, rounds = text.partition("h")
+    if not sep:
+        return text, {}
+    if not rounds.isdigit() or int(rounds) < 1:
+        raise ValueError(f"{kind}: the rollout horizon after 'h' must be a number of rounds "
+                         f">= 1 (e.g. {kind}:64h1), got {text!r}")
+    return budget, {"horizon": int(rounds)}
+
+
 def _mcts(param, seed, **kw):
-    """``mcts``, ``mcts:N`` (N rollouts per decision) or ``mcts:Xs`` (X seconds)."""
+    """``mcts``, ``mcts:N`` (N rollouts per decision) or ``mcts:Xs`` (X seconds), each
+    optionally followed by ``hH`` (rollouts of H rounds, :func:`split_horizon`)."""
     if param is not None:
-        text = param.strip().lower()
+        text, horizon = split_horizon("mcts", param.strip().lower())
+        kw.update(horizon)
         try:
             if text.endswith("s"):
                 kw["seconds"] = float(text[:-1])
@@ -39,7 +53,8 @@ def _mcts(param, seed, **kw):
                     raise ValueError
         except ValueError:
             raise ValueError(f"mcts parameter must be a rollout count N >= 1 (mcts:200) or "
-                             f"seconds per decision (mcts:0.5s), got {param!r}") from None
+                             f"seconds per decision (mcts:0.5s), optionally followed by a "
+                             f"horizon hH in rounds (mcts:32h1), got {param!r}") from None
     return MCTSAgent(seed=seed, **kw)
 
 
@@ -49,8 +64,10 @@ def _ppo(param, seed, **kw):
 
 def _nmcts(kind, **fixed):
     def factory(param, seed, **kw):
-        rollouts, path = count_and_path(kind, param, "ROLLOUTS")
-        return NetMCTSAgent(rollouts, path, seed=seed, **fixed, **kw)
+        budget, sep, path = (param or "").partition(":")
+        budget, horizon = split_horizon(kind, budget.strip().lower())
+        rollouts, path = count_and_path(kind, budget + sep + path, "ROLLOUTS")
+        return NetMCTSAgent(rollouts, path, seed=seed, **fixed, **horizon, **kw)
     return factory
 
 
@@ -72,8 +89,9 @@ BUILTIN = (
     Kind("mcts", _mcts,
          "flat Monte-Carlo search (one level, no tree) over the greedy bot's best candidates "
          "with greedy rollouts (default 64 rollouts per decision).",
-         "N rollouts per decision, or Xs seconds per decision", False,
-         "mcts:200, mcts:0.5s"),
+         "N rollouts per decision, or Xs seconds per decision; a suffix hH stops each "
+         "rollout after H rounds and values it with the greedy evaluation", False,
+         "mcts:200, mcts:0.5s, mcts:32h1"),
     Kind("automa", make_automa,
          "seat played by the engine as the publisher's Automa (a marker; see docs/automa.md).",
          "difficulty 1-5", True, "automa:5"),
@@ -84,11 +102,13 @@ BUILTIN = (
     Kind("nmcts", _nmcts("nmcts"),
          "mcts (flat, no tree) with a trained policy network: its most likely actions are "
          "the candidates and it plays the rollouts (needs the train extra).",
-         f"ROLLOUTS per decision, {_NET_PATH}", True, "nmcts:32, nmcts:64:runs/x/best.zip"),
+         f"ROLLOUTS per decision (a suffix hH: rollouts of H rounds), {_NET_PATH}", True,
+         "nmcts:32, nmcts:64:runs/x/best.zip"),
     Kind("nmctsg", _nmcts("nmctsg", opponents="greedy"),
          "nmcts whose rollouts play the other seats with the greedy bot (an opponent model; "
          "needs the train extra).",
-         "ROLLOUTS per decision, optionally :PATH of a checkpoint", True, "nmctsg:64"),
+         "ROLLOUTS per decision (a suffix hH: rollouts of H rounds), optionally :PATH of a "
+         "checkpoint", True, "nmctsg:64, nmctsg:64h1"),
     Kind("puct", _puct("puct"),
          "PUCT tree search (AlphaZero-style) with a trained policy/value network over a "
          "determinized contract pile and dice (needs the train extra).",

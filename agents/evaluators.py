@@ -95,10 +95,16 @@ class Evaluator(ABC):
 
 class RolloutEvaluator(Evaluator):
     """An evaluator that plays: a policy finishing games (rollouts) and valuing them by every
-    player's final margin."""
+    player's final margin. ``horizon`` > 0 stops the search's rollouts (``playouts``) after
+    that many rounds and values them by the greedy evaluation's estimate of the final margin
+    (:func:`agents.rollouts.leaf_margin`); 0 plays them to the end."""
 
-    def __init__(self, weights=None):
+    def __init__(self, weights=None, horizon: int = 0):
+        if not (isinstance(horizon, (int, np.integer)) and horizon >= 0):
+            raise ValueError(f"horizon must be a number of rounds >= 0 (0: rollouts to the "
+                             f"end of the game), got {horizon!r}")
         self.weights = greedy_weights(weights)
+        self.horizon = int(horizon)
         self.mask = np.zeros(N_ACTIONS, np.int8)
         self._buf = None
 
@@ -121,7 +127,8 @@ class RolloutEvaluator(Evaluator):
     def playouts(self, s, T, p, actions, seeds, out) -> None:
         """``out[i]``: p's final margin after determinizing ``s`` with ``seeds[i]``
         (:func:`agents.rollouts.determinize`), applying ``actions[i]`` and finishing
-        the game (:data:`FAILED` if it did not end)."""
+        the game, or its estimate after ``horizon`` rounds (:data:`FAILED` if the rollout
+        did not get there)."""
 
     def evaluate(self, s, T) -> np.ndarray:
         """Every player's final margin after finishing ``s`` (a copy) with the rollout
@@ -139,10 +146,12 @@ class GreedyRollouts(RolloutEvaluator):
     ``rollout="random"`` plays the rollouts with uniformly random legal moves instead
     (the engine's ``playout.rollout``)."""
 
-    def __init__(self, weights=None, rollout: str = "greedy"):
+    def __init__(self, weights=None, rollout: str = "greedy", horizon: int = 0):
         if rollout not in ROLLOUT_POLICIES:
             raise ValueError(f"rollout must be one of {sorted(ROLLOUT_POLICIES)}, got {rollout!r}")
-        super().__init__(weights)
+        if rollout == "random" and horizon:
+            raise ValueError("random rollouts play to the end of the game: horizon must be 0")
+        super().__init__(weights, horizon)
         self.rollout = rollout
         self._values = np.zeros(N_ACTIONS, np.float64)
 
@@ -163,8 +172,8 @@ class GreedyRollouts(RolloutEvaluator):
         return steps >= 0 and game_over(s)
 
     def playouts(self, s, T, p, actions, seeds, out) -> None:
-        ROLLOUT_POLICIES[self.rollout](s, T, self.weights, p, actions, seeds, self.buffer(s), out,
-                                       automa_switch(T))
+        ROLLOUT_POLICIES[self.rollout](s, T, self.weights, p, actions, seeds, self.horizon,
+                                       self.buffer(s), out, automa_switch(T))
 
 
 class NetworkSource:
@@ -196,12 +205,12 @@ class PolicyRollouts(RolloutEvaluator):
     model; in ``evaluate`` the policy plays the seat of the player to move)."""
 
     def __init__(self, path: str = "pretrained", temperature: float = 0.0,
-                 opponents: str = "policy", weights=None):
+                 opponents: str = "policy", weights=None, horizon: int = 0):
         if not temperature >= 0:
             raise ValueError(f"temperature must be >= 0, got {temperature}")
         if opponents not in OPPONENT_MODELS:
             raise ValueError(f"opponents must be one of {OPPONENT_MODELS}, got {opponents!r}")
-        super().__init__(weights)
+        super().__init__(weights, horizon)
         self.opponents = opponents
         self.temperature = float(temperature)
         self.source = NetworkSource(path)
@@ -236,8 +245,8 @@ class PolicyRollouts(RolloutEvaluator):
 
     def playouts(self, s, T, p, actions, seeds, out) -> None:
         policy_rollout_margins(s, T, *self._net, self.temperature, self.opponents == "greedy",
-                               self.weights, p, actions, seeds, self.buffer(s), out,
-                               automa_switch(T))
+                               self.weights, p, actions, seeds, self.horizon, self.buffer(s),
+                               out, automa_switch(T))
 
 
 def terminal_mode(meta: dict, num_players: int) -> tuple[int, float]:

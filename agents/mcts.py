@@ -40,7 +40,9 @@ class MCTSAgent(Agent):
     ``candidates``: how many of the evaluator's best-ranked actions are searched;
     ``evaluator``: a :class:`agents.evaluators.RolloutEvaluator` (ranking, rollouts and the
     moves of decisions not searched), by default ``GreedyRollouts(weights, rollout)``:
-    ``rollout`` is the playout policy, ``"greedy"`` (default) or ``"random"``.
+    ``rollout`` is the playout policy, ``"greedy"`` (default) or ``"random"``;
+    ``horizon``: rounds a rollout plays before the greedy evaluation values it (0: to the
+    end of the game, :mod:`agents.rollouts`).
     ``last_stats``: the last decision's rollouts, candidates, ``choice`` and its mean
     margin; empty when that decision was not searched.
     """
@@ -50,7 +52,7 @@ class MCTSAgent(Agent):
     def __init__(self, seed: int = 0, name: str | None = None, rollouts: int = 64,
                  seconds: float | None = None, candidates: int = 6, weights=None,
                  contexts=SEARCHED_CONTEXTS, rollout: str = "greedy",
-                 evaluator: RolloutEvaluator | None = None):
+                 evaluator: RolloutEvaluator | None = None, horizon: int = 0):
         if rollouts < 1:
             raise ValueError(f"rollouts must be >= 1, got {rollouts}")
         if seconds is not None and not seconds > 0:
@@ -58,7 +60,9 @@ class MCTSAgent(Agent):
         if candidates < 2:
             raise ValueError(f"candidates must be >= 2, got {candidates}")
         if evaluator is None:
-            evaluator = GreedyRollouts(weights, rollout)
+            evaluator = GreedyRollouts(weights, rollout, horizon)
+        elif horizon:
+            raise ValueError("horizon is the evaluator's: pass it to the evaluator")
         elif not isinstance(evaluator, RolloutEvaluator):
             raise TypeError(f"the flat search needs a RolloutEvaluator, got {evaluator!r}")
         self.evaluator = evaluator

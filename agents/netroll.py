@@ -16,11 +16,11 @@ import numpy as np
 from ..engine.actions import N_ACTIONS
 from ..engine.constants import CTX_GAME_OVER
 from ..engine.jit import njit
-from ..engine.layout import S_CTX, S_PLAYER
+from ..engine.layout import S_CTX, S_PLAYER, S_ROUND
 from ..engine.mask import count_legal, legal_mask
 from ..engine.step import apply_action
 from ..envs.observation import OBS_SIZE, encode_obs
-from .rollouts import determinize, final_margin, greedy_action
+from .rollouts import NO_HORIZON, determinize, greedy_action, leaf_margin, stop_round
 from .network import NetArrays
 from .policy import network_arrays
 
@@ -143,12 +143,20 @@ def mixed_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, max
     """Play until the game ends with the policy in seat ``me`` and the greedy bot (weights
     ``gw``, :func:`rollouts.greedy_action`) in the other seats; ``me`` < 0: the policy in
     every seat. Returns the steps taken (negative if a position had no legal action)."""
+    return mixed_rollout_to(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw,
+                            NO_HORIZON, max_steps, automa)
+
+
+@njit(cache=True)
+def mixed_rollout_to(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, stop,
+                     max_steps, automa):
+    """:func:`mixed_rollout` until the game ends or round ``stop`` begins."""
     mask = np.zeros(N_ACTIONS, np.int8)
     obs = np.zeros(OBS_SIZE, np.float32)
     logits = np.empty(N_ACTIONS, np.float32)
     buf = np.empty_like(s)
     steps = 0
-    while s[S_CTX] != CTX_GAME_OVER and steps < max_steps:
+    while s[S_CTX] != CTX_GAME_OVER and s[S_ROUND] < stop and steps < max_steps:
         if me < 0 or s[S_PLAYER] == me:
             a = policy_action(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, mask, obs,
                               logits)
@@ -163,19 +171,22 @@ def mixed_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, max
 
 @njit(cache=True)
 def policy_rollout_margins(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, greedy_others,
-                           gw, p, actions, seeds, buf, out, automa):
+                           gw, p, actions, seeds, horizon, buf, out, automa):
     """For each i: determinize the hidden information with seeds[i], apply actions[i],
-    finish the game with the policy playing every seat (or only p's, the greedy bot with
-    weights ``gw`` the others, when ``greedy_others``), and store p's final margin (own VP
-    minus the best opponent's, :func:`rollouts.final_margin`) in out[i]."""
+    play with the policy in every seat (or only in p's, the greedy bot with weights ``gw``
+    in the others, when ``greedy_others``) to the end of the game or of ``horizon`` rounds
+    (0: no horizon, :mod:`agents.rollouts`), and store p's margin there
+    (:func:`rollouts.leaf_margin`: own VP minus the best opponent's, estimated by the greedy
+    bot's evaluation ``gw`` before the end) in out[i]."""
     me = p if greedy_others else -1
     for i in range(actions.shape[0]):
         buf[:] = s
         determinize(buf, T, seeds[i])
+        stop = stop_round(buf, horizon)
         apply_action(buf, T, actions[i], automa)
-        steps = mixed_rollout(buf, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw,
-                              100000, automa)
-        if steps < 0 or buf[S_CTX] != CTX_GAME_OVER:
+        steps = mixed_rollout_to(buf, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw,
+                                 stop, 100000, automa)
+        if steps < 0 or not (buf[S_CTX] == CTX_GAME_OVER or buf[S_ROUND] >= stop):
             out[i] = -1e9
         else:
-            out[i] = final_margin(buf, T, p)
+            out[i] = leaf_margin(buf, T, p, gw)

@@ -7,6 +7,11 @@ deciding player, the map of each copy counted only where the action changed it
 search bots use it as their rollout policy. ``determinize`` samples the hidden information
 (R-1.4, A-2) and ``rollout_margins`` finishes many determinized copies of a position, giving
 each one's final margin (``final_margin``).
+
+A rollout with a horizon of H rounds (H >= 1; 0: no horizon) stops when the round H rounds
+after its start begins (H = 1: at the end of the current round, after its production and
+scoring, R-6) or when the game ends; it is then valued by :func:`leaf_margin`, the hand-written
+evaluation's estimate of the final margin (exact once the game is over).
 """
 import numpy as np
 
@@ -15,15 +20,15 @@ from caledonia_env.engine.board import pofs
 from caledonia_env.engine.constants import MAX_CONTRACTS
 from caledonia_env.engine.jit import njit
 from caledonia_env.engine.layout import (P_AM_NPILE, P_AM_PILE, P_MONEY, P_SCORE, S_DECK,
-                                         S_DECK_COUNT, S_DECK_HEAD, S_NP, S_PLAYER,
+                                         S_DECK_COUNT, S_DECK_HEAD, S_NP, S_PLAYER, S_ROUND,
                                          T_AM_LEVEL, T_MONEY_PER_VP, copy_state, game_over)
 from caledonia_env.engine.mask import count_legal, legal_mask
 from caledonia_env.engine.playout import rollout
 from caledonia_env.engine.rng import seed_rng
 from caledonia_env.engine.step import apply_action
 
-from .evaluation import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate_known, lookahead_table,
-                         update_memo)
+from .evaluation import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate, evaluate_known,
+                         lookahead_table, update_memo)
 
 
 @njit(cache=True)
@@ -64,13 +69,29 @@ def seed_numba(seed):
     np.random.seed(seed)
 
 
+NO_HORIZON = 1 << 30            # a stop round no game reaches: rollouts to the end
+
+
+@njit(cache=True)
+def stop_round(s, horizon):
+    """The round whose start ends a rollout from ``s`` with ``horizon`` rounds (0: none)."""
+    return s[S_ROUND] + horizon if horizon > 0 else NO_HORIZON
+
+
 @njit(cache=True)
 def greedy_rollout(s, T, w, max_steps, automa):
     """Play greedy actions for every player until the game ends; returns steps taken."""
+    return greedy_rollout_to(s, T, w, NO_HORIZON, max_steps, automa)
+
+
+@njit(cache=True)
+def greedy_rollout_to(s, T, w, stop, max_steps, automa):
+    """Play greedy actions for every player until the game ends or round ``stop`` begins;
+    returns steps taken (negative if a position had no legal action)."""
     mask = np.zeros(N_ACTIONS, np.int8)
     buf = np.empty_like(s)
     steps = 0
-    while not game_over(s) and steps < max_steps:
+    while not game_over(s) and s[S_ROUND] < stop and steps < max_steps:
         a = greedy_action(s, T, w, mask, buf, automa)
         if a < 0:
             return -1 - steps
@@ -157,25 +178,45 @@ def final_margin(s, T, p):
 
 
 @njit(cache=True)
-def rollout_margins(s, T, w, p, actions, seeds, buf, out, automa):
-    """For each i: determinize the hidden information with seeds[i] (:func:`determinize`),
-    apply actions[i], finish the game with greedy play for everyone, and store p's final
-    margin in out[i]."""
-    for i in range(actions.shape[0]):
-        copy_state(buf, s)
-        determinize(buf, T, seeds[i])
-        apply_action(buf, T, actions[i], automa)
-        steps = greedy_rollout(buf, T, w, 100000, automa)
-        if steps < 0 or not game_over(buf):
-            out[i] = -1e9
-        else:
-            out[i] = final_margin(buf, T, p)
+def leaf_margin(s, T, p, w):
+    """p's margin where a rollout stopped: the final margin (:func:`final_margin`) once the
+    game is over, else p's estimated final VP (:func:`agents.evaluation.evaluate`) minus the
+    best opponent's (p's alone in a solo game)."""
+    if game_over(s):
+        return final_margin(s, T, p)
+    mine = evaluate(s, T, p, w)
+    if s[S_NP] == 1:
+        return mine
+    best = -1e18
+    for q in range(s[S_NP]):
+        if q != p:
+            v = evaluate(s, T, q, w)
+            if v > best:
+                best = v
+    return mine - best
 
 
 @njit(cache=True)
-def random_rollout_margins(s, T, w, p, actions, seeds, buf, out, automa):
+def rollout_margins(s, T, w, p, actions, seeds, horizon, buf, out, automa):
+    """For each i: determinize the hidden information with seeds[i] (:func:`determinize`),
+    apply actions[i], play greedy for everyone to the end (or ``horizon`` rounds, see the
+    module's docstring), and store p's margin (:func:`leaf_margin`) in out[i]."""
+    for i in range(actions.shape[0]):
+        copy_state(buf, s)
+        determinize(buf, T, seeds[i])
+        stop = stop_round(buf, horizon)
+        apply_action(buf, T, actions[i], automa)
+        steps = greedy_rollout_to(buf, T, w, stop, 100000, automa)
+        if steps < 0 or not (game_over(buf) or buf[S_ROUND] >= stop):
+            out[i] = -1e9
+        else:
+            out[i] = leaf_margin(buf, T, p, w)
+
+
+@njit(cache=True)
+def random_rollout_margins(s, T, w, p, actions, seeds, horizon, buf, out, automa):
     """As :func:`rollout_margins` but finishing every game with uniformly random legal
-    actions (the engine's ``playout.rollout``)."""
+    actions (the engine's ``playout.rollout``); ``horizon`` must be 0 (to the end)."""
     for i in range(actions.shape[0]):
         copy_state(buf, s)
         determinize(buf, T, seeds[i])
