@@ -397,7 +397,11 @@ def test_a_prange_index_converted_to_int64_shares_the_serial_compilation():
     """numba counts a ``prange`` loop in uint64: the vector env's parallel kernel passes
     ``np.int64(j)`` on, so its callees (``_one`` and the engine below it) reuse the
     compilation of the serial kernel (int64) instead of compiling again for uint64."""
+    import inspect
+
     from numba import prange
+
+    from caledonia_env.envs.vector_kernels import step_parallel
 
     def callee(i, out):
         out[i] = i * 2
@@ -415,9 +419,6 @@ def test_a_prange_index_converted_to_int64_shares_the_serial_compilation():
         plain_njit(cache=False, parallel=True)(make_kernel(f, convert))(out)
         assert out.tolist() == [0, 2, 4, 6, 8]
         assert sorted(str(sig[0]) for sig in f.signatures) == want
-    import inspect
-
-    from caledonia_env.envs.vector_kernels import step_parallel
     assert "i = np.int64(j)" in inspect.getsource(step_parallel.py_func)
 
 
