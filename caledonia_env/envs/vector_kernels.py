@@ -164,7 +164,8 @@ def step_parallel(S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, 
         bad = first_illegal(cur_masks, actions)
         if bad >= 0:
             return bad
-    for i in prange(S.shape[0]):
+    for j in prange(S.shape[0]):
+        i = np.int64(j)     # prange counts in uint64: one compilation of _one and its callees
         _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
              rewards, dones, scores, moves, illegal_reward, automa)
     return -1

@@ -148,7 +148,7 @@ def test_a13_pass_bonuses_in_passing_order_a48():
     s[L.S_N_PASSED] = 0
     for pos, p in enumerate((1, 2, 3)):
         m0 = int(s[pofs(p) + L.P_MONEY])
-        A.am_pass(s, T, p, 0)
+        A.am_pass(s, T, p, 0, None)
         assert s[pofs(p) + L.P_MONEY] - m0 == T[L.T_PASS_BONUS + pos]
         assert s[L.S_NEXT_ORDER + pos] == p
 

@@ -393,6 +393,35 @@ def test_project_njit_compiles_one_specialization_for_int32_and_int64_arguments(
                                                  "(uint64, uint64)"]
 
 
+def test_a_prange_index_converted_to_int64_shares_the_serial_compilation():
+    """numba counts a ``prange`` loop in uint64: the vector env's parallel kernel passes
+    ``np.int64(j)`` on, so its callees (``_one`` and the engine below it) reuse the
+    compilation of the serial kernel (int64) instead of compiling again for uint64."""
+    import inspect
+
+    from numba import prange
+
+    from caledonia_env.envs.vector_kernels import step_parallel
+
+    def callee(i, out):
+        out[i] = i * 2
+
+    def make_kernel(f, convert):
+        def kernel(out):
+            for j in prange(out.shape[0]):
+                f(np.int64(j) if convert else j, out)
+        return kernel
+
+    for convert, want in ((True, ["int64"]), (False, ["int64", "uint64"])):
+        f = plain_njit(cache=False)(callee)
+        out = np.zeros(5, np.int64)
+        plain_njit(cache=False)(make_kernel(f, True))(out)      # the serial kernel's call
+        plain_njit(cache=False, parallel=True)(make_kernel(f, convert))(out)
+        assert out.tolist() == [0, 2, 4, 6, 8]
+        assert sorted(str(sig[0]) for sig in f.signatures) == want
+    assert "i = np.int64(j)" in inspect.getsource(step_parallel.py_func)
+
+
 def test_no_engine_function_is_compiled_for_a_literal_argument():
     """Every numba function of the engine, env and bots goes through engine.jit.njit (its
     dispatcher resolves calls with plain types), and after games with clans, the Automa and
