@@ -48,7 +48,7 @@ def contract_money_bonus(T, c):
 
 # ------------------------------------------------------------ actions (A-4)
 @njit(cache=True)
-def am_tech(s, T, p, c, amlog=None):
+def am_tech(s, T, p, c, amlog):
     """A-4.2: a worker type with enough workers on the map and an unflipped tile."""
     poff = pofs(p)
     if s[poff + P_MONEY] < T[T_TECH_COST]:
@@ -70,7 +70,7 @@ def am_tech(s, T, p, c, amlog=None):
 
 
 @njit(cache=True)
-def am_upgrade(s, T, p, c, amlog=None):
+def am_upgrade(s, T, p, c, amlog):
     """A-4.3: the support card's upgrade type first, then the other; A-6 after shipping."""
     poff = pofs(p)
     sup = s[poff + P_AM_SUPPORT]
@@ -93,7 +93,7 @@ def am_upgrade(s, T, p, c, amlog=None):
 
 
 @njit(cache=True)
-def am_trade(s, T, p, c, amlog=None):
+def am_trade(s, T, p, c, amlog):
     """A-4.4: a random good without an own merchant, 1-3 merchants, direction by bracket."""
     poff = pofs(p)
     merch = s[poff + P_MERCH]
@@ -122,7 +122,7 @@ def am_trade(s, T, p, c, amlog=None):
 
 
 @njit(cache=True)
-def am_fulfill(s, T, p, c, amlog=None):
+def am_fulfill(s, T, p, c, amlog):
     """A-4.7: pay C, gain money instead of bonuses, imports advance as usual."""
     poff = pofs(p)
     k = s[poff + P_BOX]
@@ -168,7 +168,7 @@ def rarity_key(s, T, p, k):
 
 
 @njit(cache=True)
-def am_take(s, T, p, c, amlog=None):
+def am_take(s, T, p, c, amlog):
     """A-4.6: the round's fee; rounds 1-3 cheapest (then richest), later rarest import
     (then dearest); in the last round only affordable ones, fulfilled at once."""
     poff = pofs(p)
@@ -225,7 +225,7 @@ def am_take(s, T, p, c, amlog=None):
 
 
 @njit(cache=True)
-def am_pass(s, T, p, c, amlog=None):
+def am_pass(s, T, p, c, amlog):
     """A-3.2 / A-4.8: pass with the bonus of the passing position (tables)."""
     pos = s[S_N_PASSED]
     s[S_NEXT_ORDER + pos] = p
@@ -236,7 +236,7 @@ def am_pass(s, T, p, c, amlog=None):
 
 
 @njit(cache=True)
-def try_action(s, T, p, act, c, amlog=None):
+def try_action(s, T, p, act, c, amlog):
     if act == ACT_TECH:
         return am_tech(s, T, p, c, amlog)
     if act == ACT_UPGRADE:

@@ -40,7 +40,7 @@ def bracket(s, T, g):
 
 
 @njit(cache=True)
-def claim_ports(s, T, p, amlog=None):
+def claim_ports(s, T, p, amlog):
     """A-6: every port tile now in reach is claimed for money instead of its effect."""
     poff = pofs(p)
     if ports_open(s, p) == 0:
@@ -205,7 +205,7 @@ def choose_unit(s, T, p, node, start):
 
 
 @njit(cache=True)
-def am_expand(s, T, p, c, amlog=None):
+def am_expand(s, T, p, c, amlog):
     """A-4.5: candidates in the support card's modules, filtered by its criteria, then the
     unit from the preferred type, neighborhood purchase and ports."""
     poff = pofs(p)

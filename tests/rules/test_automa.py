@@ -2,9 +2,9 @@
 
 Scenario tests drive the numba functions of ``caledonia_env.engine.automa*`` on a real
 game state with a controlled support card (a copy of the tables with one card row
-rewritten), so each A- rule is checked on its own. The Automa's actions are called with
-their last argument (the event log) ``None``, as the engine calls them in a game without a
-log: a call that left it out would compile them again for an omitted argument.
+rewritten), so each A- rule is checked on its own. The Automa's actions take the event log
+as a required last argument (``None`` here, as the engine passes it in a game without a
+log), so every caller shares one compilation.
 """
 import numpy as np
 import pytest
