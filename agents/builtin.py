@@ -24,24 +24,35 @@ def _no_param(cls):
     return factory
 
 
-def split_horizon(kind: str, text: str) -> tuple[str, dict]:
-    """``"64h2"`` -> (``"64"``, ``{"horizon": 2}``): the rollout horizon in rounds that a
-    flat search's budget may end with (``hH``, H >= 1); ``{}`` without one."""
-    budget, sep, rounds = text.partition("h")
+def _suffix(kind: str, text: str, letter: str, key: str, unit: str, least: int
+            ) -> tuple[str, dict]:
+    """``text`` without a trailing ``<letter>K`` and ``{key: K}`` (``{}`` without one)."""
+    head, sep, count = text.rpartition(letter)
     if not sep:
         return text, {}
-    if not rounds.isdigit() or int(rounds) < 1:
-        raise ValueError(f"{kind}: the rollout horizon after 'h' must be a number of rounds "
-                         f">= 1 (e.g. {kind}:64h1), got {text!r}")
-    return budget, {"horizon": int(rounds)}
+    if not count.isdigit() or int(count) < least or not head:
+        raise ValueError(f"{kind}: the suffix {letter!r} takes a number of {unit} >= {least} "
+                         f"after the budget, suffixes in the order N[hH][cK] "
+                         f"(e.g. {kind}:64h2c12), got {text!r}")
+    return head, {key: int(count)}
+
+
+def split_suffixes(kind: str, text: str) -> tuple[str, dict]:
+    """A flat search's budget and the options its suffixes name, in this order:
+    ``hH``, rollouts of H rounds (H >= 1), then ``cK``, K candidates (K >= 2; default 6):
+    ``"64h2c12"`` -> (``"64"``, ``{"horizon": 2, "candidates": 12}``)."""
+    text, candidates = _suffix(kind, text, "c", "candidates", "candidates", 2)
+    text, horizon = _suffix(kind, text, "h", "horizon", "rounds", 1)
+    return text, {**horizon, **candidates}
 
 
 def _mcts(param, seed, **kw):
     """``mcts``, ``mcts:N`` (N rollouts per decision) or ``mcts:Xs`` (X seconds), each
-    optionally followed by ``hH`` (rollouts of H rounds, :func:`split_horizon`)."""
+    optionally followed by ``hH`` (rollouts of H rounds) and ``cK`` (K candidates),
+    :func:`split_suffixes`."""
     if param is not None:
-        text, horizon = split_horizon("mcts", param.strip().lower())
-        kw.update(horizon)
+        text, options = split_suffixes("mcts", param.strip().lower())
+        kw.update(options)
         try:
             if text.endswith("s"):
                 kw["seconds"] = float(text[:-1])
@@ -54,7 +65,8 @@ def _mcts(param, seed, **kw):
         except ValueError:
             raise ValueError(f"mcts parameter must be a rollout count N >= 1 (mcts:200) or "
                              f"seconds per decision (mcts:0.5s), optionally followed by a "
-                             f"horizon hH in rounds (mcts:32h1), got {param!r}") from None
+                             f"horizon hH in rounds (mcts:32h1) and a candidate count cK "
+                             f"(mcts:128c24), got {param!r}") from None
     return MCTSAgent(seed=seed, **kw)
 
 
@@ -65,9 +77,9 @@ def _ppo(param, seed, **kw):
 def _nmcts(kind, **fixed):
     def factory(param, seed, **kw):
         budget, sep, path = (param or "").partition(":")
-        budget, horizon = split_horizon(kind, budget.strip().lower())
+        budget, options = split_suffixes(kind, budget.strip().lower())
         rollouts, path = count_and_path(kind, budget + sep + path, "ROLLOUTS")
-        return NetMCTSAgent(rollouts, path, seed=seed, **fixed, **horizon, **kw)
+        return NetMCTSAgent(rollouts, path, seed=seed, **fixed, **options, **kw)
     return factory
 
 
@@ -90,8 +102,9 @@ BUILTIN = (
          "flat Monte-Carlo search (one level, no tree) over the greedy bot's best candidates "
          "with greedy rollouts (default 64 rollouts per decision).",
          "N rollouts per decision, or Xs seconds per decision; a suffix hH stops each "
-         "rollout after H rounds and values it with the greedy evaluation", False,
-         "mcts:200, mcts:0.5s, mcts:32h1"),
+         "rollout after H rounds and values it with the greedy evaluation, a suffix cK "
+         "searches the K best candidates (default 6)", False,
+         "mcts:200, mcts:0.5s, mcts:32h1, mcts:128c24"),
     Kind("automa", make_automa,
          "seat played by the engine as the publisher's Automa (a marker; see docs/automa.md).",
          "difficulty 1-5", True, "automa:5"),
@@ -102,13 +115,14 @@ BUILTIN = (
     Kind("nmcts", _nmcts("nmcts"),
          "mcts (flat, no tree) with a trained policy network: its most likely actions are "
          "the candidates and it plays the rollouts (needs the train extra).",
-         f"ROLLOUTS per decision (a suffix hH: rollouts of H rounds), {_NET_PATH}", True,
+         f"ROLLOUTS per decision (suffixes hH: rollouts of H rounds, cK: K candidates), "
+         f"{_NET_PATH}", True,
          "nmcts:32, nmcts:64:runs/x/best.zip"),
     Kind("nmctsg", _nmcts("nmctsg", opponents="greedy"),
          "nmcts whose rollouts play the other seats with the greedy bot (an opponent model; "
          "needs the train extra).",
-         "ROLLOUTS per decision (a suffix hH: rollouts of H rounds), optionally :PATH of a "
-         "checkpoint", True, "nmctsg:64, nmctsg:64h1"),
+         "ROLLOUTS per decision (suffixes hH: rollouts of H rounds, cK: K candidates), "
+         "optionally :PATH of a checkpoint", True, "nmctsg:64, nmctsg:64h1"),
     Kind("puct", _puct("puct"),
          "PUCT tree search (AlphaZero-style) with a trained policy/value network over a "
          "determinized contract pile and dice (needs the train extra).",

@@ -1,6 +1,7 @@
 """Rollouts with a horizon (agents/rollouts.py, agents/netroll.py): the flat searches' rollouts
 stopped when a later round begins (R-2.1) and valued by the greedy evaluation's estimate of
-the final margin; the ``hH`` suffix of ``mcts`` / ``nmcts`` / ``nmctsg`` names."""
+the final margin; the ``hH`` suffix of ``mcts`` / ``nmcts`` / ``nmctsg`` names, and the ``cK``
+suffix (the candidate count) after it."""
 import numpy as np
 import pytest
 from invariants import play_checked
@@ -104,6 +105,34 @@ def test_the_h_suffix_names_the_rollout_horizon(name, horizon, budget):
 def test_bad_horizons_raise_valueerror(bad):
     with pytest.raises(ValueError):
         agents.make(bad)
+
+
+@pytest.mark.parametrize("name,candidates,horizon", [("mcts:128c24", 24, 0), ("mcts:32h2c12", 12, 2),
+                                                     ("mcts:0.5sc8", 8, 0), ("nmctsg:16h2c8", 8, 2)])
+def test_the_c_suffix_names_the_candidate_count(name, candidates, horizon):
+    if name.startswith("nm"):
+        pytest.importorskip("torch")
+    bot = agents.make(name)
+    assert (bot.candidates, bot.evaluator.horizon, bot.name) == (candidates, horizon, name)
+    assert agents.make(name.rsplit("c", 1)[0]).candidates == 6
+
+
+@pytest.mark.parametrize("bad", ["mcts:32c1", "mcts:32c", "mcts:c8", "mcts:32cx",
+                                 "mcts:32c12h2", "mcts:32h0c8", "nmctsg:64c1"])
+def test_bad_candidate_suffixes_raise_valueerror_naming_the_order(bad):
+    with pytest.raises(ValueError, match=r"N\[hH\]\[cK\]"):
+        agents.make(bad)
+
+
+def test_more_candidates_are_searched_with_the_c_suffix():
+    game = _game(num_players=1, solo=True, moves=6)
+    counts = {}
+    for name in ("mcts:16", "mcts:16c20"):
+        bot = agents.make(name, seed=2)
+        bot.act(game.clone())
+        counts[name] = bot.last_stats["candidates"]
+    legal = len(game.legal_actions())
+    assert counts["mcts:16"] <= 7 < counts["mcts:16c20"] <= min(21, legal)
 
 
 def test_random_rollouts_have_no_horizon():
