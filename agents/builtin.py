@@ -40,7 +40,11 @@ def _suffix(kind: str, text: str, letter: str, key: str, unit: str, least: int
 def split_suffixes(kind: str, text: str) -> tuple[str, dict]:
     """A flat search's budget and the options its suffixes name, in this order:
     ``hH``, rollouts of H rounds (H >= 1), then ``cK``, K candidates (K >= 2; default 6):
-    ``"64h2c12"`` -> (``"64"``, ``{"horizon": 2, "candidates": 12}``)."""
+    ``"64h2c12"`` -> (``"64"``, ``{"horizon": 2, "candidates": 12}``). Text that does not
+    start like a budget (``runs/x.zip``: a path without its count) is left to the kind's own
+    message."""
+    if not text[:1].isdigit() and not text.startswith("."):
+        return text, {}
     text, candidates = _suffix(kind, text, "c", "candidates", "candidates", 2)
     text, horizon = _suffix(kind, text, "h", "horizon", "rounds", 1)
     return text, {**horizon, **candidates}

@@ -117,10 +117,17 @@ def test_the_c_suffix_names_the_candidate_count(name, candidates, horizon):
     assert agents.make(name.rsplit("c", 1)[0]).candidates == 6
 
 
-@pytest.mark.parametrize("bad", ["mcts:32c1", "mcts:32c", "mcts:c8", "mcts:32cx",
+@pytest.mark.parametrize("bad", ["mcts:32c1", "mcts:32c", "mcts:32cx",
                                  "mcts:32c12h2", "mcts:32h0c8", "nmctsg:64c1"])
 def test_bad_candidate_suffixes_raise_valueerror_naming_the_order(bad):
     with pytest.raises(ValueError, match=r"N\[hH\]\[cK\]"):
+        agents.make(bad)
+
+
+@pytest.mark.parametrize("bad,message", [("mcts:c8", "rollout count N"),
+                                         ("nmcts:runs/checkpoint.zip", "ROLLOUTS")])
+def test_a_name_without_its_budget_gets_the_kinds_own_message(bad, message):
+    with pytest.raises(ValueError, match=message):
         agents.make(bad)
 
 
