@@ -16,7 +16,7 @@ import numpy as np
 from ..engine.actions import N_ACTIONS
 from ..engine.constants import CTX_GAME_OVER
 from ..engine.jit import njit
-from ..engine.layout import S_CTX, S_PLAYER, S_ROUND
+from ..engine.layout import S_CTX, S_PLAYER, S_ROUND, copy_state
 from ..engine.mask import count_legal, legal_mask
 from ..engine.step import apply_action
 from ..envs.observation import OBS_SIZE, encode_obs
@@ -180,7 +180,7 @@ def policy_rollout_margins(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, gr
     bot's evaluation ``gw`` before the end) in out[i]."""
     me = p if greedy_others else -1
     for i in range(actions.shape[0]):
-        buf[:] = s
+        copy_state(buf, s)
         determinize(buf, T, seeds[i])
         stop = stop_round(buf, horizon)
         apply_action(buf, T, actions[i], automa)
