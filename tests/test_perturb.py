@@ -153,6 +153,44 @@ def test_balance_perturb_plays_each_draw_on_the_same_games(tmp_path, capsys):
     assert np.isfinite(float(rows[0]["ci_low"]))
 
 
+def _ensemble(tmp_path, *extra):
+    return main(["balance", "--agent", "random", "--players", "2", "--clans",
+                 "stewart,campbell", "--games", "4", "--perturb", "3", "--seed", "3",
+                 "--out", str(tmp_path / "ens.csv"), "--plot", "", "-q", *extra])
+
+
+def test_balance_perturb_resume_finishes_an_interrupted_study_with_the_same_table(
+        tmp_path, capsys):
+    """Every draw's games are streamed to ens.csv.draws/; --resume keeps the complete games
+    (a cut draw keeps its finished games, a missing draw is played) and writes the table an
+    uninterrupted run wrote."""
+    assert _ensemble(tmp_path) == 0
+    draws = tmp_path / "ens.csv.draws"
+    assert sorted(p.name for p in draws.iterdir()) == [
+        "draw_0000.csv", "draw_0001.csv", "draw_0002.csv",
+        "ruleset_draw_0000.json", "ruleset_draw_0001.json", "ruleset_draw_0002.json"]
+    whole = (tmp_path / "ens.csv").read_text()
+    lines = (draws / "draw_0001.csv").read_text().splitlines(keepends=True)
+    (draws / "draw_0001.csv").write_text("".join(lines[:4]))   # game 0 and half of game 1
+    (draws / "draw_0002.csv").unlink()
+    (tmp_path / "ens.csv").unlink()
+    capsys.readouterr()
+    assert _ensemble(tmp_path, "--resume") == 0
+    assert "--resume: 5 games already in" in capsys.readouterr().out   # 4 + 1 complete
+    assert (tmp_path / "ens.csv").read_text() == whole
+
+
+def test_balance_perturb_resume_refuses_another_study_and_needs_out(tmp_path, capsys):
+    assert _ensemble(tmp_path) == 0
+    capsys.readouterr()
+    assert _ensemble(tmp_path, "--resume", "--seed", "4") == 2
+    assert "--resume, draw 0: resume: " in capsys.readouterr().err
+    assert main(["balance", "--agent", "random", "--players", "2", "--clans",
+                 "stewart,campbell", "--games", "2", "--perturb", "2", "--resume",
+                 "--plot", "", "-q"]) == 2
+    assert "--perturb --resume needs the --out FILE.csv" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("args, needle", [
     (["--perturb", "-1"], "--perturb must be >= 1"),
     (["--perturb", "2", "--ranges", "nope.json"], "cannot read the ranges file"),

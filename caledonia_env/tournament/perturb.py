@@ -142,17 +142,23 @@ def _rank(stats: list[dict]) -> dict:
 
 
 def ensemble_balance(spec, n: int, ranges: dict[str, Range], folder: str, seed: int = 0,
-                     workers: int = 1, progress=None, on_draw=None) -> list[dict]:
+                     workers: int = 1, progress=None, on_draw=None, play=None) -> list[dict]:
     """Play ``spec`` (a balance study) under ``n`` rulesets drawn from ``ranges`` (written to
-    ``folder``); the same games (seeds, clans) in every draw. One row per (draw, clan):
-    games, wins, win_rate, Wilson CI, rank (1 = best), the ruleset's fingerprint and each
-    drawn value (``value <key>``). ``on_draw(draw, rows)`` sees each draw's rows."""
+    ``folder`` as ``ruleset_draw_0000.json``, ...); the same games (seeds, clans) in every
+    draw. One row per (draw, clan): games, wins, win_rate, Wilson CI, rank (1 = best), the
+    ruleset's fingerprint and each drawn value (``value <key>``). ``on_draw(draw, rows)``
+    sees each draw's rows. ``play(spec, draw)`` returns the game rows of one draw's study
+    (default: ``runner.run`` with ``workers`` and ``progress``; ``caledonia balance
+    --perturb --out`` streams each draw to a resumable file instead)."""
     base = load_ruleset(spec.ruleset)
+    if play is None:
+        def play(drawn_spec, draw):
+            return run(drawn_spec, workers=workers, progress=progress)
     out = []
     for d in range(n):
         tables, drawn = draw_ruleset(base, ranges, seed, d)
         path = write_ruleset(tables, os.path.join(folder, f"ruleset_draw_{d:04d}.json"))
-        rows = run(dataclasses.replace(spec, ruleset=path), workers=workers, progress=progress)
+        rows = play(dataclasses.replace(spec, ruleset=path), d)
         rows = [dict(r, clan=r["agent"]) if r["agent"].startswith("automa:") else r
                 for r in rows]
         stats = group_stats(rows, "clan")
