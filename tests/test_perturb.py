@@ -129,6 +129,14 @@ def test_ensemble_summary_ranks_first_and_last():
     assert s["a"]["mean"] == pytest.approx(0.6) and s["b"]["p5"] < s["b"]["p95"]
     assert pt._rank([{"clan": "x", "win_rate": .5}, {"clan": "y", "win_rate": .5},
                      {"clan": "z", "win_rate": .2}]) == {"x": 1, "y": 1, "z": 3}
+    assert "above_par" not in s["a"]
+    assert "above par" not in pt.format_ensemble(list(s.values()), "")
+    rows.append({"draw": 10, "clan": "b", "win_rate": 0.5, "rank": 1, "clans": 2})  # at par
+    s = {x["clan"]: x for x in pt.ensemble_summary(rows, par=0.5)}
+    assert s["a"]["above_par"] == pytest.approx(2 / 3)
+    assert s["b"]["above_par"] == pytest.approx(1 / 4)
+    table = pt.format_ensemble(list(s.values()), "t").splitlines()
+    assert table[1].endswith("above par %") and table[3].split()[-1] in ("67", "25")
 
 
 def test_balance_perturb_plays_each_draw_on_the_same_games(tmp_path, capsys):
@@ -138,6 +146,7 @@ def test_balance_perturb_plays_each_draw_on_the_same_games(tmp_path, capsys):
                  "--out", str(out), "--plot", str(plot), "-q"]) == 0
     text = capsys.readouterr().out
     assert "win share by clan across 2 drawn rulesets" in text and "first %" in text
+    assert "above par %" in text and "above par = where it wins more than 50.0%" in text
     with open(out, newline="") as f:
         rows = list(csv.DictReader(f))
     assert [(r["draw"], r["clan"]) for r in rows] == [

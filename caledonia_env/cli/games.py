@@ -262,13 +262,14 @@ def _balance_ensemble(args, spec, who: str) -> int:
     if args.resume:
         print(f"--resume: {play.kept} games already in {draws}, "
               f"{spec.games * args.perturb - play.kept} played now")
-    summary = ensemble_summary(rows)
+    summary = ensemble_summary(rows, par=1 / args.players)
     print(format_ensemble(summary, f"win share by clan across {args.perturb} drawn rulesets "
                                    f"({args.players} players, {who}; par "
                                    f"{100 / args.players:.1f}%)"))
     print(f"\n{spec.games} games per ruleset (the same games in every draw); estimates drawn "
           f"from {args.ranges or 'the bundled ranges'} with seed {args.seed}; first / last = "
-          f"share of draws where the clan ranks first / last by win rate; wall time "
+          f"share of draws where the clan ranks first / last by win rate, above par = "
+          f"where it wins more than {100 / args.players:.1f}% of its games; wall time "
           f"{time.perf_counter() - t0:.1f} s")
     if args.out:
         write_ensemble_csv(rows, args.out)

@@ -176,9 +176,10 @@ def ensemble_balance(spec, n: int, ranges: dict[str, Range], folder: str, seed: 
     return out
 
 
-def ensemble_summary(rows: list[dict]) -> list[dict]:
+def ensemble_summary(rows: list[dict], par: float | None = None) -> list[dict]:
     """Per clan across the draws: mean win share, its 5-95% range, share of draws ranked
-    first and last (sorted by mean, best first)."""
+    first and last, and with ``par`` (the win share of an even game, 1 / players) the share
+    of draws where the clan won more than par (sorted by mean, best first)."""
     by: dict = {}
     for r in rows:
         by.setdefault(r["clan"], []).append(r)
@@ -189,6 +190,8 @@ def ensemble_summary(rows: list[dict]) -> list[dict]:
                     "p5": float(np.percentile(w, 5)), "p95": float(np.percentile(w, 95)),
                     "first": sum(r["rank"] == 1 for r in rs) / len(rs),
                     "last": sum(r["rank"] == r["clans"] for r in rs) / len(rs)})
+        if par is not None:
+            out[-1]["above_par"] = float((w > par).mean())
     return sorted(out, key=lambda s: -s["mean"])
 
 
@@ -202,14 +205,16 @@ def write_ensemble_csv(rows: list[dict], path: str) -> None:
 
 
 def format_ensemble(summary: list[dict], title: str) -> str:
-    """Text table of :func:`ensemble_summary`."""
+    """Text table of :func:`ensemble_summary` (the above-par column when it has one)."""
+    par = bool(summary) and "above_par" in summary[0]
     head = (f"{'clan':<14}{'draws':>6}{'mean win %':>12}{'5-95% range':>15}{'first %':>9}"
-            f"{'last %':>8}")
+            f"{'last %':>8}" + (f"{'above par %':>13}" if par else ""))
     lines = [title, head, "-" * len(head)]
     for s in summary:
         span = f"{100 * s['p5']:.1f}-{100 * s['p95']:.1f}"
         lines.append(f"{s['clan']!s:<14}{s['draws']:>6}{100 * s['mean']:>12.1f}{span:>15}"
-                     f"{100 * s['first']:>9.0f}{100 * s['last']:>8.0f}")
+                     f"{100 * s['first']:>9.0f}{100 * s['last']:>8.0f}"
+                     + (f"{100 * s['above_par']:>13.0f}" if par else ""))
     return "\n".join(lines)
 
 
