@@ -129,6 +129,14 @@ def test_ensemble_summary_ranks_first_and_last():
     assert s["a"]["mean"] == pytest.approx(0.6) and s["b"]["p5"] < s["b"]["p95"]
     assert pt._rank([{"clan": "x", "win_rate": .5}, {"clan": "y", "win_rate": .5},
                      {"clan": "z", "win_rate": .2}]) == {"x": 1, "y": 1, "z": 3}
+    assert "above_par" not in s["a"]
+    assert "above par" not in pt.format_ensemble(list(s.values()), "")
+    rows.append({"draw": 10, "clan": "b", "win_rate": 0.5, "rank": 1, "clans": 2})  # at par
+    s = {x["clan"]: x for x in pt.ensemble_summary(rows, par=0.5)}
+    assert s["a"]["above_par"] == pytest.approx(2 / 3)
+    assert s["b"]["above_par"] == pytest.approx(1 / 4)
+    table = pt.format_ensemble(list(s.values()), "t").splitlines()
+    assert table[1].endswith("above par %") and table[3].split()[-1] in ("67", "25")
 
 
 def test_balance_perturb_plays_each_draw_on_the_same_games(tmp_path, capsys):
@@ -138,6 +146,7 @@ def test_balance_perturb_plays_each_draw_on_the_same_games(tmp_path, capsys):
                  "--out", str(out), "--plot", str(plot), "-q"]) == 0
     text = capsys.readouterr().out
     assert "win share by clan across 2 drawn rulesets" in text and "first %" in text
+    assert "above par %" in text and "above par = where it wins more than 50.0%" in text
     with open(out, newline="") as f:
         rows = list(csv.DictReader(f))
     assert [(r["draw"], r["clan"]) for r in rows] == [
@@ -151,6 +160,44 @@ def test_balance_perturb_plays_each_draw_on_the_same_games(tmp_path, capsys):
     drawn = [pt.draw_ruleset(load_ruleset(), load_ranges(), 3, d)[1] for d in (0, 1)]
     assert float(rows[2]["value market:wool"]) == pytest.approx(drawn[1]["market:wool"])
     assert np.isfinite(float(rows[0]["ci_low"]))
+
+
+def _ensemble(tmp_path, *extra):
+    return main(["balance", "--agent", "random", "--players", "2", "--clans",
+                 "stewart,campbell", "--games", "4", "--perturb", "3", "--seed", "3",
+                 "--out", str(tmp_path / "ens.csv"), "--plot", "", "-q", *extra])
+
+
+def test_balance_perturb_resume_finishes_an_interrupted_study_with_the_same_table(
+        tmp_path, capsys):
+    """Every draw's games are streamed to ens.csv.draws/; --resume keeps the complete games
+    (a cut draw keeps its finished games, a missing draw is played) and writes the table an
+    uninterrupted run wrote."""
+    assert _ensemble(tmp_path) == 0
+    draws = tmp_path / "ens.csv.draws"
+    assert sorted(p.name for p in draws.iterdir()) == [
+        "draw_0000.csv", "draw_0001.csv", "draw_0002.csv",
+        "ruleset_draw_0000.json", "ruleset_draw_0001.json", "ruleset_draw_0002.json"]
+    whole = (tmp_path / "ens.csv").read_text()
+    lines = (draws / "draw_0001.csv").read_text().splitlines(keepends=True)
+    (draws / "draw_0001.csv").write_text("".join(lines[:4]))   # game 0 and half of game 1
+    (draws / "draw_0002.csv").unlink()
+    (tmp_path / "ens.csv").unlink()
+    capsys.readouterr()
+    assert _ensemble(tmp_path, "--resume") == 0
+    assert "--resume: 5 games already in" in capsys.readouterr().out   # 4 + 1 complete
+    assert (tmp_path / "ens.csv").read_text() == whole
+
+
+def test_balance_perturb_resume_refuses_another_study_and_needs_out(tmp_path, capsys):
+    assert _ensemble(tmp_path) == 0
+    capsys.readouterr()
+    assert _ensemble(tmp_path, "--resume", "--seed", "4") == 2
+    assert "--resume, draw 0: resume: " in capsys.readouterr().err
+    assert main(["balance", "--agent", "random", "--players", "2", "--clans",
+                 "stewart,campbell", "--games", "2", "--perturb", "2", "--resume",
+                 "--plot", "", "-q"]) == 2
+    assert "--perturb --resume needs the --out FILE.csv" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("args, needle", [

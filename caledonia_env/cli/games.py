@@ -3,6 +3,8 @@
 :mod:`caledonia_env.scale` (streamed, resumable) for --backend ray, --resume or Parquet."""
 from __future__ import annotations
 
+import contextlib
+import os
 import tempfile
 import time
 
@@ -218,14 +220,27 @@ def cmd_balance(args) -> int:
     return 0
 
 
+def draws_folder(out: str) -> str:
+    """Where ``caledonia balance --perturb N --out FILE.csv`` keeps each draw's ruleset
+    (``ruleset_draw_0000.json``, ...) and game rows (``draw_0000.csv``, ...): the folder
+    ``FILE.csv.draws`` beside it, which ``--resume`` finishes from."""
+    return out + ".draws"
+
+
 def _balance_ensemble(args, spec, who: str) -> int:
     """``caledonia balance --perturb N``: the same balance study under N rulesets whose
-    estimates are drawn from their plausible ranges; per-clan spread, CSV, plot."""
+    estimates are drawn from their plausible ranges; per-clan spread, CSV, plot. With --out,
+    every draw's games are streamed to :func:`draws_folder` as they finish, so an
+    interrupted study (a search in every seat takes hours) resumes with --resume: finished
+    draws are read back, a cut draw plays only its missing games."""
     if args.perturb < 1:
         raise UsageError(f"--perturb must be >= 1 (rulesets to draw), got {args.perturb}")
-    if args.backend == "ray" or args.resume or (args.out or "").endswith(".parquet"):
+    if args.backend == "ray" or (args.out or "").endswith(".parquet"):
         raise UsageError("--perturb plays locally and writes one CSV row per (draw, clan): "
-                         "drop --backend ray / --resume and give --out FILE.csv")
+                         "drop --backend ray and give --out FILE.csv")
+    if args.resume and not args.out:
+        raise UsageError("--perturb --resume needs the --out FILE.csv of the study to finish "
+                         "(its games are in FILE.csv.draws/)")
     try:
         ranges = load_ranges(args.ranges)
     except RulesetError as e:
@@ -233,22 +248,33 @@ def _balance_ensemble(args, spec, who: str) -> int:
     bad = kind_mismatches(load_ruleset(spec.ruleset), ranges)
     if bad:
         raise UsageError(f"--ranges {args.ranges or 'bundled'}: {bad[0]}")
+    draws = draws_folder(args.out) if args.out else None
+    if draws:
+        check_output_path(draws, "--out's draws folder", folder=True)
+        os.makedirs(draws, exist_ok=True)
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="caledonia-perturb-") as folder, \
+    with (contextlib.nullcontext(draws) if draws
+          else tempfile.TemporaryDirectory(prefix="caledonia-perturb-")) as folder, \
             tn.progress_bar(spec.games * args.perturb, quiet=args.quiet) as bar:
+        play = _DrawFiles(args, folder, bar) if draws else None
         rows = ensemble_balance(spec, args.perturb, ranges, folder, seed=args.seed,
-                                workers=args.workers, progress=bar.update)
-    summary = ensemble_summary(rows)
+                                workers=args.workers, progress=bar.update, play=play)
+    if args.resume:
+        print(f"--resume: {play.kept} games already in {draws}, "
+              f"{spec.games * args.perturb - play.kept} played now")
+    summary = ensemble_summary(rows, par=1 / args.players)
     print(format_ensemble(summary, f"win share by clan across {args.perturb} drawn rulesets "
                                    f"({args.players} players, {who}; par "
                                    f"{100 / args.players:.1f}%)"))
     print(f"\n{spec.games} games per ruleset (the same games in every draw); estimates drawn "
           f"from {args.ranges or 'the bundled ranges'} with seed {args.seed}; first / last = "
-          f"share of draws where the clan ranks first / last by win rate; wall time "
+          f"share of draws where the clan ranks first / last by win rate, above par = "
+          f"where it wins more than {100 / args.players:.1f}% of its games; wall time "
           f"{time.perf_counter() - t0:.1f} s")
     if args.out:
         write_ensemble_csv(rows, args.out)
-        print(f"{len(rows)} rows (one per draw and clan) written to {args.out}")
+        print(f"{len(rows)} rows (one per draw and clan) written to {args.out}; each "
+              f"draw's ruleset and games in {draws}")
     if args.plot:
         fig = ensemble_figure(rows, args.players,
                               f"Clan balance across {args.perturb} drawn rulesets: "
@@ -256,3 +282,27 @@ def _balance_ensemble(args, spec, who: str) -> int:
         tn.save_figure(fig, args.plot)
         print(f"plot written to {args.plot}")
     return 0
+
+
+class _DrawFiles:
+    """``play(spec, draw)`` for :func:`ensemble_balance`: the draw's games streamed to
+    ``folder/draw_0000.csv`` (``scale.run_study``; with --resume only the games missing
+    from that file are played, after the check that it holds this draw's study);
+    ``kept`` counts the games found already played."""
+
+    def __init__(self, args, folder: str, bar):
+        self.args, self.folder, self.bar = args, folder, bar
+        self.kept = 0
+
+    def __call__(self, drawn_spec, draw: int) -> list[dict]:
+        out = os.path.join(self.folder, f"draw_{draw:04d}.csv")
+        resume = self.args.resume
+        try:
+            summary = scale.run_study(drawn_spec, out, backend="local",
+                                      workers=self.args.workers, resume=resume,
+                                      progress=self.bar.update)
+        except ValueError as e:
+            raise UsageError(f"--resume, draw {draw}: {e}" if resume else str(e)) from None
+        self.bar.update(summary["skipped"])
+        self.kept += summary["skipped"]
+        return scale.read_rows(out)

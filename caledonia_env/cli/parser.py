@@ -170,7 +170,8 @@ def build_parser() -> argparse.ArgumentParser:
                               "estimates are drawn (seeded by --seed) from their plausible "
                               "ranges; per clan its win share across the draws (mean, 5-95%%), "
                               "how often first / last; --out gets one row per (draw, clan), "
-                              "--plot the spread per clan")
+                              "--plot the spread per clan, FILE.csv.draws/ each draw's ruleset "
+                              "and games (what --resume finishes from)")
     balance.add_argument("--ranges", default=None, metavar="FILE.json",
                          help="plausible ranges for --perturb (default: the bundled "
                               "caledonia_env/data/estimate_ranges.json)")

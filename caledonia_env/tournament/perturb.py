@@ -142,17 +142,23 @@ def _rank(stats: list[dict]) -> dict:
 
 
 def ensemble_balance(spec, n: int, ranges: dict[str, Range], folder: str, seed: int = 0,
-                     workers: int = 1, progress=None, on_draw=None) -> list[dict]:
+                     workers: int = 1, progress=None, on_draw=None, play=None) -> list[dict]:
     """Play ``spec`` (a balance study) under ``n`` rulesets drawn from ``ranges`` (written to
-    ``folder``); the same games (seeds, clans) in every draw. One row per (draw, clan):
-    games, wins, win_rate, Wilson CI, rank (1 = best), the ruleset's fingerprint and each
-    drawn value (``value <key>``). ``on_draw(draw, rows)`` sees each draw's rows."""
+    ``folder`` as ``ruleset_draw_0000.json``, ...); the same games (seeds, clans) in every
+    draw. One row per (draw, clan): games, wins, win_rate, Wilson CI, rank (1 = best), the
+    ruleset's fingerprint and each drawn value (``value <key>``). ``on_draw(draw, rows)``
+    sees each draw's rows. ``play(spec, draw)`` returns the game rows of one draw's study
+    (default: ``runner.run`` with ``workers`` and ``progress``; ``caledonia balance
+    --perturb --out`` streams each draw to a resumable file instead)."""
     base = load_ruleset(spec.ruleset)
+    if play is None:
+        def play(drawn_spec, draw):
+            return run(drawn_spec, workers=workers, progress=progress)
     out = []
     for d in range(n):
         tables, drawn = draw_ruleset(base, ranges, seed, d)
         path = write_ruleset(tables, os.path.join(folder, f"ruleset_draw_{d:04d}.json"))
-        rows = run(dataclasses.replace(spec, ruleset=path), workers=workers, progress=progress)
+        rows = play(dataclasses.replace(spec, ruleset=path), d)
         rows = [dict(r, clan=r["agent"]) if r["agent"].startswith("automa:") else r
                 for r in rows]
         stats = group_stats(rows, "clan")
@@ -170,9 +176,10 @@ def ensemble_balance(spec, n: int, ranges: dict[str, Range], folder: str, seed: 
     return out
 
 
-def ensemble_summary(rows: list[dict]) -> list[dict]:
+def ensemble_summary(rows: list[dict], par: float | None = None) -> list[dict]:
     """Per clan across the draws: mean win share, its 5-95% range, share of draws ranked
-    first and last (sorted by mean, best first)."""
+    first and last, and with ``par`` (the win share of an even game, 1 / players) the share
+    of draws where the clan won more than par (sorted by mean, best first)."""
     by: dict = {}
     for r in rows:
         by.setdefault(r["clan"], []).append(r)
@@ -183,6 +190,8 @@ def ensemble_summary(rows: list[dict]) -> list[dict]:
                     "p5": float(np.percentile(w, 5)), "p95": float(np.percentile(w, 95)),
                     "first": sum(r["rank"] == 1 for r in rs) / len(rs),
                     "last": sum(r["rank"] == r["clans"] for r in rs) / len(rs)})
+        if par is not None:
+            out[-1]["above_par"] = float((w > par).mean())
     return sorted(out, key=lambda s: -s["mean"])
 
 
@@ -196,14 +205,16 @@ def write_ensemble_csv(rows: list[dict], path: str) -> None:
 
 
 def format_ensemble(summary: list[dict], title: str) -> str:
-    """Text table of :func:`ensemble_summary`."""
+    """Text table of :func:`ensemble_summary` (the above-par column when it has one)."""
+    par = bool(summary) and "above_par" in summary[0]
     head = (f"{'clan':<14}{'draws':>6}{'mean win %':>12}{'5-95% range':>15}{'first %':>9}"
-            f"{'last %':>8}")
+            f"{'last %':>8}" + (f"{'above par %':>13}" if par else ""))
     lines = [title, head, "-" * len(head)]
     for s in summary:
         span = f"{100 * s['p5']:.1f}-{100 * s['p95']:.1f}"
         lines.append(f"{s['clan']!s:<14}{s['draws']:>6}{100 * s['mean']:>12.1f}{span:>15}"
-                     f"{100 * s['first']:>9.0f}{100 * s['last']:>8.0f}")
+                     f"{100 * s['first']:>9.0f}{100 * s['last']:>8.0f}"
+                     + (f"{100 * s['above_par']:>13.0f}" if par else ""))
     return "\n".join(lines)
 
 
