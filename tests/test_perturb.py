@@ -136,7 +136,7 @@ def test_ensemble_summary_ranks_first_and_last():
     assert s["a"]["above_par"] == pytest.approx(2 / 3)
     assert s["b"]["above_par"] == pytest.approx(1 / 4)
     table = pt.format_ensemble(list(s.values()), "t").splitlines()
-    assert table[1].endswith("above par %") and table[3].split()[-1] in ("67", "25")
+    assert table[1].endswith("above par %") and table[3].split()[-1] == "67"   # a, mean 0.6
 
 
 def test_balance_perturb_plays_each_draw_on_the_same_games(tmp_path, capsys):
