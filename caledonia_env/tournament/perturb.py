@@ -206,15 +206,15 @@ def write_ensemble_csv(rows: list[dict], path: str) -> None:
 
 def format_ensemble(summary: list[dict], title: str) -> str:
     """Text table of :func:`ensemble_summary` (the above-par column when it has one)."""
-    par = bool(summary) and "above_par" in summary[0]
+    above = bool(summary) and "above_par" in summary[0]
     head = (f"{'clan':<14}{'draws':>6}{'mean win %':>12}{'5-95% range':>15}{'first %':>9}"
-            f"{'last %':>8}" + (f"{'above par %':>13}" if par else ""))
+            f"{'last %':>8}" + (f"{'above par %':>13}" if above else ""))
     lines = [title, head, "-" * len(head)]
     for s in summary:
         span = f"{100 * s['p5']:.1f}-{100 * s['p95']:.1f}"
         lines.append(f"{s['clan']!s:<14}{s['draws']:>6}{100 * s['mean']:>12.1f}{span:>15}"
                      f"{100 * s['first']:>9.0f}{100 * s['last']:>8.0f}"
-                     + (f"{100 * s['above_par']:>13.0f}" if par else ""))
+                     + (f"{100 * s['above_par']:>13.0f}" if above else ""))
     return "\n".join(lines)
 
 
