@@ -192,6 +192,13 @@ def test_balance_perturb_resume_finishes_an_interrupted_study_with_the_same_tabl
 def test_balance_perturb_resume_refuses_another_study_and_needs_out(tmp_path, capsys):
     assert _ensemble(tmp_path) == 0
     capsys.readouterr()
+    draws = tmp_path / "ens.csv.draws"
+    before = {p.name: p.read_bytes() for p in draws.iterdir()}
+    assert _ensemble(tmp_path, "--resume", "--seed", "4") == 2
+    assert ("--resume: ruleset_draw_0000.json in " in (err := capsys.readouterr().err)
+            and "holds another ruleset than draw 0 of this study" in err)
+    assert {p.name: p.read_bytes() for p in draws.iterdir()} == before   # nothing rewritten
+    (draws / "ruleset_draw_0000.json").unlink()          # the games alone still tell
     assert _ensemble(tmp_path, "--resume", "--seed", "4") == 2
     assert "--resume, draw 0: resume: " in capsys.readouterr().err
     assert main(["balance", "--agent", "random", "--players", "2", "--clans",

@@ -14,8 +14,8 @@ from ..config import CLAN_NAMES
 from ..data import RulesetError, load_ruleset
 from ..data.ranges import kind_mismatches, load_ranges
 from ..game import Game
-from ..tournament.perturb import (ensemble_balance, ensemble_figure, ensemble_summary,
-                                  format_ensemble, write_ensemble_csv)
+from ..tournament.perturb import (OtherDraw, ensemble_balance, ensemble_figure,
+                                  ensemble_summary, format_ensemble, write_ensemble_csv)
 from ..tournament.spec import game_seeds
 from .common import UsageError, check_output_path, rules
 
@@ -257,8 +257,12 @@ def _balance_ensemble(args, spec, who: str) -> int:
           else tempfile.TemporaryDirectory(prefix="caledonia-perturb-")) as folder, \
             tn.progress_bar(spec.games * args.perturb, quiet=args.quiet) as bar:
         play = _DrawFiles(args, folder, bar) if draws else None
-        rows = ensemble_balance(spec, args.perturb, ranges, folder, seed=args.seed,
-                                workers=args.workers, progress=bar.update, play=play)
+        try:
+            rows = ensemble_balance(spec, args.perturb, ranges, folder, seed=args.seed,
+                                    workers=args.workers, progress=bar.update, play=play,
+                                    resume=args.resume)
+        except OtherDraw as e:
+            raise UsageError(f"--resume: {e}") from None
     if args.resume:
         print(f"--resume: {play.kept} games already in {draws}, "
               f"{spec.games * args.perturb - play.kept} played now")

@@ -134,7 +134,16 @@ def write_ruleset(tables: dict, path: str) -> str:
     return path
 
 
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
 # ---------------------------------------------------------------- the ensemble balance study
+class OtherDraw(ValueError):
+    """A resumed ensemble study whose folder holds a ruleset of another draw."""
+
+
 def _rank(stats: list[dict]) -> dict:
     """Rank of each clan by win rate (1 = best; ties share the better rank)."""
     rates = sorted((s["win_rate"] for s in stats), reverse=True)
@@ -142,14 +151,17 @@ def _rank(stats: list[dict]) -> dict:
 
 
 def ensemble_balance(spec, n: int, ranges: dict[str, Range], folder: str, seed: int = 0,
-                     workers: int = 1, progress=None, on_draw=None, play=None) -> list[dict]:
+                     workers: int = 1, progress=None, on_draw=None, play=None,
+                     resume: bool = False) -> list[dict]:
     """Play ``spec`` (a balance study) under ``n`` rulesets drawn from ``ranges`` (written to
     ``folder`` as ``ruleset_draw_0000.json``, ...); the same games (seeds, clans) in every
     draw. One row per (draw, clan): games, wins, win_rate, Wilson CI, rank (1 = best), the
     ruleset's fingerprint and each drawn value (``value <key>``). ``on_draw(draw, rows)``
     sees each draw's rows. ``play(spec, draw)`` returns the game rows of one draw's study
     (default: ``runner.run`` with ``workers`` and ``progress``; ``caledonia balance
-    --perturb --out`` streams each draw to a resumable file instead)."""
+    --perturb --out`` streams each draw to a resumable file instead). With ``resume`` a
+    ruleset file already in ``folder`` must hold the same draw (ValueError before anything is
+    written otherwise: :class:`OtherDraw`, another ``seed`` or ``ranges``)."""
     base = load_ruleset(spec.ruleset)
     if play is None:
         def play(drawn_spec, draw):
@@ -157,7 +169,11 @@ def ensemble_balance(spec, n: int, ranges: dict[str, Range], folder: str, seed: 
     out = []
     for d in range(n):
         tables, drawn = draw_ruleset(base, ranges, seed, d)
-        path = write_ruleset(tables, os.path.join(folder, f"ruleset_draw_{d:04d}.json"))
+        path = os.path.join(folder, f"ruleset_draw_{d:04d}.json")
+        if resume and os.path.exists(path) and _read(path) != json.dumps(tables):
+            raise OtherDraw(f"{os.path.basename(path)} in {folder} holds another ruleset "
+                             f"than draw {d} of this study: another --seed or --ranges?")
+        write_ruleset(tables, path)
         rows = play(dataclasses.replace(spec, ruleset=path), d)
         rows = [dict(r, clan=r["agent"]) if r["agent"].startswith("automa:") else r
                 for r in rows]
