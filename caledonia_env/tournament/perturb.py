@@ -160,8 +160,8 @@ def ensemble_balance(spec, n: int, ranges: dict[str, Range], folder: str, seed: 
     sees each draw's rows. ``play(spec, draw)`` returns the game rows of one draw's study
     (default: ``runner.run`` with ``workers`` and ``progress``; ``caledonia balance
     --perturb --out`` streams each draw to a resumable file instead). With ``resume`` a
-    ruleset file already in ``folder`` must hold the same draw (ValueError before anything is
-    written otherwise: :class:`OtherDraw`, another ``seed`` or ``ranges``)."""
+    ruleset file already in ``folder`` must hold the same draw, else :class:`OtherDraw` is
+    raised before that file is rewritten (another ``seed`` or ``ranges``)."""
     base = load_ruleset(spec.ruleset)
     if play is None:
         def play(drawn_spec, draw):
