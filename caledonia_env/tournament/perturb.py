@@ -8,6 +8,7 @@ import dataclasses
 import io
 import json
 import os
+import pathlib
 import re
 
 import numpy as np
@@ -128,15 +129,9 @@ def draw_ruleset(base, ranges: dict[str, Range], seed: int, draw: int) -> tuple[
 
 def write_ruleset(tables: dict, path: str) -> str:
     """Write ``tables`` as an override file, validated by loading it; return the path."""
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(tables, f)
+    pathlib.Path(path).write_text(json.dumps(tables), encoding="utf-8")
     load_ruleset(path)
     return path
-
-
-def _read(path: str) -> str:
-    with open(path, encoding="utf-8") as f:
-        return f.read()
 
 
 # ---------------------------------------------------------------- the ensemble balance study
@@ -170,7 +165,8 @@ def ensemble_balance(spec, n: int, ranges: dict[str, Range], folder: str, seed: 
     for d in range(n):
         tables, drawn = draw_ruleset(base, ranges, seed, d)
         path = os.path.join(folder, f"ruleset_draw_{d:04d}.json")
-        if resume and os.path.exists(path) and _read(path) != json.dumps(tables):
+        old = pathlib.Path(path)
+        if resume and old.exists() and old.read_text(encoding="utf-8") != json.dumps(tables):
             raise OtherDraw(f"{os.path.basename(path)} in {folder} holds another ruleset "
                              f"than draw {d} of this study: another --seed or --ranges?")
         write_ruleset(tables, path)
