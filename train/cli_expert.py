@@ -76,6 +76,10 @@ def add_expert_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--tau", type=float, default=0.25,
                    help="target temperature: the policy learns N(a)^(1/tau), normalized "
                         "(default 0.25: sharper than the raw visits; 1: the visits)")
+    p.add_argument("--margin-temp", type=float, default=0.0, metavar="VP",
+                   help="nmcts/nmctsg data: learn the softmax of the candidates' mean "
+                        "rollout margins at this temperature (VP) instead of the chosen "
+                        "action (default 0: the choice)")
     p.add_argument("--anchor", type=float, default=0.0,
                    help="share of the target taken from the source policy's own "
                         "distribution, in [0, 1) (default 0: the search's preference only)")
@@ -107,7 +111,7 @@ def cmd_expert(args) -> int:
         out = os.path.join(args.out, "expert.zip")
         report = expert.fit(source, data, out, epochs=args.epochs, lr=args.lr, tau=args.tau,
                             value_weight=args.value_weight, seed=args.seed, quiet=args.quiet,
-                            anchor=args.anchor)
+                            anchor=args.anchor, margin_temp=args.margin_temp)
     except (ValueError, FileExistsError, CheckpointError) as e:
         print(f"caledonia expert: error: {e}", file=sys.stderr)
         return 2

@@ -228,14 +228,18 @@ def load_data(*paths: str) -> dict:
     return joined
 
 
-def _batch(data, offs, idx, tau):
+def _batch(data, offs, idx, tau, margin_temp=0.0):
     import torch                        # optional extra (train)
     x = torch.from_numpy(data["obs"][idx].astype(np.float32))
     mask = torch.zeros(len(idx), N_ACTIONS, dtype=torch.bool)
     target = torch.zeros(len(idx), N_ACTIONS)
     for r, i in enumerate(idx):
         ids = torch.from_numpy(data["legal"][offs[i]:offs[i + 1]].astype(np.int64))
-        w = torch.from_numpy(data["visits"][offs[i]:offs[i + 1]]) ** (1.0 / tau)
+        if margin_temp:                 # softmax of the candidates' mean margins
+            m = data["margins"][offs[i]:offs[i + 1]]
+            w = torch.from_numpy(np.nan_to_num(np.exp((m - np.nanmax(m)) / margin_temp)))
+        else:
+            w = torch.from_numpy(data["visits"][offs[i]:offs[i + 1]]) ** (1.0 / tau)
         mask[r, ids] = True
         target[r, ids] = w / w.sum()
     return x, mask, target
@@ -243,10 +247,11 @@ def _batch(data, offs, idx, tau):
 
 def fit(path: str, data: dict, out: str, epochs: int = 3, lr: float = 1e-4, tau: float = 0.25,
         value_weight: float = 1.0, batch: int = 256, seed: int = 0, quiet: bool = False,
-        anchor: float = 0.0) -> dict:
-    """Train ``path``'s policy toward the sharpened visit counts in ``data``, mixed with
-    the share ``anchor`` of the source policy's own distribution (a pull back toward what
-    it played); save the checkpoint to ``out``. Returns the held-out cross-entropy (to the
+        anchor: float = 0.0, margin_temp: float = 0.0) -> dict:
+    """Train ``path``'s policy toward the sharpened visit counts in ``data`` (or, with
+    ``margin_temp`` > 0, toward the softmax of the flat search's candidates' mean margins
+    at that temperature, in VP), mixed with the share ``anchor`` of the source policy's own
+    distribution (a pull back toward what it played); save the checkpoint to ``out``. Returns the held-out cross-entropy (to the
     mixed target), the argmax agreement with the search's preferred action and the value
     drift before and after, and the training loss of each epoch."""
     import torch                        # optional extra (train)
@@ -254,6 +259,9 @@ def fit(path: str, data: dict, out: str, epochs: int = 3, lr: float = 1e-4, tau:
         raise ValueError("need epochs >= 1, lr > 0, tau > 0, batch >= 1, value_weight >= 0")
     if not 0 <= anchor < 1:
         raise ValueError(f"anchor is a share of the target in [0, 1), got {anchor}")
+    if margin_temp < 0 or (margin_temp and "margins" not in data):
+        raise ValueError("margin_temp (VP, >= 0) needs data with the flat search's margins "
+                         "(nmcts/nmctsg data of this version)")
     n = len(data["lens"])
     if n < 2:
         raise ValueError(f"need at least 2 searched positions, the data has {n}")
@@ -288,7 +296,8 @@ def fit(path: str, data: dict, out: str, epochs: int = 3, lr: float = 1e-4, tau:
         with torch.no_grad():
             for s in range(0, len(held_idx), 1024):
                 idx = held_idx[s:s + 1024]
-                tot += np.array([t.item() for t in losses(*_batch(data, offs, idx, tau))]) * len(idx)
+                tot += np.array([t.item() for t in losses(
+                    *_batch(data, offs, idx, tau, margin_temp))]) * len(idx)
         net.train()
         ce, drift, agree = tot / max(len(held_idx), 1)
         return {"cross_entropy": ce, "value_drift": drift, "argmax_agreement": agree}
@@ -302,7 +311,7 @@ def fit(path: str, data: dict, out: str, epochs: int = 3, lr: float = 1e-4, tau:
         total = 0.0
         for s in range(0, len(perm), batch):
             idx = perm[s:s + batch]
-            ce, drift, _ = losses(*_batch(data, offs, idx, tau))
+            ce, drift, _ = losses(*_batch(data, offs, idx, tau, margin_temp))
             loss = ce + value_weight * drift
             opt.zero_grad()
             loss.backward()
@@ -319,7 +328,7 @@ def fit(path: str, data: dict, out: str, epochs: int = 3, lr: float = 1e-4, tau:
         "expert": str(data.get("expert", "puct")), "vs": str(data.get("vs", "")) or None,
         "horizon": int(data.get("horizon", 0)), "dagger": bool(data.get("dagger", False)),
         "search_net": str(data.get("search_net", "")) or None,
-        "epochs": epochs, "lr": lr, "tau": tau, "anchor": anchor,
+        "epochs": epochs, "lr": lr, "tau": tau, "anchor": anchor, "margin_temp": margin_temp,
         "value_weight": value_weight,
         "before": report["before"], "after": report["after"]}
     ckpt.save(out, ckpt.sb3_state(net.state_dict()), meta)

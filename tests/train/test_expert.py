@@ -153,6 +153,30 @@ def test_anchor_holds_the_policy_nearer_its_own_distribution(tmp_path):
         expert.fit(net, data, str(tmp_path / "bad.zip"), anchor=1.0)
 
 
+def test_margin_targets_are_the_softmax_of_the_candidates_margins(tmp_path):
+    net = save_small(tmp_path / "net.zip", 2, seed=5)
+    data = expert.merge([expert.self_play_game(net, 2, 6, 4, 0, expert="nmctsg", vs="greedy")],
+                        2, 6, "nmctsg", "greedy")
+    offs = np.concatenate([[0], np.cumsum(data["lens"])])
+    idx = np.arange(len(data["lens"]))
+    _, mask, target = expert._batch(data, offs, idx, 1.0, margin_temp=2.0)
+    for r, i in enumerate(idx):
+        ids, m = data["legal"][offs[i]:offs[i + 1]], data["margins"][offs[i]:offs[i + 1]]
+        t = target[r, ids].numpy()
+        assert np.isclose(t.sum(), 1) and np.all(t[np.isnan(m)] == 0)
+        cand = ~np.isnan(m)
+        want = np.exp((m[cand] - m[cand].max()) / 2.0)
+        assert np.allclose(t[cand], want / want.sum(), atol=1e-6)
+    _, _, cold = expert._batch(data, offs, idx, 1.0, margin_temp=0.01)
+    assert np.array_equal(cold.argmax(1), target.argmax(1))       # the best mean margin
+    out = str(tmp_path / "m.zip")
+    expert.fit(net, data, out, epochs=1, margin_temp=2.0, quiet=True)
+    assert ck.load(out).meta["expert_iteration"]["margin_temp"] == 2.0
+    older = {k: v for k, v in data.items() if k != "margins"}
+    with pytest.raises(ValueError, match="margins"):
+        expert.fit(net, older, out, margin_temp=2.0)
+
+
 def test_fit_moves_the_policy_toward_the_visits_and_holds_the_value(tmp_path):
     net = save_small(tmp_path / "net.zip", 2, seed=2, train={"reward": "score_diff",
                                                                "shaping": 0.5})
