@@ -86,9 +86,6 @@ def add_expert_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--value-weight", type=float, default=1.0,
                    help="weight of the term holding the value head to its old values")
     p.add_argument("--seed", type=parse_int, default=0, help="self-play and training seed")
-    p.add_argument("--fit-seed", type=parse_int, default=None,
-                   help="training seed (held-out games, batch order) when it differs from "
-                        "--seed")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.set_defaults(func=cmd_expert)
     return p
@@ -113,9 +110,7 @@ def cmd_expert(args) -> int:
             expert.save_data(data, os.path.join(args.out, "data.npz"))
         out = os.path.join(args.out, "expert.zip")
         report = expert.fit(source, data, out, epochs=args.epochs, lr=args.lr, tau=args.tau,
-                            value_weight=args.value_weight,
-                            seed=args.seed if args.fit_seed is None else args.fit_seed,
-                            quiet=args.quiet,
+                            value_weight=args.value_weight, seed=args.seed, quiet=args.quiet,
                             anchor=args.anchor, margin_temp=args.margin_temp)
     except (ValueError, FileExistsError, CheckpointError) as e:
         print(f"caledonia expert: error: {e}", file=sys.stderr)

@@ -9,8 +9,6 @@ every command runs with, and its ``link`` list, run in order, each writing into
   e.g. the earlier policy a fine-tune starts from;
 - ``train = "ARGS"``: ``caledonia train ARGS --out OUT/<name>`` in a child process;
   ``{link}`` in ARGS is the file that link produced;
-- ``expert = "ARGS"``: ``caledonia expert ARGS --out OUT/<name>`` the same way (expert
-  iteration or DAgger: a search's games, then the fit); its file is ``expert.zip``;
 - ``select = {run, vs, games, seed}``: every checkpoint of link ``run`` (its
   ``checkpoints/``, ``best.zip`` and ``last.zip``) plays ``games`` games against ``vs``
   (one copy per other seat, seats rotated, game g set up from ``(seed, g)``, the games of
@@ -31,8 +29,7 @@ import tomllib
 from dataclasses import dataclass, field
 
 FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "recipes")
-KINDS = ("git", "train", "expert", "select", "pick")
-COMMANDS = ("train", "expert")          # the kinds that run a ``caledonia`` command
+KINDS = ("git", "train", "select", "pick")
 
 
 class RecipeError(ValueError):
@@ -64,13 +61,10 @@ class Recipe:
             return os.path.join(out, link.spec["run"], link.spec["file"])
         if link.kind == "select":
             return os.path.join(out, link.name + ".zip")
-        if link.kind == "expert":
-            return os.path.join(out, link.name, "expert.zip")
         return os.path.join(out, link.name, "last.zip")
 
-    def command_args(self, out: str, link: Link) -> list[str]:
-        """``caledonia train`` (or ``expert``) arguments of a train (expert) link,
-        placeholders filled."""
+    def train_args(self, out: str, link: Link) -> list[str]:
+        """``caledonia train`` arguments of a train link, placeholders filled."""
         files = {k.name: self.file_of(out, k) for k in self.links}
         try:
             text = link.spec.format(**files)
@@ -86,9 +80,9 @@ class Recipe:
         for link in self.links:
             if link.kind == "git":
                 lines.append(f"git show {link.spec} > {self.file_of(out, link)}")
-            elif link.kind in COMMANDS:
-                args = " ".join(shlex.quote(a) for a in self.command_args(out, link))
-                lines.append(f"{env} caledonia {link.kind} {args}".strip())
+            elif link.kind == "train":
+                args = " ".join(shlex.quote(a) for a in self.train_args(out, link))
+                lines.append(f"{env} caledonia train {args}".strip())
             elif link.kind == "select":
                 s = link.spec
                 lines.append(f"# {link.name}: the checkpoint of {s['run']} with the highest "
@@ -187,9 +181,8 @@ def run(recipe: Recipe, out: str, workers: int = 1, log=print) -> str:
                 raise RecipeError(f"git show {link.spec}: {proc.stderr.decode().strip()}")
             with open(target, "wb") as f:
                 f.write(proc.stdout)
-        elif link.kind in COMMANDS:
-            cmd = [sys.executable, "-m", "caledonia_env", link.kind] + \
-                recipe.command_args(out, link)
+        elif link.kind == "train":
+            cmd = [sys.executable, "-m", "caledonia_env", "train"] + recipe.train_args(out, link)
             if subprocess.run(cmd, env=env).returncode != 0:
                 raise RecipeError(f"link {link.name} failed: {shlex.join(cmd)}")
         elif link.kind == "select":

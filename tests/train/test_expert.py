@@ -269,14 +269,6 @@ def test_expert_command_writes_data_checkpoint_and_report(tmp_path, capsys):
                  "--epochs", "1", "--out", str(joined), "--quiet"]) == 0
     assert json.loads((joined / "expert.json").read_text())["positions"] == \
         report["positions"] + json.loads((flat / "expert.json").read_text())["positions"]
-    fits = {}                                       # --fit-seed: the fit's seed alone
-    for name, seeds in (("a", ["--seed", "4", "--fit-seed", "2"]), ("b", ["--seed", "2"]),
-                        ("c", ["--seed", "4"])):
-        assert main(["expert", "--from", net, "--data", str(out / "data.npz"), "--epochs", "1",
-                     "--out", str(tmp_path / f"refit_{name}"), "--quiet"] + seeds) == 0
-        fits[name] = ck.load(tmp_path / f"refit_{name}" / "expert.zip").state_dict
-    assert all(torch.equal(fits["a"][k], fits["b"][k]) for k in fits["a"])
-    assert not all(torch.equal(fits["a"][k], fits["c"][k]) for k in fits["a"])
     assert main(["expert", "--from", str(tmp_path / "missing.zip"), "--games", "1",
                  "--out", str(tmp_path / "x")]) == 2
     assert "does not exist" in capsys.readouterr().err

@@ -21,13 +21,6 @@ def _train_parser():
     return add_train_parser(sub)
 
 
-def _expert_parser():
-    import argparse
-    from caledonia_env.train.cli_expert import add_expert_parser
-    sub = argparse.ArgumentParser().add_subparsers()
-    return add_expert_parser(sub)
-
-
 def test_every_shipped_policy_has_a_recipe_and_its_card_names_it():
     shipped = sorted(p.stem for p in PRETRAINED.glob("*.zip"))
     assert shipped == recipes.names()
@@ -48,17 +41,13 @@ def test_each_training_link_is_a_valid_train_command(name, tmp_path):
     trains = [link for link in r.links if link.kind == "train"]
     assert trains
     for link in trains:
-        args = _train_parser().parse_args(r.command_args(out, link))
+        args = _train_parser().parse_args(r.train_args(out, link))
         cfg = config_from_args(args)
         cfg.validate()
         assert cfg.out == os.path.join(out, link.name)
         assert cfg.players == r.players
         if cfg.init is not None:                       # a file an earlier link writes
             assert cfg.init in {r.file_of(out, k) for k in r.links}
-    for link in (k for k in r.links if k.kind == "expert"):
-        args = _expert_parser().parse_args(r.command_args(out, link))
-        assert args.out == os.path.join(out, link.name) and args.players == r.players
-        assert args.source in {r.file_of(out, k) for k in r.links}
     assert r.commands(out)[-1] == f"cp {r.file_of(out, r.links[-1])} {os.path.join(out, r.ships)}"
 
 
@@ -96,10 +85,6 @@ train = "--players 2 --init {run} --timesteps 512 --n-envs 4 --n-steps 64 --batc
 [[link]]
 name = "chosen"
 select = { run = "again", vs = "random", games = 2, seed = 5 }
-
-[[link]]
-name = "dagger"
-expert = "--from {chosen} --players 2 --expert nmctsg --dagger --vs greedy --games 1 --sims 2 --epochs 1 --quiet"
 ''')
     monkeypatch.setattr(recipes, "FOLDER", str(folder))
     lines = []
@@ -107,17 +92,11 @@ expert = "--from {chosen} --players 2 --expert nmctsg --dagger --vs greedy --gam
     shipped = recipes.run(r, str(tmp_path / "out"), log=lines.append)
     files = recipes.candidates(str(tmp_path / "out" / "again"))
     assert len(files) >= 3                            # checkpoints, best.zip, last.zip
-    chosen = Path(tmp_path / "out" / "chosen.zip").read_bytes()
-    assert chosen in {Path(f).read_bytes() for f in files}
+    assert Path(shipped).read_bytes() in {Path(f).read_bytes() for f in files}
     assert sum("in 2 games vs random" in x for x in lines) == len(files)
     from caledonia_env.agents import checkpoint as ck
     meta = ck.load(shipped).meta
     assert meta["train"]["init"] == str(tmp_path / "out" / "run" / "last.zip")
-    assert meta["expert_iteration"]["from"] == "chosen.zip" and meta["expert_iteration"]["dagger"]
-    assert shipped == str(tmp_path / "out" / "tiny.zip")
-    assert Path(shipped).read_bytes() == (tmp_path / "out" / "dagger" / "expert.zip").read_bytes()
-    assert any(line.startswith("NUMBA_NUM_THREADS=1 caledonia expert --from")
-               for line in r.commands(str(tmp_path / "out")))
 
 
 def test_cli_lists_prints_and_refuses(capsys):
@@ -143,4 +122,4 @@ def test_a_broken_recipe_is_named(tmp_path, monkeypatch):
     (tmp_path / "bad.toml").write_text('description = "x"\nships = "x.zip"\nplayers = 2\n'
                                        '[[link]]\nname = "t"\ntrain = "--init {nothing}"\n')
     with pytest.raises(recipes.RecipeError, match="unknown placeholder"):
-        recipes.load("bad").command_args("o", recipes.load("bad").links[0])
+        recipes.load("bad").train_args("o", recipes.load("bad").links[0])
