@@ -44,7 +44,8 @@ class MCTSAgent(Agent):
     ``horizon``: rounds a rollout plays before the greedy evaluation values it (0: to the
     end of the game, :mod:`agents.rollouts`).
     ``last_stats``: the last decision's rollouts, candidates, ``choice`` and its mean
-    margin; empty when that decision was not searched.
+    margin, and ``margins`` (each candidate's mean margin over the rollouts it got before
+    it was dropped); empty when that decision was not searched.
     """
 
     name = "mcts"
@@ -136,5 +137,6 @@ class MCTSAgent(Agent):
         self.last_stats = {"rollouts": used, "candidates": len(cands),
                            "choice": int(cands[best]),
                            "mean_margin": float(sums[best] / counts[best]),
+                           "margins": {int(c): float(m) for c, m in zip(cands, sums / counts)},
                            "seconds": time.perf_counter() - t0}
         return int(cands[best])

@@ -18,6 +18,9 @@ examples:
   caledonia expert --from runs/ei1/expert.zip --players 2 --games 500 --out runs/ei2
   caledonia expert --data runs/ei1/data.npz --from pretrained --players 2 --tau 1 --out runs/ei1b
   caledonia expert --expert nmctsg --vs greedy --sims 64 --players 4 --minutes 30 --workers 2 --out runs/d4
+  caledonia expert --expert nmctsg --horizon 2 --dagger --vs greedy --sims 64 --minutes 60 --workers 2 --out runs/dg2
+  caledonia expert --data runs/dg2/data.npz --from pretrained --anchor 0.5 --lr 3e-4 --epochs 5 --out runs/dg2b
+  caledonia expert --from runs/dg2b/expert.zip --search-net pretrained --expert nmctsg --horizon 2 --dagger --vs greedy --sims 64 --minutes 60 --workers 2 --out runs/dg3
 then: caledonia play --players ppo:runs/ei1/expert.zip,greedy --games 400
 """
 
@@ -48,6 +51,15 @@ def add_expert_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--sims", type=parse_int, default=32,
                    help="simulations (puct) or rollouts (nmcts, nmctsg) per decision "
                         "(default 32)")
+    p.add_argument("--horizon", type=parse_int, default=0,
+                   help="nmcts/nmctsg: rollouts stop after this many rounds and are valued "
+                        "by the greedy evaluation, as in nmctsg:64h2 (default 0: to the end)")
+    p.add_argument("--dagger", action="store_true",
+                   help="the --from policy moves in the expert seats and the search only "
+                        "labels the positions it reaches (DAgger)")
+    p.add_argument("--search-net", default=None, metavar="PATH",
+                   help="checkpoint the search runs on (default: --from), e.g. a fixed "
+                        "expert while --from is the policy being improved")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--games", type=parse_int, default=None,
                         help="games to play, e.g. --games 500")
@@ -64,6 +76,13 @@ def add_expert_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--tau", type=float, default=0.25,
                    help="target temperature: the policy learns N(a)^(1/tau), normalized "
                         "(default 0.25: sharper than the raw visits; 1: the visits)")
+    p.add_argument("--margin-temp", type=float, default=0.0, metavar="VP",
+                   help="nmcts/nmctsg data: learn the softmax of the candidates' mean "
+                        "rollout margins at this temperature (VP) instead of the chosen "
+                        "action (default 0: the choice)")
+    p.add_argument("--anchor", type=float, default=0.0,
+                   help="share of the target taken from the source policy's own "
+                        "distribution, in [0, 1) (default 0: the search's preference only)")
     p.add_argument("--value-weight", type=float, default=1.0,
                    help="weight of the term holding the value head to its old values")
     p.add_argument("--seed", type=parse_int, default=0, help="self-play and training seed")
@@ -85,11 +104,14 @@ def cmd_expert(args) -> int:
             data = expert.collect(source, args.players, args.sims, games=args.games,
                                   minutes=minutes, seed=args.seed, workers=args.workers,
                                   noise=args.noise, quiet=args.quiet, expert=args.expert,
-                                  vs=args.vs)
+                                  vs=args.vs, horizon=args.horizon, dagger=args.dagger,
+                                  search_net=args.search_net and
+                                  checkpoint_path(args.search_net, args.players))
             expert.save_data(data, os.path.join(args.out, "data.npz"))
         out = os.path.join(args.out, "expert.zip")
         report = expert.fit(source, data, out, epochs=args.epochs, lr=args.lr, tau=args.tau,
-                            value_weight=args.value_weight, seed=args.seed, quiet=args.quiet)
+                            value_weight=args.value_weight, seed=args.seed, quiet=args.quiet,
+                            anchor=args.anchor, margin_temp=args.margin_temp)
     except (ValueError, FileExistsError, CheckpointError) as e:
         print(f"caledonia expert: error: {e}", file=sys.stderr)
         return 2
@@ -100,8 +122,9 @@ def cmd_expert(args) -> int:
                   default=str)
     won = data.get("won")
     if won is not None and len(won) and str(data.get("vs", "")):
-        print(f"the expert won {won.mean():.1%} of its {len(won)} games against "
-              f"{data['vs']}")
+        who = "the policy (labelled by the expert)" if bool(data.get("dagger", False)) \
+            else "the expert"
+        print(f"{who} won {won.mean():.1%} of its {len(won)} games against {data['vs']}")
     b, a = report["before"], report["after"]
     print(f"{report['positions']} searched positions ({report['held_out']} held out): "
           f"cross-entropy {b['cross_entropy']:.4f} -> {a['cross_entropy']:.4f}, argmax = most "

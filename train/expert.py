@@ -5,10 +5,14 @@
    seat against another agent (``vs``, e.g. ``greedy``), and keeps, at every searched
    decision of an expert seat, the observation of the player to move, the legal actions
    and the search's preference: ``puct``'s root visit counts (Dirichlet noise on its root
-   prior for variety), or the action chosen by the flat searches ``nmcts``/``nmctsg``.
+   prior for variety), or the action chosen by the flat searches ``nmcts``/``nmctsg``
+   (with their candidates' mean margins). With ``dagger`` the checkpoint's policy plays
+   the expert seats and the search only labels the positions the policy reaches (DAgger,
+   Ross, Gordon & Bagnell 2011).
 2. :func:`fit` trains the policy head toward that preference sharpened by a
    temperature ``tau`` (target proportional to ``N(a)^(1/tau)``; cross-entropy over the
-   legal actions), while a squared-error term holds the value head to the original
+   legal actions), optionally mixed with the source policy's own distribution
+   (``anchor``), while a squared-error term holds the value head to the original
    network's values on the same positions, so a search on the result keeps its leaf
    values (and the shaping metadata stays true). A tenth of the games is held out.
 3. The result is a checkpoint with the original architecture and metadata plus
@@ -40,14 +44,17 @@ from ..tournament import pool_context, progress_bar
 EXPERTS = ("puct", "nmcts", "nmctsg")
 
 
-def make_expert(kind: str, path: str, sims: int, seed: int, noise: float = 0.25):
+def make_expert(kind: str, path: str, sims: int, seed: int, noise: float = 0.25,
+                horizon: int = 0):
     """The search to distil: ``puct:SIMS`` with Dirichlet noise on its root prior, or the
-    flat search ``nmcts:SIMS`` / ``nmctsg:SIMS`` (SIMS rollouts; no noise: it has no
-    prior to perturb), all on the checkpoint ``path``."""
+    flat search ``nmcts:SIMS`` / ``nmctsg:SIMS`` (SIMS rollouts of ``horizon`` rounds, 0:
+    to the end; no noise: it has no prior to perturb), all on the checkpoint ``path``."""
     if kind == "puct":
+        if horizon:
+            raise ValueError("horizon is a flat search's (nmcts, nmctsg), not puct's")
         return PUCTAgent(sims, path, seed=seed, noise_frac=noise)
     if kind in ("nmcts", "nmctsg"):
-        return NetMCTSAgent(sims, path, seed=seed,
+        return NetMCTSAgent(sims, path, seed=seed, horizon=horizon,
                             opponents="greedy" if kind == "nmctsg" else "policy")
     raise ValueError(f"unknown expert {kind!r}; one of {', '.join(EXPERTS)}")
 
@@ -66,32 +73,45 @@ def search_target(stats: dict) -> dict | None:
 
 
 def self_play_game(path: str, num_players: int, sims: int, seed: int, g: int,
-                   noise: float = 0.25, expert: str = "puct", vs: str | None = None) -> dict:
-    """One game (seed ``(seed, g)``) of the expert search on ``path``: in every seat, or,
-    with ``vs`` (an agent name such as ``greedy``), in seat ``g % num_players`` against
-    ``vs`` in the others. Returns the expert seats' searched decisions (observation as
-    float16, legal actions, target weights) and the expert's win share of the game."""
+                   noise: float = 0.25, expert: str = "puct", vs: str | None = None,
+                   horizon: int = 0, dagger: bool = False, search_net: str | None = None
+                   ) -> dict:
+    """One game (seed ``(seed, g)``) of the expert search on ``path`` (or on ``search_net``
+    when given): in every seat, or, with ``vs`` (an agent name such as ``greedy``), in seat
+    ``g % num_players`` against ``vs`` in the others. With ``dagger`` the policy of ``path``
+    (its most likely action) moves in those seats and the search only labels its positions. Returns the recorded
+    seats' searched decisions (observation as float16, legal actions, target weights, the
+    flat search's candidates' mean margins, NaN elsewhere) and their win share."""
     game_seed = seed * 1_000_003 + g
     game = Game(GameConfig(num_players=num_players, seed=game_seed))
     seats = range(num_players) if vs is None else [g % num_players]
-    bots = [make_expert(expert, path, sims, game_seed * 8 + p, noise) if p in seats
+    bots = [make_expert(expert, search_net or path, sims, game_seed * 8 + p, noise, horizon)
+            if p in seats
             else agents.make(vs, seed=game_seed * 8 + p) for p in range(num_players)]
-    obs, legal, visits = [], [], []
+    actor = agents.make(f"ppo:{path}") if dagger else None
+    obs, legal, visits, margins = [], [], [], []
     buf = np.zeros(OBS_SIZE, np.float32)
     while not game.is_terminal:
         p = game.current_player
         a = bots[p].act(game)
-        target = search_target(bots[p].last_stats) if p in seats else None
-        if target:
-            encode_obs(game.state, game.tables, p, buf)
-            ids = np.asarray(game.legal_actions(), np.int32)
-            obs.append(buf.astype(np.float16))
-            legal.append(ids)
-            visits.append(np.array([target.get(int(x), 0) for x in ids], np.float32))
+        if p in seats:
+            stats = bots[p].last_stats
+            target = search_target(stats)
+            if target:
+                encode_obs(game.state, game.tables, p, buf)
+                ids = np.asarray(game.legal_actions(), np.int32)
+                obs.append(buf.astype(np.float16))
+                legal.append(ids)
+                visits.append(np.array([target.get(int(x), 0) for x in ids], np.float32))
+                m = stats.get("margins", {})
+                margins.append(np.array([m.get(int(x), np.nan) for x in ids], np.float32))
+            if actor is not None:
+                a = actor.act(game)
         game.step(a)
     winners = game.winners()
     won = sum(1.0 / len(winners) for p in seats if p in winners) / len(seats)
-    return {"obs": obs, "legal": legal, "visits": visits, "game": g, "won": won}
+    return {"obs": obs, "legal": legal, "visits": visits, "margins": margins, "game": g,
+            "won": won}
 
 
 def _worker(task):
@@ -101,9 +121,11 @@ def _worker(task):
 def collect(path: str, num_players: int = 2, sims: int = 32, games: int | None = None,
             minutes: float | None = None, seed: int = 0, workers: int = 1,
             noise: float = 0.25, quiet: bool = False, expert: str = "puct",
-            vs: str | None = None) -> dict:
+            vs: str | None = None, horizon: int = 0, dagger: bool = False,
+            search_net: str | None = None) -> dict:
     """Data for :func:`fit`: ``games`` games, or as many as start within ``minutes`` (at
-    least one). Game g is the same for any worker count."""
+    least one). Game g is the same for any worker count. ``horizon``, ``dagger`` and
+    ``search_net`` as for :func:`self_play_game`."""
     if games is None and minutes is None:
         raise ValueError("give games or minutes")
     if games is not None and games < 1:
@@ -113,14 +135,19 @@ def collect(path: str, num_players: int = 2, sims: int = 32, games: int | None =
                          f"workers={workers}, num_players={num_players}")
     if expert not in EXPERTS:
         raise ValueError(f"unknown expert {expert!r}; one of {', '.join(EXPERTS)}")
+    if horizon < 0 or (horizon and expert == "puct"):
+        raise ValueError(f"horizon (rounds, >= 0) is a flat search's (nmcts, nmctsg); got "
+                         f"{horizon} for {expert}")
     if vs is not None and agents.parse_name(vs)[0] == "automa":   # a clear error now
         raise ValueError("--vs automa: the Automa is an engine seat, not an agent the expert "
                          "can play against here; give a bot, e.g. --vs greedy")
     # a clear error now (missing or unsafe file, no value head), a warning for another count
-    ckpt.load_actor_critic(ckpt.load(path, num_players=num_players))
+    for net in {path, search_net or path}:
+        ckpt.load_actor_critic(ckpt.load(net, num_players=num_players))
     limit = games if games is not None else 10**9
     deadline = None if minutes is None else time.monotonic() + 60 * minutes
-    tasks = ((path, num_players, sims, seed, g, noise, expert, vs) for g in range(limit))
+    tasks = ((path, num_players, sims, seed, g, noise, expert, vs, horizon, dagger, search_net)
+             for g in range(limit))
     done = []
     bar = progress_bar(games or 0, "expert games", quiet)
     if workers == 1:
@@ -140,23 +167,30 @@ def collect(path: str, num_players: int = 2, sims: int = 32, games: int | None =
         if pool is not None:
             pool.terminate()
             pool.join()
-    return merge(done, num_players, sims, expert, vs)
+    return merge(done, num_players, sims, expert, vs, horizon, dagger, search_net)
 
 
 def merge(done: list[dict], num_players: int, sims: int, expert: str = "puct",
-          vs: str | None = None) -> dict:
+          vs: str | None = None, horizon: int = 0, dagger: bool = False,
+          search_net: str | None = None) -> dict:
     """The games of :func:`self_play_game` as one data set (arrays, :func:`save_data`)."""
     obs = [o for r in done for o in r["obs"]]
     legal = [x for r in done for x in r["legal"]]
+
+    def joined(key):
+        return np.concatenate([v for r in done for v in r[key]]) if legal else \
+            np.zeros(0, np.float32)
+
     return {"obs": np.stack(obs) if obs else np.zeros((0, OBS_SIZE), np.float16),
             "legal": np.concatenate(legal) if legal else np.zeros(0, np.int32),
-            "visits": np.concatenate([v for r in done for v in r["visits"]])
-            if legal else np.zeros(0, np.float32),
+            "visits": joined("visits"), "margins": joined("margins"),
             "lens": np.array([len(x) for x in legal], np.int64),
             "game": np.array([r["game"] for r in done for _ in r["obs"]], np.int64),
             "won": np.array([r["won"] for r in done], np.float64),
             "players": np.array(num_players), "sims": np.array(sims),
-            "expert": np.array(expert), "vs": np.array(vs or "")}
+            "expert": np.array(expert), "vs": np.array(vs or ""),
+            "horizon": np.array(horizon), "dagger": np.array(dagger),
+            "search_net": np.array(os.path.basename(search_net or ""))}
 
 
 def save_data(data: dict, path: str) -> None:
@@ -186,36 +220,48 @@ def load_data(*paths: str) -> dict:
         games.append(d["game"] + offset)
         offset += int(d["game"].max(initial=-1)) + 1
     joined["game"] = np.concatenate(games)
-    for k in ("obs", "legal", "visits", "lens", "won"):
+    for k in ("obs", "legal", "visits", "lens", "won", "margins"):
         if all(k in d for d in parts):
             joined[k] = np.concatenate([d[k] for d in parts])
-        else:                           # "won": not in the files of earlier versions
+        else:                           # "won", "margins": not in earlier versions' files
             joined.pop(k, None)
     return joined
 
 
-def _batch(data, offs, idx, tau):
+def _batch(data, offs, idx, tau, margin_temp=0.0):
     import torch                        # optional extra (train)
     x = torch.from_numpy(data["obs"][idx].astype(np.float32))
     mask = torch.zeros(len(idx), N_ACTIONS, dtype=torch.bool)
     target = torch.zeros(len(idx), N_ACTIONS)
     for r, i in enumerate(idx):
         ids = torch.from_numpy(data["legal"][offs[i]:offs[i + 1]].astype(np.int64))
-        w = torch.from_numpy(data["visits"][offs[i]:offs[i + 1]]) ** (1.0 / tau)
+        if margin_temp:                 # softmax of the candidates' mean margins
+            m = data["margins"][offs[i]:offs[i + 1]]
+            w = torch.from_numpy(np.nan_to_num(np.exp((m - np.nanmax(m)) / margin_temp)))
+        else:
+            w = torch.from_numpy(data["visits"][offs[i]:offs[i + 1]]) ** (1.0 / tau)
         mask[r, ids] = True
         target[r, ids] = w / w.sum()
     return x, mask, target
 
 
 def fit(path: str, data: dict, out: str, epochs: int = 3, lr: float = 1e-4, tau: float = 0.25,
-        value_weight: float = 1.0, batch: int = 256, seed: int = 0, quiet: bool = False) -> dict:
-    """Train ``path``'s policy toward the sharpened visit counts in ``data``; save the
-    checkpoint to ``out``. Returns the held-out cross-entropy, the argmax agreement with the
-    most visited action and the value drift before and after, and the training loss of
-    each epoch."""
+        value_weight: float = 1.0, batch: int = 256, seed: int = 0, quiet: bool = False,
+        anchor: float = 0.0, margin_temp: float = 0.0) -> dict:
+    """Train ``path``'s policy toward the sharpened visit counts in ``data`` (or, with
+    ``margin_temp`` > 0, toward the softmax of the flat search's candidates' mean margins
+    at that temperature, in VP), mixed with the share ``anchor`` of the source policy's own
+    distribution (a pull back toward what it played); save the checkpoint to ``out``. Returns the held-out cross-entropy (to the
+    mixed target), the argmax agreement with the search's preferred action and the value
+    drift before and after, and the training loss of each epoch."""
     import torch                        # optional extra (train)
     if epochs < 1 or not lr > 0 or not tau > 0 or batch < 1 or value_weight < 0:
         raise ValueError("need epochs >= 1, lr > 0, tau > 0, batch >= 1, value_weight >= 0")
+    if not 0 <= anchor < 1:
+        raise ValueError(f"anchor is a share of the target in [0, 1), got {anchor}")
+    if margin_temp < 0 or (margin_temp and "margins" not in data):
+        raise ValueError("margin_temp (VP, >= 0) needs data with the flat search's margins "
+                         "(nmcts/nmctsg data of this version)")
     n = len(data["lens"])
     if n < 2:
         raise ValueError(f"need at least 2 searched positions, the data has {n}")
@@ -235,9 +281,11 @@ def fit(path: str, data: dict, out: str, epochs: int = 3, lr: float = 1e-4, tau:
     def losses(x, mask, target):
         logits, value = net(x)
         logits = logits.masked_fill(~mask, -1e9)
-        ce = -(target * torch.log_softmax(logits, dim=1)).sum(1).mean()
         with torch.no_grad():
-            _, v0 = frozen(x)
+            logits0, v0 = frozen(x)
+            mixed = (1 - anchor) * target + anchor * torch.softmax(
+                logits0.masked_fill(~mask, -1e9), dim=1)
+        ce = -(mixed * torch.log_softmax(logits, dim=1)).sum(1).mean()
         drift = ((value - v0) ** 2).mean()
         agree = (logits.argmax(1) == target.argmax(1)).float().mean()
         return ce, drift, agree
@@ -248,7 +296,8 @@ def fit(path: str, data: dict, out: str, epochs: int = 3, lr: float = 1e-4, tau:
         with torch.no_grad():
             for s in range(0, len(held_idx), 1024):
                 idx = held_idx[s:s + 1024]
-                tot += np.array([t.item() for t in losses(*_batch(data, offs, idx, tau))]) * len(idx)
+                tot += np.array([t.item() for t in losses(
+                    *_batch(data, offs, idx, tau, margin_temp))]) * len(idx)
         net.train()
         ce, drift, agree = tot / max(len(held_idx), 1)
         return {"cross_entropy": ce, "value_drift": drift, "argmax_agreement": agree}
@@ -262,7 +311,7 @@ def fit(path: str, data: dict, out: str, epochs: int = 3, lr: float = 1e-4, tau:
         total = 0.0
         for s in range(0, len(perm), batch):
             idx = perm[s:s + batch]
-            ce, drift, _ = losses(*_batch(data, offs, idx, tau))
+            ce, drift, _ = losses(*_batch(data, offs, idx, tau, margin_temp))
             loss = ce + value_weight * drift
             opt.zero_grad()
             loss.backward()
@@ -277,7 +326,10 @@ def fit(path: str, data: dict, out: str, epochs: int = 3, lr: float = 1e-4, tau:
         "from": os.path.basename(path), "from_sha256": source.sha256,
         "positions": n, "games": int(len(games)), "sims": int(data.get("sims", 0)),
         "expert": str(data.get("expert", "puct")), "vs": str(data.get("vs", "")) or None,
-        "epochs": epochs, "lr": lr, "tau": tau, "value_weight": value_weight,
+        "horizon": int(data.get("horizon", 0)), "dagger": bool(data.get("dagger", False)),
+        "search_net": str(data.get("search_net", "")) or None,
+        "epochs": epochs, "lr": lr, "tau": tau, "anchor": anchor, "margin_temp": margin_temp,
+        "value_weight": value_weight,
         "before": report["before"], "after": report["after"]}
     ckpt.save(out, ckpt.sb3_state(net.state_dict()), meta)
     return report

@@ -85,6 +85,98 @@ def test_flat_search_expert_against_another_agent_records_its_choices(tmp_path):
         expert.collect(net, games=1, vs="automa:3")
 
 
+def test_dagger_the_policy_moves_and_the_search_labels_its_positions(tmp_path):
+    """--dagger: the policy of the checkpoint plays the recorded seat, so the game is the
+    policy's game against greedy; every recorded position is one the policy reached, with
+    the search's choice as target and each candidate's mean margin (NaN off the candidates)."""
+    net = save_small(tmp_path / "net.zip", 2, seed=6)
+    game = expert.self_play_game(net, 2, 4, 11, 0, expert="nmctsg", vs="greedy", horizon=1,
+                                 dagger=True)
+    assert game["obs"] and len(game["margins"]) == len(game["obs"])
+    game_seed = 11 * 1_000_003
+    g = Game(GameConfig(num_players=2, seed=game_seed))
+    policy, search = agents.make(f"ppo:{net}"), expert.make_expert("nmctsg", net, 4,
+                                                                    game_seed * 8, horizon=1)
+    bots = [policy, agents.make("greedy", seed=game_seed * 8 + 1)]
+    labels, moves = [], []
+    while not g.is_terminal:
+        p = g.current_player
+        if p == 0:
+            label = search.act(g)
+            if expert.search_target(search.last_stats):
+                labels.append(label)
+                moves.append(policy.act(g))
+        g.step(bots[p].act(g))
+    assert g.winners() and 0 <= game["won"] <= 1
+    chosen = [int(ids[np.argmax(t)]) for ids, t in zip(game["legal"], game["visits"])]
+    assert chosen == labels
+    assert any(a != b for a, b in zip(labels, moves))     # the labels are not the moves
+    for ids, t, m in zip(game["legal"], game["visits"], game["margins"]):
+        cands = ~np.isnan(m)
+        assert 2 <= cands.sum() <= 7 and cands[np.argmax(t)]
+    data = expert.merge([game], 2, 4, "nmctsg", "greedy", horizon=1, dagger=True)
+    assert bool(data["dagger"]) and int(data["horizon"]) == 1
+    assert len(data["margins"]) == data["lens"].sum()
+    with pytest.raises(ValueError, match="horizon"):
+        expert.collect(net, games=1, expert="puct", horizon=2)
+    # a search on another network labels the same positions (the policy still moves)
+    other = expert.self_play_game(net, 2, 4, 11, 0, expert="nmctsg", vs="greedy", horizon=1,
+                                  dagger=True, search_net=save_small(tmp_path / "o.zip", seed=8))
+    assert all(np.array_equal(a, b) for a, b in zip(other["obs"], game["obs"]))
+    assert len(other["obs"]) == len(game["obs"])
+
+
+def test_anchor_holds_the_policy_nearer_its_own_distribution(tmp_path):
+    """fit(anchor=w): the target is (1 - w) of the search's preference and w of the source
+    policy's distribution, so a larger anchor leaves the policy nearer the source."""
+    net = save_small(tmp_path / "net.zip", 2, seed=7)
+    data = expert.merge([expert.self_play_game(net, 2, 4, 3, g, expert="nmctsg", vs="greedy")
+                         for g in range(2)], 2, 4, "nmctsg", "greedy")
+    offs = np.concatenate([[0], np.cumsum(data["lens"])])
+    x, mask, _ = expert._batch(data, offs, np.arange(len(data["lens"])), 1.0)
+
+    def kl_from_source(path):
+        with torch.no_grad():
+            lp = [torch.log_softmax(ck.load_actor_critic(ck.load(q))(x)[0].masked_fill(
+                ~mask, -1e9), 1) for q in (net, path)]
+        return float((lp[0].exp() * (lp[0] - lp[1])).sum(1).mean())
+
+    drift = {}
+    for w in (0.0, 0.8):
+        out = str(tmp_path / f"a{w}.zip")
+        report = expert.fit(net, data, out, epochs=3, lr=3e-3, batch=16, anchor=w, quiet=True)
+        assert ck.load(out).meta["expert_iteration"]["anchor"] == w
+        drift[w] = kl_from_source(out)
+    assert drift[0.8] < drift[0.0] / 2
+    assert report["after"]["argmax_agreement"] >= 0
+    with pytest.raises(ValueError, match="anchor"):
+        expert.fit(net, data, str(tmp_path / "bad.zip"), anchor=1.0)
+
+
+def test_margin_targets_are_the_softmax_of_the_candidates_margins(tmp_path):
+    net = save_small(tmp_path / "net.zip", 2, seed=5)
+    data = expert.merge([expert.self_play_game(net, 2, 6, 4, 0, expert="nmctsg", vs="greedy")],
+                        2, 6, "nmctsg", "greedy")
+    offs = np.concatenate([[0], np.cumsum(data["lens"])])
+    idx = np.arange(len(data["lens"]))
+    _, mask, target = expert._batch(data, offs, idx, 1.0, margin_temp=2.0)
+    for r, i in enumerate(idx):
+        ids, m = data["legal"][offs[i]:offs[i + 1]], data["margins"][offs[i]:offs[i + 1]]
+        t = target[r, ids].numpy()
+        assert np.isclose(t.sum(), 1) and np.all(t[np.isnan(m)] == 0)
+        cand = ~np.isnan(m)
+        want = np.exp((m[cand] - m[cand].max()) / 2.0)
+        assert np.allclose(t[cand], want / want.sum(), atol=1e-6)
+    _, _, cold = expert._batch(data, offs, idx, 1.0, margin_temp=0.01)
+    assert np.array_equal(cold.argmax(1), target.argmax(1))       # the best mean margin
+    out = str(tmp_path / "m.zip")
+    expert.fit(net, data, out, epochs=1, margin_temp=2.0, quiet=True)
+    assert ck.load(out).meta["expert_iteration"]["margin_temp"] == 2.0
+    older = {k: v for k, v in data.items() if k != "margins"}
+    with pytest.raises(ValueError, match="margins"):
+        expert.fit(net, older, out, margin_temp=2.0)
+
+
 def test_fit_moves_the_policy_toward_the_visits_and_holds_the_value(tmp_path):
     net = save_small(tmp_path / "net.zip", 2, seed=2, train={"reward": "score_diff",
                                                                "shaping": 0.5})
@@ -156,7 +248,22 @@ def test_expert_command_writes_data_checkpoint_and_report(tmp_path, capsys):
                  "2", "--sims", "2", "--epochs", "1", "--out", str(flat), "--quiet"]) == 0
     assert "the expert won" in capsys.readouterr().out
     meta = ck.load(flat / "expert.zip").meta["expert_iteration"]
-    assert meta["expert"] == "nmctsg" and meta["vs"] == "greedy"
+    assert meta["expert"] == "nmctsg" and meta["vs"] == "greedy" and not meta["dagger"]
+    dag = tmp_path / "dag"
+    assert main(["expert", "--from", net, "--expert", "nmctsg", "--horizon", "1", "--dagger",
+                 "--vs", "greedy", "--games", "2", "--sims", "2", "--epochs", "1",
+                 "--anchor", "0.5", "--out", str(dag), "--quiet"]) == 0
+    assert "the policy (labelled by the expert) won" in capsys.readouterr().out
+    meta = ck.load(dag / "expert.zip").meta["expert_iteration"]
+    assert meta["dagger"] and meta["horizon"] == 1 and meta["anchor"] == 0.5
+    assert meta["search_net"] is None
+    other = save_small(tmp_path / "searcher.zip", seed=9)
+    fixed = tmp_path / "fixed"
+    assert main(["expert", "--from", net, "--search-net", other, "--expert", "nmctsg",
+                 "--dagger", "--vs", "greedy", "--games", "1", "--sims", "2", "--epochs", "1",
+                 "--out", str(fixed), "--quiet"]) == 0
+    meta = ck.load(fixed / "expert.zip").meta["expert_iteration"]
+    assert meta["search_net"] == "searcher.zip" and meta["from"] == "net.zip"
     joined = tmp_path / "joined"
     assert main(["expert", "--from", net, "--data", str(out / "data.npz"), str(flat / "data.npz"),
                  "--epochs", "1", "--out", str(joined), "--quiet"]) == 0
