@@ -79,9 +79,10 @@ def self_play_game(path: str, num_players: int, sims: int, seed: int, g: int,
     """One game (seed ``(seed, g)``) of the expert search on ``path`` (or on ``search_net``
     when given): in every seat, or, with ``vs`` (an agent name such as ``greedy``), in seat
     ``g % num_players`` against ``vs`` in the others. With ``dagger`` the policy of ``path``
-    (its most likely action) moves in those seats and the search only labels its positions. Returns the recorded
-    seats' searched decisions (observation as float16, legal actions, target weights, the
-    flat search's candidates' mean margins, NaN elsewhere) and their win share."""
+    (its most likely action) moves in those seats and the search only labels its positions.
+    Returns the recorded seats' searched decisions (observation as float16, legal actions,
+    target weights, the flat search's candidates' mean margins, NaN elsewhere) and their
+    win share."""
     game_seed = seed * 1_000_003 + g
     game = Game(GameConfig(num_players=num_players, seed=game_seed))
     seats = range(num_players) if vs is None else [g % num_players]
@@ -259,7 +260,8 @@ def fit(path: str, data: dict, out: str, epochs: int = 3, lr: float = 1e-4, tau:
         raise ValueError("need epochs >= 1, lr > 0, tau > 0, batch >= 1, value_weight >= 0")
     if not 0 <= anchor < 1:
         raise ValueError(f"anchor is a share of the target in [0, 1), got {anchor}")
-    if margin_temp < 0 or (margin_temp and "margins" not in data):
+    if margin_temp < 0 or (margin_temp and ("margins" not in data or str(
+            data.get("expert", "puct")) == "puct")):
         raise ValueError("margin_temp (VP, >= 0) needs data with the flat search's margins "
                          "(nmcts/nmctsg data of this version)")
     n = len(data["lens"])

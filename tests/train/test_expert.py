@@ -175,6 +175,10 @@ def test_margin_targets_are_the_softmax_of_the_candidates_margins(tmp_path):
     older = {k: v for k, v in data.items() if k != "margins"}
     with pytest.raises(ValueError, match="margins"):
         expert.fit(net, older, out, margin_temp=2.0)
+    puct = expert.collect(net, num_players=2, sims=2, games=1, seed=1, quiet=True)
+    assert np.isnan(puct["margins"]).all()              # puct has no rollout margins
+    with pytest.raises(ValueError, match="margins"):
+        expert.fit(net, puct, out, margin_temp=2.0)
 
 
 def test_fit_moves_the_policy_toward_the_visits_and_holds_the_value(tmp_path):
