@@ -285,7 +285,7 @@ def fit(path: str, data: dict, out: str, epochs: int = 3, lr: float = 1e-4, tau:
         logits = logits.masked_fill(~mask, -1e9)
         with torch.no_grad():
             logits0, v0 = frozen(x)
-            mixed = (1 - anchor) * target + anchor * torch.softmax(
+            mixed = target if not anchor else (1 - anchor) * target + anchor * torch.softmax(
                 logits0.masked_fill(~mask, -1e9), dim=1)
         ce = -(mixed * torch.log_softmax(logits, dim=1)).sum(1).mean()
         drift = ((value - v0) ** 2).mean()
