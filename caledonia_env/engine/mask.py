@@ -8,7 +8,7 @@ from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_C
                       A_PRICE, A_PROCESS, A_RETRIEVE, A_ROW, A_SELECT, A_START_PICK,
                       A_STRUCT_DECLINE, A_STRUCT_DRAW, A_TRADE, PRICE_DELTAS)
 from .clans import brew_max, butter_max, can_row_from, cpar, may_row, row_ok
-from .board import ctz, pofs, reach_of, table_word
+from .board import ctz, pofs, reach_bits, reach_of, reach_scratch, table_word
 from .constants import (COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS, CTX_BREW, CTX_BUTTER,
                         CTX_CELLAR, CTX_MAIN, CTX_NEIGHBOR, CTX_PORT_COPY, CTX_PORT_DISCARD,
                         CTX_PORT_GAIN, CTX_PORT_PRICE, CTX_PORT_SWAP, CTX_PROCESS, CTX_ROW,
@@ -164,7 +164,8 @@ def legal_mask(s, T, mask):
             _trades(s, T, poff, mask, s[S_PRICE_SHIFT_GOOD])
             return
         mask[A_PASS] = 1
-        reach = reach_of(s, T, p)
+        reach = reach_scratch()
+        reach_bits(s, T, p, reach)
         _trades(s, T, poff, mask, -1)
         if can_obtain(s, T, p):
             for i in range(MAX_SLOTS):
@@ -183,7 +184,9 @@ def legal_mask(s, T, mask):
     elif ctx == CTX_AFTER_MAIN:
         mask[A_END_TURN] = 1
         if ports_open(s, p):
-            _ports(s, T, p, False, reach_of(s, T, p), mask)
+            reach = reach_scratch()
+            reach_bits(s, T, p, reach)
+            _ports(s, T, p, False, reach, mask)
     elif ctx == CTX_NEIGHBOR:
         mask[A_NB_DONE] = 1
         pend = s[S_NB_PENDING]
