@@ -24,15 +24,9 @@ $(CORE): pyproject.toml | $(PY)
 	$(PY) -m pip install -e .
 	touch $@
 
-# The extras (torch, ray, ...: about half a minute of unpacking, on one core) install while
-# numba compiles the code most tests run, which needs only the core (tests/warm.py, two
-# processes, quiet unless it fails; pytest then loads it from numba's cache).
-$(FULL): pyproject.toml $(CORE)
-	@echo "make: numba compiles the engine for the tests (tests/warm.py) while pip installs the extras"
-	$(PY) tests/warm.py > $(VENV)/warm.log 2>&1 & warm=$$!; \
-	$(PY) -m pip install -e ".[$(EXTRAS)]" || { kill $$warm; exit 1; }; \
-	wait $$warm || { echo "make: tests/warm.py failed (pytest compiles on its own):"; cat $(VENV)/warm.log; }
-	touch $@
+$(FULL): pyproject.toml | $(PY)
+	$(PY) -m pip install -e ".[$(EXTRAS)]"
+	touch $@ $(CORE)
 
 demo: $(CORE)
 	$(PY) -m caledonia_env demo

@@ -1,7 +1,7 @@
 """Shared helpers: find hexes with given properties on the real map, build scenarios; with
-parallel workers (pytest-xdist), numba's cache is filled once before they start
-(``tests/warm.py``)."""
+parallel workers (pytest-xdist), numba's cache is filled once before they start."""
 import os
+import subprocess
 import sys
 import time
 
@@ -10,11 +10,49 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from caledonia_env import Game  # noqa: E402
+from caledonia_env import Game, GameConfig, agents  # noqa: E402
 from caledonia_env.engine.constants import TERRAIN_LOCH, TERRAIN_PASTURE, TERRAIN_PORT  # noqa: E402
-from warm import warm_numba_cache  # noqa: E402
+from caledonia_env.engine.layout import STATE_SIZE  # noqa: E402
+from caledonia_env.engine.playout import random_games  # noqa: E402
+from caledonia_env.envs.vector import CaledoniaVectorEnv  # noqa: E402
 
 MAP = "A1,B1,C1,D1"
+
+
+def warm_game_paths() -> None:
+    """Compile (or load) the engine through ``Game`` (with and without an Automa seat: two
+    compilations, ``engine.automa_deck.automa_switch``) and the greedy and mcts bots."""
+    game = Game(GameConfig(num_players=2, seed=0, automa={1: 3}))
+    game.step(int(game.legal_actions()[0]))
+    game = Game(GameConfig(num_players=4, seed=0, clans="draft"))
+    game.step(int(game.legal_actions()[0]))
+    for name in ("greedy", "mcts:4"):
+        agents.make(name, seed=0).act(game.clone())
+
+
+def warm_kernels() -> None:
+    """Compile (or load) the vector env's kernels and the random playouts."""
+    env = CaledoniaVectorEnv(num_envs=2, num_players=2, seed=0)
+    env.reset()
+    env.step(env.sample_actions())
+    game = Game(GameConfig(num_players=4, seed=0, clans="draft"))
+    random_games(game.tables, 1, 0, np.zeros((1, STATE_SIZE), np.int32), None)
+
+
+def warm_numba_cache() -> None:
+    """Fill numba's cache with the code most tests run, which every process of the session
+    shares by path: :func:`warm_kernels` in a second process while this one runs
+    :func:`warm_game_paths` (the two use two cores; the engine functions both call are
+    compiled twice, and each write to the cache replaces its file whole)."""
+    helper = subprocess.Popen([sys.executable, "-c", "import conftest; conftest.warm_kernels()"],
+                              cwd=os.path.dirname(__file__), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    try:
+        warm_game_paths()
+    finally:
+        out = helper.communicate()[0]
+    if helper.returncode != 0:
+        raise RuntimeError(f"warming numba's cache (vector env, playouts) failed:\n{out}")
 
 
 def pytest_configure(config):
