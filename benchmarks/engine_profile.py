@@ -36,7 +36,7 @@ from caledonia_env.engine.board import pofs  # noqa: E402
 from caledonia_env.engine.economy import upgrade_mask  # noqa: E402
 from caledonia_env.engine.mask import _fulfill_both_ok, _fulfill_ok, _trades, legal_mask  # noqa: E402
 from caledonia_env.engine.options import can_obtain, n_boxes  # noqa: E402
-from caledonia_env.engine.ports import port_usable  # noqa: E402
+from caledonia_env.engine.ports import usable_ports  # noqa: E402
 from caledonia_env.engine.options import place_scan  # noqa: E402
 from caledonia_env.engine.playout import random_legal_action, random_pick, rollout  # noqa: E402
 from caledonia_env.engine.automa_deck import automa_switch  # noqa: E402
@@ -203,8 +203,7 @@ def t_main_part(states, reach, idx, T, part, reps):
                     acc += _fulfill_ok(s, T, p, b, reach[i])
                 acc += _fulfill_both_ok(s, T, p, reach[i])
             else:
-                for c in range(4):
-                    acc += port_usable(s, T, p, c, True, reach[i])
+                acc += usable_ports(s, T, p, True, reach[i])
     return acc + mask[0]
 
 
@@ -272,7 +271,7 @@ def main() -> int:
                  clock(t_reach, states, main_idx, T) / len(main_idx) * share,
                  f"{clock(t_reach, states, main_idx, T) / len(main_idx) * 1e9:.0f} ns per call"))
     for part, name in enumerate(("trades (_trades)", "upgrades (upgrade_mask)",
-                                 "contracts (can_obtain, fulfil checks)", "ports (port_usable, reach given)")):
+                                 "contracts (can_obtain, fulfil checks)", "ports (usable_ports, reach given)")):
         per = clock(t_main_part, states, reach, main_idx, T, part) / len(main_idx)
         rows.append((f"  {name} in main decisions", per * share, f"{per * 1e9:.0f} ns per call"))
     rows.append(("state copy (reference: STATE_SIZE int32)", copy_all, f"{STATE_SIZE * 4} B"))

@@ -8,7 +8,7 @@ from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_C
                       A_PRICE, A_PROCESS, A_RETRIEVE, A_ROW, A_SELECT, A_START_PICK,
                       A_STRUCT_DECLINE, A_STRUCT_DRAW, A_TRADE, PRICE_DELTAS)
 from .clans import brew_max, butter_max, can_row_from, cpar, may_row, row_ok
-from .board import ctz, pofs, reach_of, table_word
+from .board import ctz, pofs, reach_bits, reach_of, reach_scratch, table_word
 from .constants import (COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS, CTX_BREW, CTX_BUTTER,
                         CTX_CELLAR, CTX_MAIN, CTX_NEIGHBOR, CTX_PORT_COPY, CTX_PORT_DISCARD,
                         CTX_PORT_GAIN, CTX_PORT_PRICE, CTX_PORT_SWAP, CTX_PROCESS, CTX_ROW,
@@ -28,7 +28,7 @@ from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY, RB_WO
 from .market import market_price
 from .options import (can_obtain, place_scan, free_box_count, meat_ports, n_boxes, nb_limit,
                       process_max, retrieve_ok, start_worker_scan)
-from .ports import (copy_ok, owns, port_param, port_usable, ports_open, price_move_ok,
+from .ports import (copy_ok, owns, port_param, ports_open, price_move_ok, usable_ports,
                     swap_completes, swap_ok)
 
 N_DELTAS = len(PRICE_DELTAS)
@@ -125,6 +125,15 @@ def _meat_ok(s, T, p, c, c2, reach):
     return d <= n_ports
 
 
+@njit(cache=True, inline="always")
+def _ports(s, T, p, before_main, reach, mask):
+    """R-5: the port bonus actions usable now (``ports.usable_ports``)."""
+    usable = usable_ports(s, T, p, before_main, reach)
+    for c in range(N_CORNERS):
+        if usable & (1 << c):
+            mask[A_PORT + c] = 1
+
+
 @njit(cache=True)
 def _rows(s, T, p, mask):
     """R-8.5: the fishermen of p that may row, found among the water nodes only
@@ -155,7 +164,8 @@ def legal_mask(s, T, mask):
             _trades(s, T, poff, mask, s[S_PRICE_SHIFT_GOOD])
             return
         mask[A_PASS] = 1
-        reach = reach_of(s, T, p)
+        reach = reach_scratch()
+        reach_bits(s, T, p, reach)
         _trades(s, T, poff, mask, -1)
         if can_obtain(s, T, p):
             for i in range(MAX_SLOTS):
@@ -168,19 +178,15 @@ def legal_mask(s, T, mask):
                 mask[A_FULFILL + b] = 1
         if _fulfill_both_ok(s, T, p, reach):
             mask[A_FULFILL_BOTH] = 1
-        if ports_open(s, p):
-            for c in range(N_CORNERS):
-                if port_usable(s, T, p, c, True, reach):
-                    mask[A_PORT + c] = 1
+        _ports(s, T, p, True, reach, mask)
         if cpar(s, T, poff, T_CLAN_ROWS) > 0 and may_row(s, T, poff):
             _rows(s, T, p, mask)
     elif ctx == CTX_AFTER_MAIN:
         mask[A_END_TURN] = 1
         if ports_open(s, p):
-            reach = reach_of(s, T, p)
-            for c in range(N_CORNERS):
-                if port_usable(s, T, p, c, False, reach):
-                    mask[A_PORT + c] = 1
+            reach = reach_scratch()
+            reach_bits(s, T, p, reach)
+            _ports(s, T, p, False, reach, mask)
     elif ctx == CTX_NEIGHBOR:
         mask[A_NB_DONE] = 1
         pend = s[S_NB_PENDING]

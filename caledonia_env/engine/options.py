@@ -16,8 +16,8 @@ from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, RB_WO
                      T_DELTA, T_DELTA_BITS, T_LAND_COST, T_LAND_LE, T_LAND_MAX, T_N_NODES,
                      T_NB_LIMIT, T_RETRIEVE_BUY, T_TERRAIN, T_UNIT_COUNT, T_UNIT_NODES,
                      T_UNIT_TERRAIN, T_UNIT_YIELD)
-from .ports import (corner_of, effect_applicable, port_param, port_reachable, port_usable,
-                    ports_open, reachable_ports)
+from .ports import (corner_of, effect_applicable, port_param, port_reachable, ports_open,
+                    reachable_ports)
 
 
 @njit(cache=True)
@@ -273,7 +273,7 @@ def any_after_main_port(s, T, p):
     open_ = ports_open(s, p)
     if open_ == 0:
         return False
-    usable = reachable_ports(s, T, p, open_)   # = port_usable without building the reach
+    usable = reachable_ports(s, T, p, open_)   # = usable_ports without building the reach
     for c in range(N_CORNERS):
         if usable & (1 << c) and effect_applicable(s, T, p, s[S_PORTS + c], False):
             return True

@@ -35,17 +35,22 @@ def ports_open(s, p):
     return out
 
 
+@njit(cache=True, inline="always")
+def _reaches(s, T, p, corner, reach):
+    """p reaches the port at ``corner`` (R-5) or its fisherman sits on it (R-8.5);
+    ``reach`` is p's ``board.reach_bits``."""
+    node = T[T_PORT_NODE + corner]
+    o = s[S_OCC + node]
+    if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
+        return True
+    return in_reach(reach, node)
+
+
 @njit(cache=True)
 def port_reachable(s, T, p, corner, reach):
     """The tile at ``corner`` is in play, unused by p and within p's reach (R-5);
     ``reach`` is p's ``board.reach_bits``."""
-    if not ports_open(s, p) & (1 << corner):
-        return False
-    node = T[T_PORT_NODE + corner]
-    o = s[S_OCC + node]
-    if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
-        return True    # p's fisherman sits on the port (R-8.5)
-    return in_reach(reach, node)
+    return (ports_open(s, p) & (1 << corner)) != 0 and _reaches(s, T, p, corner, reach)
 
 
 @njit(cache=True, inline="always")
@@ -255,13 +260,19 @@ def effect_applicable(s, T, p, tile, before_main):
 
 
 @njit(cache=True)
-def port_usable(s, T, p, corner, before_main, reach):
-    """PORT(corner) is legal in the main / after-main contexts (``reach``: p's ``board.reach_bits``)."""
+def usable_ports(s, T, p, before_main, reach):
+    """Bitmask of the corners whose PORT action is legal in the main / after-main contexts
+    (R-5): in play, unused by p, reached, its effect applicable now (``reach``: p's
+    ``board.reach_bits``)."""
     if s[S_PRICE_SHIFT_GOOD] >= 0:
-        return False   # after P6 the main action must be the trade [interp]
-    if not port_reachable(s, T, p, corner, reach):
-        return False
-    return effect_applicable(s, T, p, s[S_PORTS + corner], before_main)
+        return 0       # after P6 the main action must be the trade [interp]
+    open_ = ports_open(s, p)
+    out = 0
+    for c in range(N_CORNERS):
+        if (open_ & (1 << c) and _reaches(s, T, p, c, reach)
+                and effect_applicable(s, T, p, s[S_PORTS + c], before_main)):
+            out |= 1 << c
+    return out
 
 
 @njit(cache=True)

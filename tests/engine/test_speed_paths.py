@@ -11,13 +11,14 @@ import caledonia_env
 from caledonia_env import Game, GameConfig
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.engine.board import pofs, reach_bits, reach_mask, reach_of
+from caledonia_env.engine.board import pofs, reach_bits, reach_mask, reach_of, reach_scratch
 from caledonia_env.engine.constants import EMPTY, FISHERMAN, MAX_NODES, NEUTRAL, OCC_STRIDE
 from caledonia_env.engine.jit import njit as plain_njit
-from caledonia_env.engine.layout import P_MONEY, P_SHIP, S_OCC, T_PORT_NODE
+from caledonia_env.engine.layout import P_MONEY, P_SHIP, S_OCC, S_PORTS, S_PRICE_SHIFT_GOOD, T_PORT_NODE
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.engine.playout import random_pick
-from caledonia_env.engine.ports import port_reachable, ports_open, reachable_ports
+from caledonia_env.engine.ports import (effect_applicable, port_reachable, ports_open,
+                                        reachable_ports, usable_ports)
 from caledonia_env.engine.step import apply_action
 from caledonia_env.engine.tables import build_tables
 from caledonia_env.game import IllegalActionError, action_id
@@ -337,6 +338,17 @@ def test_reachable_ports_match_port_reachable(config):
                     want |= 1 << c
             assert reachable_ports(s, game.tables, p, open_) == want
             assert reachable_ports(s, game.tables, p, 0) == 0
+            # the mask's usable ports: the reached corners whose effect applies now (R-5)
+            for before_main in (True, False):
+                usable = 0
+                for c in range(4):
+                    if want & (1 << c) and effect_applicable(s, game.tables, p, s[S_PORTS + c],
+                                                             before_main):
+                        usable |= 1 << c
+                if s[S_PRICE_SHIFT_GOOD] >= 0:
+                    usable = 0
+                reach = reach_of(s, game.tables, p)
+                assert usable_ports(s, game.tables, p, before_main, reach) == usable
             hits += bin(want).count("1")
         game.step(rng.choice(list(game.legal_actions())))
     assert hits > 20
@@ -454,3 +466,36 @@ def test_no_engine_function_is_compiled_for_a_literal_argument():
                     for sig in obj.signatures:
                         assert not any(isinstance(t, types.Literal) for t in sig), (mod, name, sig)
     assert dispatchers > 100
+
+
+@njit
+def _scratch_reaches(states, T, players):
+    """Every (state, player) reach through two stack scratch buffers of one frame."""
+    out = np.zeros((len(states), 2, L.RB_LEN), np.uint64)
+    for i in range(len(states)):
+        a = reach_scratch()
+        b = reach_scratch()
+        reach_bits(states[i], T, players[i], a)
+        reach_bits(states[i], T, (players[i] + 1) % 2, b)
+        out[i, 0] = a
+        out[i, 1] = b
+    return out
+
+
+def test_reach_scratch_on_the_stack_gives_reach_of():
+    """``board.reach_scratch`` (compiled: a stack buffer of the calling frame) holds what
+    ``reach_of`` returns, two of them in one frame are distinct, and plain Python gets an
+    array."""
+    game = Game(GameConfig(num_players=2, seed=5))
+    rng = random.Random(5)
+    states, players = [], []
+    while not game.is_terminal:
+        states.append(game.state.copy())
+        players.append(len(states) % 2)
+        game.step(rng.choice(list(game.legal_actions())))
+    got = _scratch_reaches(np.array(states), game.tables, np.array(players))
+    for i, s in enumerate(states):
+        assert np.array_equal(got[i, 0], reach_of(s, game.tables, players[i]))
+        assert np.array_equal(got[i, 1], reach_of(s, game.tables, (players[i] + 1) % 2))
+    assert any(not np.array_equal(g[0], g[1]) for g in got)
+    assert reach_scratch().shape == (L.RB_LEN,) and reach_scratch().dtype == np.uint64
