@@ -271,7 +271,8 @@ def main() -> int:
                  clock(t_reach, states, main_idx, T) / len(main_idx) * share,
                  f"{clock(t_reach, states, main_idx, T) / len(main_idx) * 1e9:.0f} ns per call"))
     for part, name in enumerate(("trades (_trades)", "upgrades (upgrade_mask)",
-                                 "contracts (can_obtain, fulfil checks)", "ports (usable_ports, reach given)")):
+                                 "contracts (can_obtain, fulfil checks)",
+                                 "ports (usable_ports, reach given)")):
         per = clock(t_main_part, states, reach, main_idx, T, part) / len(main_idx)
         rows.append((f"  {name} in main decisions", per * share, f"{per * 1e9:.0f} ns per call"))
     rows.append(("state copy (reference: STATE_SIZE int32)", copy_all, f"{STATE_SIZE * 4} B"))

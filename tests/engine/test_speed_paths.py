@@ -14,7 +14,8 @@ from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.board import pofs, reach_bits, reach_mask, reach_of, reach_scratch
 from caledonia_env.engine.constants import EMPTY, FISHERMAN, MAX_NODES, NEUTRAL, OCC_STRIDE
 from caledonia_env.engine.jit import njit as plain_njit
-from caledonia_env.engine.layout import P_MONEY, P_SHIP, S_OCC, S_PORTS, S_PRICE_SHIFT_GOOD, T_PORT_NODE
+from caledonia_env.engine.layout import (P_MONEY, P_SHIP, S_OCC, S_PORTS, S_PRICE_SHIFT_GOOD,
+                                         T_PORT_NODE)
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.engine.playout import random_pick
 from caledonia_env.engine.ports import (effect_applicable, port_reachable, ports_open,
