@@ -16,7 +16,7 @@ built on it, and the rollouts, are in :mod:`agents.rollouts`.
 """
 import numpy as np
 
-from caledonia_env.engine.board import ctz, pofs, reach_of
+from caledonia_env.engine.board import ctz, pofs, reach_bits
 from caledonia_env.engine.clans import crow
 from caledonia_env.engine.constants import (
     BAKERY,
@@ -49,6 +49,7 @@ from caledonia_env.engine.constants import (
 from caledonia_env.engine.contracts import cval, need_good
 from caledonia_env.engine.jit import njit
 from caledonia_env.engine.layout import (
+    RB_LEN,
     RB_WORDS,
     C_GAIN_HEX,
     C_GAIN_IMPORT,
@@ -103,6 +104,7 @@ from caledonia_env.engine.layout import (
     T_VP_PROCESSED,
 )
 from caledonia_env.engine.market import market_price
+from caledonia_env.engine.scratch import scratch
 from caledonia_env.engine.scoring import (
     K_BASIC,
     K_PROCESSED,
@@ -229,6 +231,7 @@ def contract_value(s, T, p, c, gv, unit_val, pl, imp, w):
     return net * (w[W_CONTRACT_SHARE] + (w[W_CONTRACT_READY] - w[W_CONTRACT_SHARE]) * frac)
 
 
+UNIT_VALS = 2 * N_UNITS     # evaluate_known's animal values, then the animals on the map
 MEMO_ROOM = MAX_PLAYERS     # a map memo: the settlement counts, then the deciding player's room
 MEMO_LEN = MAX_PLAYERS + 1
 PLACED = MAX_PLAYERS + 1    # a lookahead table's row: 1 + the player whose placement it holds
@@ -238,7 +241,8 @@ BASE = MAX_NODES            # a lookahead table's row of the state the actions s
 def expansion_room(s, T, p):
     """Reachable empty land hexes of p (R-4): the room p has to expand (bitsets of
     :func:`board.reach_bits`, visiting only the reached empty nodes)."""
-    rb = reach_of(s, T, p)
+    rb = scratch(RB_LEN, np.uint64)
+    reach_bits(s, T, p, rb)
     room = 0
     for w in range(RB_WORDS):
         cand = rb[w] & rb[RB_WORDS + w]
@@ -312,7 +316,7 @@ def update_memo(s0, table, s, T, p, out):
 @njit(cache=True)
 def evaluate(s, T, p, w):
     """Estimated final VP of player p (exact once the game is over)."""
-    memo = np.empty(MEMO_LEN, np.int64)
+    memo = scratch(MEMO_LEN, np.int64)
     if not game_over(s):
         map_memo(s, T, p, memo)
     return evaluate_known(s, T, p, w, memo)
@@ -327,13 +331,13 @@ def evaluate_known(s, T, p, w, memo):
         return s[po + P_SCORE + SCORE_TOTAL] + (s[po + P_MONEY] % T[T_MONEY_PER_VP]) * 0.01
     pl = productions_left(s, T)
     mv = money_value(T, pl, w)
-    gv = np.empty(N_GOODS, np.float64)
+    gv = scratch(N_GOODS, np.float64)
     good_values(s, T, pl, w, gv)
     row = crow(s, po)                       # the player's clan row (R-8)
     butter = T[T_CLAN_MILK_MONEY + row] * mv        # R-8.3 Cunningham: milk for money
     if pl > 0 and butter > gv[MILK]:
         gv[MILK] = butter
-    imp = np.zeros(3, np.int64)
+    imp = scratch(3, np.int64)
     import_values(s, T, imp)
 
     # certain VP: glory, hops, tracked imports (at today's rarity)
@@ -351,9 +355,10 @@ def evaluate_known(s, T, p, w, memo):
         v += s[po + P_GOODS + g] * gv[g]
 
     # units: future production (R-6.1 - R-6.3)
-    own = np.empty(MAX_NODES, np.int64)     # one pass over the map: p's units, by type
+    own = scratch(MAX_NODES, np.int64)     # one pass over the map: p's units, by type
     k = own_units(s, T, p, own)
-    units = np.zeros(N_UNITS, np.int32)
+    units = scratch(N_UNITS, np.int32)
+    units[:] = 0
     for i in range(k):
         units[own[i] % OCC_STRIDE] += 1
     future_mv = 0.0
@@ -383,7 +388,8 @@ def evaluate_known(s, T, p, w, memo):
         v += conv * (gv[BREAD] - gv[GRAIN])
 
     # value of an animal on the map (what slaughtering it costs) and counts, for contracts
-    unit_val = np.zeros(2 * N_UNITS, np.float64)
+    unit_val = scratch(UNIT_VALS, np.float64)
+    unit_val[:] = 0.0
     unit_val[SHEEP] = T[T_UNIT_YIELD + SHEEP] * gv[WOOL] * pl
     unit_val[COW] = T[T_UNIT_YIELD + COW] * gv[MILK] * pl
     unit_val[N_UNITS + SHEEP] = units[SHEEP]
@@ -431,9 +437,10 @@ def evaluate_known(s, T, p, w, memo):
                     v += w[W_FUTURE_TILE] * tile_glory_of(s, T, p, tile, own, k)
 
     # majorities as they stand (R-7), discounted before the last round
-    vals = np.zeros(MAX_PLAYERS, np.int64)
-    place_vp = np.zeros(MAX_PLAYERS, np.int64)
-    share = np.zeros(MAX_PLAYERS, np.int64)
+    vals = scratch(MAX_PLAYERS, np.int64)
+    vals[:] = 0
+    place_vp = scratch(MAX_PLAYERS, np.int64)
+    share = scratch(MAX_PLAYERS, np.int64)
     mw = 1.0 if pl <= 1 else w[W_MAJORITY]
     for i in range(MAX_PLAYERS):
         place_vp[i] = T[T_EXPORT_VP + i]

@@ -25,6 +25,7 @@ from caledonia_env.engine.layout import (P_AM_NPILE, P_AM_PILE, P_MONEY, P_SCORE
 from caledonia_env.engine.mask import count_legal, legal_mask
 from caledonia_env.engine.playout import rollout
 from caledonia_env.engine.rng import seed_rng
+from caledonia_env.engine.scratch import scratch
 from caledonia_env.engine.step import apply_action
 
 from .evaluation import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate, evaluate_known,
@@ -53,7 +54,7 @@ def greedy_action(s, T, w, mask, buf, automa):
     if k == 1:
         return only
     table = lookahead_table(s, T, p)
-    memo = np.empty(MEMO_LEN, np.int64)
+    memo = scratch(MEMO_LEN, np.int64)
     for a in range(N_ACTIONS):
         if mask[a]:
             v = after(s, T, p, w, a, table, buf, memo, automa) + w[W_NOISE] * np.random.random()
@@ -150,7 +151,7 @@ def action_values(s, T, w, mask, buf, out, automa):
     p = s[S_PLAYER]
     legal_mask(s, T, mask)
     table = lookahead_table(s, T, p)
-    memo = np.empty(MEMO_LEN, np.int64)
+    memo = scratch(MEMO_LEN, np.int64)
     for a in range(N_ACTIONS):
         if mask[a]:
             out[a] = after(s, T, p, w, a, table, buf, memo, automa)

@@ -67,12 +67,18 @@ def test_package_dir_covers_every_folder():
 
 
 def test_every_package_is_installed():
-    """pyproject's ``packages`` lists exactly the folders that hold an ``__init__.py``, so a
-    non-editable install carries every subpackage."""
+    """pyproject's ``packages`` lists exactly the folders that hold an ``__init__.py`` and
+    the data folders whose files ``package-data`` names, so a non-editable install carries
+    every subpackage and every data file (setuptools warns about data folders left out)."""
     found = {".".join(["caledonia_env", *filter(None, [prefix]),
                        *init.parent.relative_to(root).parts])
              for prefix, root in ROOTS.items() for init in root.rglob("__init__.py")}
-    assert found == set(SETUPTOOLS["packages"])
+    data = set(SETUPTOOLS["package-data"]) - {"caledonia_env"}
+    assert found | data == set(SETUPTOOLS["packages"])
+    for name in data:
+        folder = source_path(name.removeprefix("caledonia_env."))
+        assert folder.is_dir() and not (folder / "__init__.py").exists(), name
+        assert any(folder.glob(SETUPTOOLS["package-data"][name][0])), name
 
 
 def imported(path: Path, module: str):

@@ -1,8 +1,7 @@
 """Map queries over the state: occupancy, reach (R-3.3, R-4), neighbors (R-3.3.1)."""
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.core import cgutils, types
-from numba.extending import intrinsic, overload
+from numba.extending import overload
 
 from .constants import (EMPTY, MAX_NODES, N_UNITS, NEUTRAL, OCC_SHIFT, OCC_STRIDE, TERRAIN_LOCH,
                         TERRAIN_PORT)
@@ -118,38 +117,6 @@ def reach_of(s, T, p):
     rb = np.empty(RB_LEN, np.uint64)
     reach_bits(s, T, p, rb)
     return rb
-
-
-def reach_scratch():
-    """An uninitialized uint64[RB_LEN] for ``reach_bits`` that lives until the calling
-    function returns: compiled code puts it on the caller's stack (no heap allocation, which
-    costs about as much as ``reach_bits`` itself); plain Python returns a new array. Never
-    return it or store it: it dies with the caller's frame."""
-    return np.empty(RB_LEN, np.uint64)
-
-
-@intrinsic
-def _stack_words(typingctx):
-    """uint64[RB_LEN] in the calling function's entry-block stack frame (no meminfo, so
-    numba's reference counting leaves it alone)."""
-    arr = types.Array(types.uint64, 1, "C")
-
-    def codegen(context, builder, sig, args):
-        item = context.get_data_type(types.uint64)
-        size = context.get_constant(types.intp, context.get_abi_sizeof(item))
-        ary = context.make_array(arr)(context, builder)
-        context.populate_array(ary, data=cgutils.alloca_once(builder, item, size=RB_LEN),
-                               shape=[context.get_constant(types.intp, RB_LEN)],
-                               strides=[size], itemsize=size, meminfo=None)
-        return ary._getvalue()
-    return arr(), codegen
-
-
-@overload(reach_scratch, inline="always")
-def _reach_scratch_compiled():
-    def impl():
-        return _stack_words()
-    return impl
 
 
 @njit(cache=True, inline="always")

@@ -8,7 +8,7 @@ from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_C
                       A_PRICE, A_PROCESS, A_RETRIEVE, A_ROW, A_SELECT, A_START_PICK,
                       A_STRUCT_DECLINE, A_STRUCT_DRAW, A_TRADE, PRICE_DELTAS)
 from .clans import brew_max, butter_max, can_row_from, cpar, may_row, row_ok
-from .board import ctz, pofs, reach_bits, reach_of, reach_scratch, table_word
+from .board import ctz, pofs, reach_bits, reach_of, table_word
 from .constants import (COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS, CTX_BREW, CTX_BUTTER,
                         CTX_CELLAR, CTX_MAIN, CTX_NEIGHBOR, CTX_PORT_COPY, CTX_PORT_DISCARD,
                         CTX_PORT_GAIN, CTX_PORT_PRICE, CTX_PORT_SWAP, CTX_PROCESS, CTX_ROW,
@@ -19,8 +19,8 @@ from .constants import (COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS, CTX_BREW, C
 from .contracts import can_afford_contract, goods_ok, meat_deficit, meat_deficit2, need_good
 from .economy import can_nb_buy, can_trade, upgrade_mask
 from .jit import njit
-from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY, RB_WORDS, S_AUC_HIGH,
-                     S_BONUS_HEX, S_BONUS_UPG, S_BREW_LEFT, S_CTX, S_DRAWN, S_MAIN_DONE,
+from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY, RB_LEN, RB_WORDS,
+                     S_AUC_HIGH, S_BONUS_HEX, S_BONUS_UPG, S_BREW_LEFT, S_CTX, S_DRAWN, S_MAIN_DONE,
                      S_MEAT_PORTS, S_MEAT_REM, S_N_DRAWN, S_NB_PENDING, S_OCC, S_PICKS, S_PLAYER,
                      S_PORT_KIND, S_PORT_LEFT, S_PRICE_SHIFT_GOOD, S_PROC_KIND, S_ROW_FROM,
                      S_SLOTS, T_ADJ, T_AUCTION_MAX, T_CLAN_FULFILL_MAX, T_CLAN_MARKET_MONEY,
@@ -30,6 +30,7 @@ from .options import (can_obtain, place_scan, free_box_count, meat_ports, n_boxe
                       process_max, retrieve_ok, start_worker_scan)
 from .ports import (copy_ok, owns, port_param, ports_open, price_move_ok, usable_ports,
                     swap_completes, swap_ok)
+from .scratch import scratch
 
 N_DELTAS = len(PRICE_DELTAS)
 
@@ -164,7 +165,7 @@ def legal_mask(s, T, mask):
             _trades(s, T, poff, mask, s[S_PRICE_SHIFT_GOOD])
             return
         mask[A_PASS] = 1
-        reach = reach_scratch()
+        reach = scratch(RB_LEN, np.uint64)
         reach_bits(s, T, p, reach)
         _trades(s, T, poff, mask, -1)
         if can_obtain(s, T, p):
@@ -184,7 +185,7 @@ def legal_mask(s, T, mask):
     elif ctx == CTX_AFTER_MAIN:
         mask[A_END_TURN] = 1
         if ports_open(s, p):
-            reach = reach_scratch()
+            reach = scratch(RB_LEN, np.uint64)
             reach_bits(s, T, p, reach)
             _ports(s, T, p, False, reach, mask)
     elif ctx == CTX_NEIGHBOR:

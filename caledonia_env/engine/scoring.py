@@ -7,6 +7,7 @@ from .constants import (FISHERMAN, LUMBERJACK, MAX_NODES, MAX_PLAYERS, MINER, N_
 from .jit import njit
 from .layout import (P_BID, P_CELLAR, SCORE_TOTAL, T_SOLO, T_SOLO_EXPORT, T_SOLO_IMPORT_RARITY,
                      T_SOLO_N_EXPORT, T_SOLO_N_SETTLE, T_SOLO_SETTLE)
+from .scratch import scratch
 from .solo import threshold_vp
 from .layout import (P_GLORY, P_GOODS, P_IMPORTS, P_MEAT, P_MONEY, P_N_FULFILLED, P_SCORE,
                      P_SHIP, P_TECH, P_TRACK, S_IMPORT, S_NP, S_OCC, T_BORDER,
@@ -94,7 +95,7 @@ def tile_glory_of(s, T, p, tile, own, k):
 @njit(cache=True, inline="always")
 def tile_glory(s, T, p, tile):
     """Glory = glory * (count // per) for the round's scoring tile (R-6.4)."""
-    own = np.empty(MAX_NODES, np.int64)
+    own = scratch(MAX_NODES, np.int64)
     return tile_glory_of(s, T, p, tile, own, own_units(s, T, p, own))
 
 
@@ -105,7 +106,8 @@ def split_places(values, n, place_vp, min_value, out):
     for i in range(n):
         out[i] = 0
     place = 0
-    done = np.zeros(MAX_PLAYERS, np.bool_)
+    done = scratch(MAX_PLAYERS, np.bool_)
+    done[:] = False
     while True:
         best = -1
         for i in range(n):
@@ -135,14 +137,14 @@ def settlement_networks(s, T, p, comp, parent):
     over settlements joined within p's shipping range); returns the settlement count."""
     n = T[T_N_NODES]
     comp[:] = -1
-    nodes = np.empty(MAX_NODES, np.int32)
+    nodes = scratch(MAX_NODES, np.int32)
     k = 0
     for m in range(n):
         o = s[S_OCC + m]
         if o >= 0 and o != NEUTRAL and o // OCC_STRIDE == p:
             nodes[k] = m
             k += 1
-    stack = np.empty(MAX_NODES, np.int32)
+    stack = scratch(MAX_NODES, np.int32)
     n_comp = 0
     for i in range(k):
         start = nodes[i]
@@ -185,10 +187,11 @@ def settlement_networks(s, T, p, comp, parent):
 @njit(cache=True)
 def settlement_count(s, T, p):
     """Most settlements of p mutually linked through shipping range (R-7)."""
-    comp = np.empty(MAX_NODES, np.int32)
-    parent = np.empty(MAX_NODES, np.int32)
+    comp = scratch(MAX_NODES, np.int32)
+    parent = scratch(MAX_NODES, np.int32)
     n_comp = settlement_networks(s, T, p, comp, parent)
-    sizes = np.zeros(max(n_comp, 1), np.int32)
+    sizes = scratch(MAX_NODES, np.int32)
+    sizes[:n_comp] = 0
     best = 0
     for c in range(n_comp):
         r = c
@@ -216,7 +219,8 @@ def recount_settlements(s0, known, s, T, out):
     Returns whether any node or shipping level differs from ``s0``."""
     n = s[S_NP]
     changed = False
-    dirty = np.zeros(MAX_PLAYERS, np.bool_)
+    dirty = scratch(MAX_PLAYERS, np.bool_)
+    dirty[:] = False
     for p in range(n):
         dirty[p] = s[pofs(p) + P_SHIP] != s0[pofs(p) + P_SHIP]
         changed |= dirty[p]

@@ -6,18 +6,21 @@ import numpy as np
 import pytest
 from numba import njit
 from numba.core import types
+from numba.core.errors import TypingError
 
 import caledonia_env
 from caledonia_env import Game, GameConfig
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.engine.board import pofs, reach_bits, reach_mask, reach_of, reach_scratch
-from caledonia_env.engine.constants import EMPTY, FISHERMAN, MAX_NODES, NEUTRAL, OCC_STRIDE
+from caledonia_env.engine.board import pofs, reach_bits, reach_mask, reach_of
+from caledonia_env.engine.constants import (EMPTY, FISHERMAN, MAX_NODES, MAX_PLAYERS, NEUTRAL,
+                                           OCC_STRIDE)
 from caledonia_env.engine.jit import njit as plain_njit
-from caledonia_env.engine.layout import (P_MONEY, P_SHIP, S_OCC, S_PORTS, S_PRICE_SHIFT_GOOD,
-                                         T_PORT_NODE)
+from caledonia_env.engine.layout import (P_MONEY, P_SHIP, RB_LEN, S_OCC, S_PORTS,
+                                         S_PRICE_SHIFT_GOOD, T_PORT_NODE)
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.engine.playout import random_pick
+from caledonia_env.engine.scratch import scratch
 from caledonia_env.engine.ports import (effect_applicable, port_reachable, ports_open,
                                         reachable_ports, usable_ports)
 from caledonia_env.engine.step import apply_action
@@ -474,8 +477,8 @@ def _scratch_reaches(states, T, players):
     """Every (state, player) reach through two stack scratch buffers of one frame."""
     out = np.zeros((len(states), 2, L.RB_LEN), np.uint64)
     for i in range(len(states)):
-        a = reach_scratch()
-        b = reach_scratch()
+        a = scratch(RB_LEN, np.uint64)
+        b = scratch(RB_LEN, np.uint64)
         reach_bits(states[i], T, players[i], a)
         reach_bits(states[i], T, (players[i] + 1) % 2, b)
         out[i, 0] = a
@@ -483,8 +486,8 @@ def _scratch_reaches(states, T, players):
     return out
 
 
-def test_reach_scratch_on_the_stack_gives_reach_of():
-    """``board.reach_scratch`` (compiled: a stack buffer of the calling frame) holds what
+def test_scratch_on_the_stack_gives_reach_of():
+    """``engine.scratch.scratch`` (compiled: a stack buffer of the calling frame) holds what
     ``reach_of`` returns, two of them in one frame are distinct, and plain Python gets an
     array."""
     game = Game(GameConfig(num_players=2, seed=5))
@@ -499,4 +502,32 @@ def test_reach_scratch_on_the_stack_gives_reach_of():
         assert np.array_equal(got[i, 0], reach_of(s, game.tables, players[i]))
         assert np.array_equal(got[i, 1], reach_of(s, game.tables, (players[i] + 1) % 2))
     assert any(not np.array_equal(g[0], g[1]) for g in got)
-    assert reach_scratch().shape == (L.RB_LEN,) and reach_scratch().dtype == np.uint64
+    assert scratch(RB_LEN, np.uint64).shape == (L.RB_LEN,)
+    assert scratch(RB_LEN, np.uint64).dtype == np.uint64
+
+
+@njit
+def _scratch_kinds(x):
+    """A scratch array of each dtype the engine uses, filled and summed in one frame."""
+    f = scratch(5, np.float64)
+    i = scratch(MAX_PLAYERS, np.int32)
+    b = scratch(3, np.bool_)
+    for k in range(5):
+        f[k] = x * k
+    for k in range(MAX_PLAYERS):
+        i[k] = k
+    b[:] = True
+    return f.sum() + i.sum() + b.sum()
+
+
+def test_scratch_types_and_a_variable_length_is_refused():
+    """``scratch`` gives float, int and bool arrays of a constant length; a length that is
+    not a compile-time constant is a clear typing error."""
+    assert _scratch_kinds(2.0) == 2.0 * 10 + sum(range(MAX_PLAYERS)) + 3
+
+    @njit
+    def variable(n):
+        return scratch(n, np.int32).size
+
+    with pytest.raises(TypingError, match="constant length"):
+        variable(4)
