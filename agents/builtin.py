@@ -16,6 +16,7 @@ from .ppo import PPOAgent
 from .puct import ROLLOUT_MIX, PUCTAgent
 from .random_agent import RandomAgent
 from .registry import Kind, register
+from .weights import SHIPPED, load_weights
 
 
 def _no_param(cls):
@@ -50,11 +51,22 @@ def split_suffixes(kind: str, text: str) -> tuple[str, dict]:
     return text, {**horizon, **candidates}
 
 
+def _greedy(param, seed, **kw):
+    """``greedy``, or ``greedy:WEIGHTS`` (a shipped set's name or a weights file,
+    :func:`agents.weights.load_weights`)."""
+    if param is not None:
+        kw["weights"] = load_weights(param.strip())
+    return GreedyAgent(seed=seed, **kw)
+
+
 def _mcts(param, seed, **kw):
     """``mcts``, ``mcts:N`` (N rollouts per decision) or ``mcts:Xs`` (X seconds), each
     optionally followed by ``hH`` (rollouts of H rounds) and ``cK`` (K candidates),
-    :func:`split_suffixes`."""
+    :func:`split_suffixes`, and by ``:WEIGHTS`` (the greedy evaluation's, as ``greedy:``)."""
     if param is not None:
+        param, sep, weights = param.partition(":")
+        if sep:
+            kw["weights"] = load_weights(weights.strip())
         text, options = split_suffixes("mcts", param.strip().lower())
         kw.update(options)
         try:
@@ -94,21 +106,25 @@ def _puct(kind, **defaults):
     return factory
 
 
+_WEIGHTS = (f"{' or '.join(SHIPPED)} (the shipped set tuned for the solo game) or PATH of a "
+            f".json of 'caledonia tune-weights'")
 _NET_PATH = ("optionally :PATH of a checkpoint (default: the shipped policy for the game's "
              "player count)")
 
 BUILTIN = (
     Kind("random", _no_param(RandomAgent), "uniformly random legal action.",
          None, False, None),
-    Kind("greedy", _no_param(GreedyAgent),
-         "one-step lookahead with a hand-written position evaluation.", None, False, None),
+    Kind("greedy", _greedy,
+         "one-step lookahead with a hand-written position evaluation.",
+         f"optionally the evaluation's WEIGHTS: {_WEIGHTS}", False, "greedy, greedy:solo"),
     Kind("mcts", _mcts,
          "flat Monte-Carlo search (one level, no tree) over the greedy bot's best candidates "
          "with greedy rollouts (default 64 rollouts per decision).",
          "N rollouts per decision, or Xs seconds per decision; a suffix hH stops each "
          "rollout after H rounds and values it with the greedy evaluation, a suffix cK "
-         "searches the K best candidates (default 6)", False,
-         "mcts:200, mcts:0.5s, mcts:32h1, mcts:128c24"),
+         "searches the K best candidates (default 6); optionally :WEIGHTS, the greedy "
+         "evaluation's", False,
+         "mcts:200, mcts:0.5s, mcts:32h1, mcts:128c24, mcts:256c36:solo"),
     Kind("automa", make_automa,
          "seat played by the engine as the publisher's Automa (a marker; see docs/automa.md).",
          "difficulty 1-5", True, "automa:5"),

@@ -1,6 +1,7 @@
-"""Commands ``train``, ``expert``, ``evaluate`` and ``plot`` of the ``caledonia`` CLI, added to
-its parser by :func:`add_train_parser` (:mod:`train.cli_train`), :func:`add_expert_parser`
-(:mod:`train.cli_expert`), :func:`add_evaluate_parser` (:mod:`train.cli_evaluate`) and
+"""Commands ``train``, ``expert``, ``evaluate``, ``tune-weights`` and ``plot`` of the
+``caledonia`` CLI, added to its parser by :func:`add_train_parser` (:mod:`train.cli_train`),
+:func:`add_expert_parser` (:mod:`train.cli_expert`), :func:`add_evaluate_parser`
+(:mod:`train.cli_evaluate`), :func:`add_tune_parser` (:mod:`train.cli_tune`) and
 :func:`add_plot_parser` (here).
 
 Every command function returns an exit code and prints a one-line error (code 2) for
@@ -17,6 +18,7 @@ from .cli_common import CommandError  # noqa: F401  (re-exports)
 from .cli_evaluate import add_evaluate_parser, cmd_evaluate  # noqa: F401
 from .cli_expert import add_expert_parser, cmd_expert  # noqa: F401
 from .cli_train import add_train_parser, cmd_train  # noqa: F401
+from .cli_tune import add_tune_parser, cmd_tune  # noqa: F401
 from .plot import plot_run
 
 PLOT_EXAMPLES = """\

@@ -8,7 +8,8 @@ import argparse
 from .. import agents
 from ..scale import add_backend_options
 from ..tournament import VARIANTS, add_rules_options
-from ..train.cli import add_evaluate_parser, add_expert_parser, add_plot_parser, add_train_parser
+from ..train.cli import (add_evaluate_parser, add_expert_parser, add_plot_parser,
+                         add_train_parser, add_tune_parser)
 from ..web.cli import add_serve_parser
 from .games import cmd_balance, cmd_play
 from .pictures import cmd_demo, cmd_render, cmd_replay
@@ -217,6 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_train_parser(sub)
     add_expert_parser(sub)
     add_evaluate_parser(sub)
+    add_tune_parser(sub)
     add_plot_parser(sub)
     add_serve_parser(sub)
     return parser

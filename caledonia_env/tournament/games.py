@@ -1,6 +1,7 @@
 """One tournament game played in this process, and its CSV rows (one per player)."""
 from __future__ import annotations
 
+import pickle
 import time
 
 from .. import agents
@@ -17,9 +18,10 @@ _AGENTS: dict = {}
 
 
 def warm_agent(name: str, i: int, kw: dict, game):
-    """This process's agent for seat i; the first use warms it up (numba compilation or
-    cache loading) on a copy of ``game`` so it does not count as thinking time."""
-    key = (name, i)
+    """This process's agent for seat i made with the keyword options ``kw``; the first use
+    warms it up (numba compilation or cache loading) on a copy of ``game`` so it does not
+    count as thinking time."""
+    key = (name, i, pickle.dumps(sorted(kw.items())))
     if key not in _AGENTS:
         bot = agents.make(name, seed=0, **kw)
         bot.act(game.clone())
