@@ -54,6 +54,17 @@ def add_tune_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
+def command_line(args) -> str:
+    """The command that writes this file again: every option spelled out."""
+    words = ["caledonia", "tune-weights", "--out", args.out, "--games", str(args.games),
+             "--generations", str(args.generations), "--population", str(args.population),
+             "--seed", str(args.seed)]
+    for flag, value in (("--init", args.init), ("--ruleset", args.ruleset)):
+        if value:
+            words += [flag, value]
+    return shlex.join(words)
+
+
 def cmd_tune(args) -> int:
     try:
         if args.games < 1:
@@ -82,7 +93,7 @@ def cmd_tune(args) -> int:
                                        tune_weights.DEFAULT_WEIGHTS, starts).mean()
     tuned_vp = tune_weights.solo_scores(result["weights"], starts).mean()
     save_weights(args.out, result["weights"],
-                 command="caledonia " + shlex.join(sys.argv[1:]) if sys.argv else "",
+                 command=command_line(args),
                  made=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                  ruleset_fingerprint=ruleset.fingerprint(), seed=args.seed, games=args.games,
                  generations=args.generations, population=args.population,

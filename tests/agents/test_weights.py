@@ -133,6 +133,8 @@ def test_the_command_writes_a_file_greedy_plays_with(tmp_path, capsys):
     assert "weights written to" in capsys.readouterr().out
     data = json.loads(out.read_text())
     assert (data["games"], data["generations"], data["population"]) == (3, 1, 4)
+    assert data["command"] == (f"caledonia tune-weights --out {out} --games 3 --generations 1 "
+                               f"--population 4 --seed 2")
     assert len(data["history"]) == 1
     np.testing.assert_array_equal(agents.make(f"greedy:{out}").weights, load_weights(str(out)))
     assert main(["tune-weights", "--population", "3", "--out", str(tmp_path / "v.json")]) == 2
