@@ -89,15 +89,13 @@ def cmd_tune(args) -> int:
 
     result = tune_weights.tune(starts, args.generations, args.population, args.seed, init,
                                progress)
-    start_vp = tune_weights.solo_scores(init if init is not None else
-                                       tune_weights.DEFAULT_WEIGHTS, starts).mean()
-    tuned_vp = tune_weights.solo_scores(result["weights"], starts).mean()
+    start_vp, tuned_vp = result["start_fitness"], result["fitness"]
     save_weights(args.out, result["weights"],
                  command=command_line(args),
                  made=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                  ruleset_fingerprint=ruleset.fingerprint(), seed=args.seed, games=args.games,
                  generations=args.generations, population=args.population,
-                 start_mean_vp=float(start_vp), tuned_mean_vp=float(tuned_vp),
+                 start_mean_vp=start_vp, tuned_mean_vp=tuned_vp,
                  history=result["history"])
     print(f"greedy's mean solo VP on the {args.games} tuning games: {start_vp:.2f} -> "
           f"{tuned_vp:.2f} ({time.perf_counter() - t0:.0f} s); weights written to {args.out}")

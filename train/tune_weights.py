@@ -58,8 +58,9 @@ def solo_scores(w, starts) -> np.ndarray:
 def tune(starts, generations: int, population: int, seed: int, init=None,
          progress=None) -> dict:
     """The cross-entropy method from ``init`` (default ``DEFAULT_WEIGHTS``) on the games
-    ``starts``: ``{"weights": the final mean, "history": one dict per generation}``.
-    ``progress(generation, row)`` is called after each generation."""
+    ``starts``: ``{"weights": the final mean, "start_fitness"`` and ``"fitness"``: the mean
+    VP of ``init`` and of the final mean on ``starts``, ``"history"``: one dict per
+    generation}``. ``progress(generation, row)`` is called after each generation."""
     if generations < 1 or population < 4:
         raise ValueError(f"need generations >= 1 and population >= 4, got {generations} "
                          f"and {population}")
@@ -85,7 +86,8 @@ def tune(starts, generations: int, population: int, seed: int, init=None,
         history.append(row)
         if progress is not None:
             progress(gen, row)
-    return {"weights": mu, "history": history}
+    return {"weights": mu, "start_fitness": history[0]["mean_fitness"],
+            "fitness": float(solo_scores(mu, starts).mean()), "history": history}
 
 
 __all__ = ["solo_scores", "solo_starts", "tune"]

@@ -118,6 +118,8 @@ def test_tuning_is_reproducible_and_starts_from_its_init():
     np.testing.assert_array_equal(one["weights"], two["weights"])
     assert one["history"][0]["mean_fitness"] == pytest.approx(
         tune_weights.solo_scores(evaluation.DEFAULT_WEIGHTS, starts).mean())
+    assert one["start_fitness"] == one["history"][0]["mean_fitness"]
+    assert one["fitness"] == tune_weights.solo_scores(one["weights"], starts).mean()
     assert (one["weights"] >= 0).all()
     assert one["weights"][evaluation.W_NOISE] == evaluation.DEFAULT_WEIGHTS[evaluation.W_NOISE]
     assert not np.array_equal(tune_weights.tune(starts, 1, 4, seed=2)["weights"],
