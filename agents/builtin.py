@@ -90,12 +90,24 @@ def _ppo(param, seed, **kw):
     return PPOAgent(param, seed=seed, **kw)
 
 
+def split_weights(text: str) -> tuple[str, dict]:
+    """The network searches' ``PATH:WEIGHTS``, ``WEIGHTS`` or ``PATH`` -> (``PATH`` or "",
+    ``{"weights": ...}`` or ``{}``): the last part is WEIGHTS when it names a shipped set
+    (``solo``) or a ``.json`` file (a checkpoint is a ``.zip``)."""
+    head, sep, tail = text.rpartition(":")
+    if tail.strip() in SHIPPED or tail.strip().endswith(".json"):
+        return head, {"weights": load_weights(tail.strip())}
+    return text, {}
+
+
 def _nmcts(kind, **fixed):
     def factory(param, seed, **kw):
-        budget, sep, path = (param or "").partition(":")
+        budget, sep, rest = (param or "").partition(":")
+        rest, weights = split_weights(rest)
         budget, options = split_suffixes(kind, budget.strip().lower())
-        rollouts, path = count_and_path(kind, budget + sep + path, "ROLLOUTS")
-        return NetMCTSAgent(rollouts, path, seed=seed, **fixed, **options, **kw)
+        rollouts, path = count_and_path(kind, budget + (":" + rest if rest else ""),
+                                        "ROLLOUTS")
+        return NetMCTSAgent(rollouts, path, seed=seed, **fixed, **options, **weights, **kw)
     return factory
 
 
@@ -136,13 +148,16 @@ BUILTIN = (
          "mcts (flat, no tree) with a trained policy network: its most likely actions are "
          "the candidates and it plays the rollouts (needs the train extra).",
          f"ROLLOUTS per decision (suffixes hH: rollouts of H rounds, cK: K candidates), "
-         f"{_NET_PATH}", True,
+         f"{_NET_PATH}, then optionally :WEIGHTS, the greedy evaluation's for a horizon's "
+         f"leaves (as greedy:)", True,
          "nmcts:32, nmcts:64:runs/x/best.zip"),
     Kind("nmctsg", _nmcts("nmctsg", opponents="greedy"),
          "nmcts whose rollouts play the other seats with the greedy bot (an opponent model; "
          "needs the train extra).",
          "ROLLOUTS per decision (suffixes hH: rollouts of H rounds, cK: K candidates), "
-         "optionally :PATH of a checkpoint", True, "nmctsg:64, nmctsg:64h1"),
+         f"optionally :PATH of a checkpoint, then optionally :WEIGHTS, the greedy "
+         f"evaluation's (the horizon's leaves, the opponents): {_WEIGHTS}", True,
+         "nmctsg:64, nmctsg:64h1, nmctsg:64h2:solo"),
     Kind("puct", _puct("puct"),
          "PUCT tree search (AlphaZero-style) with a trained policy/value network over a "
          "determinized contract pile and dice (needs the train extra).",

@@ -27,8 +27,10 @@ class NetMCTSAgent(MCTSAgent):
     softmax(logits / temperature); ``opponents``: who plays the other seats of the rollouts,
     ``"policy"`` (default) or ``"greedy"`` (the greedy bot: an opponent model for games
     against the search bots, whose rollouts and candidates are greedy's); ``horizon``:
-    rounds a rollout plays before the greedy evaluation values it (0: to the end).
-    ``seconds`` and ``contexts`` as for ``mcts``.
+    rounds a rollout plays before the greedy evaluation values it (0: to the end);
+    ``weights``: the greedy evaluation's (the leaves of a horizon, ``nmctsg``'s opponents;
+    default :func:`agents.greedy.greedy_weights`). ``seconds`` and ``contexts`` as for
+    ``mcts``.
     """
 
     name = "nmcts"
@@ -36,9 +38,9 @@ class NetMCTSAgent(MCTSAgent):
     def __init__(self, rollouts: int = 32, path: str = "pretrained", seed: int = 0,
                  name: str | None = None, candidates: int = 6, temperature: float = 0.0,
                  seconds: float | None = None, contexts=SEARCHED_CONTEXTS,
-                 opponents: str = "policy", horizon: int = 0):
+                 opponents: str = "policy", horizon: int = 0, weights=None):
         need_torch("nmcts")
-        evaluator = PolicyRollouts(path, temperature, opponents, horizon=horizon)
+        evaluator = PolicyRollouts(path, temperature, opponents, weights, horizon)
         super().__init__(seed=seed, name=name, rollouts=rollouts, seconds=seconds,
                          candidates=candidates, contexts=contexts, evaluator=evaluator)
 

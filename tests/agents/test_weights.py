@@ -89,6 +89,35 @@ def test_greedy_and_mcts_play_with_named_weights():
         agents.make("mcts:8:nosuchset")
 
 
+def test_the_network_searches_take_weights_after_or_instead_of_a_checkpoint():
+    """``nmctsg:N[hH][:PATH][:WEIGHTS]``: the last part is WEIGHTS when it names a shipped
+    set or a .json file; the weights value a horizon's leaves and play nmctsg's opponents."""
+    pytest.importorskip("torch")
+    from caledonia_env import Game, GameConfig
+    from caledonia_env.agents.checkpoint import pretrained_path
+    solo, path = load_weights("solo"), pretrained_path(2)
+    for name, want_path in (("nmctsg:4h2:solo", "pretrained"),
+                            (f"nmctsg:4h2:{path}:solo", path),
+                            (f"nmcts:4:{weights_path('solo')}", "pretrained")):
+        bot = agents.make(name, seed=1)
+        assert bot.path == want_path, name
+        np.testing.assert_array_equal(bot.evaluator.weights, solo)
+    bot = agents.make(f"nmctsg:4h2:{path}", seed=1)
+    assert bot.path == path and bot.evaluator.horizon == 2
+    np.testing.assert_array_equal(bot.evaluator.weights, evaluation.DEFAULT_WEIGHTS)
+    game = Game(GameConfig(num_players=2, seed=3, clans="draft"))
+    while not game.is_terminal and game.context != "main action":
+        game.step(agents.make("greedy").act(game))
+    margins = {}
+    for name in ("nmctsg:8h1", "nmctsg:8h1:solo"):
+        bot = agents.make(name, seed=5)
+        assert bot.act(game.clone()) in game.legal_actions()
+        margins[name] = bot.last_stats["mean_margin"]
+    assert margins["nmctsg:8h1"] != margins["nmctsg:8h1:solo"]
+    with pytest.raises(ValueError, match="cannot read the weights"):
+        agents.make("nmctsg:4:nosuchset.json")
+
+
 def test_a_tournament_in_one_process_keeps_each_runs_weights():
     """The process's agent cache is keyed by the keyword options too."""
     def mean_vp(weights):
