@@ -16,7 +16,10 @@ from dataclasses import dataclass
 
 from ..agents import kinds, make
 from ..agents.automa import LEVELS
+from ..agents.builtin import split_suffixes
 from ..agents.checkpoint import pretrained_path
+from ..agents.weights import SHIPPED as WEIGHT_SETS
+from ..engine.constants import N_ROUNDS_MAX
 from .guards import shown
 
 log = logging.getLogger("caledonia_env.web")
@@ -27,6 +30,11 @@ NET_SEARCH = {"puct": "max_sims", "puctr": "max_sims", "nmcts": "max_rollouts",
               "nmctsg": "max_rollouts"}
 NET_KINDS = ("ppo",) + tuple(NET_SEARCH)
 BASIC_KINDS = ("random", "greedy", "mcts", "automa")
+#: flat searches, whose budget takes the suffixes hH and cK (agents.builtin.split_suffixes)
+FLAT_SEARCH = ("mcts", "nmcts", "nmctsg")
+#: kinds that take a shipped weights set's name last (``greedy:solo``, ``nmctsg:64h2:solo``)
+WEIGHTED = ("greedy",) + FLAT_SEARCH
+MAX_CANDIDATES = 64
 
 
 @dataclass(frozen=True)
@@ -96,12 +104,17 @@ class AgentMenu:
         if kind not in self.kinds:
             raise ValueError(f"agent {shown(name)} is not offered by this server; offered: "
                              f"{', '.join(self.kinds)} (see /api/meta)")
+        weights = ""
+        if kind in WEIGHTED:
+            param, weights = self._weights(kind, param)
         if kind in ("random", "greedy"):
-            if sep:
-                raise ValueError(f"agent {kind!r} takes no parameter, got {shown(name)}")
+            if sep and (param or not weights):
+                raise ValueError(f"agent {kind!r} takes no parameter"
+                                 f"{'' if kind == 'random' else ' but weights: ' + self._sets()}"
+                                 f", got {shown(name)}")
         elif kind == "mcts":
             if sep:
-                self._mcts_param(param)
+                self._budget(kind, param, self.limits.max_rollouts)
         elif kind == "automa":
             if param not in {str(x) for x in LEVELS}:
                 raise ValueError(f"automa needs a level 1-5 (automa:5), got {shown(name)}")
@@ -109,23 +122,57 @@ class AgentMenu:
             self._checkpoint(kind, param)
         else:
             count, _, ck = param.partition(":")
-            self._count(kind, count, getattr(self.limits, NET_SEARCH[kind]))
+            bound = getattr(self.limits, NET_SEARCH[kind])
+            if kind in FLAT_SEARCH:
+                self._budget(kind, count, bound)
+            else:
+                self._count(kind, count, bound)
             if ck:
                 self._checkpoint(kind, ck)
         return name
 
-    def _mcts_param(self, param: str) -> None:
-        lim = self.limits
-        if param.endswith("s"):
-            try:
-                sec = float(param[:-1])
-            except ValueError:
-                sec = math.nan
-            if not 0 < sec <= lim.max_seconds:     # also refuses nan and inf
-                raise ValueError(f"mcts:Xs needs 0 < X <= {lim.max_seconds:g} seconds on this "
-                                 f"server, got {shown(param)}")
-            return
-        self._count("mcts", param, lim.max_rollouts)
+    @staticmethod
+    def _sets() -> str:
+        return ", ".join(WEIGHT_SETS)
+
+    def _weights(self, kind: str, param: str) -> tuple[str, str]:
+        """``(param without its weights, the weights' name or "")``: the last part of a
+        flat search's or greedy's parameter is a shipped set's name (never a path)."""
+        head, sep, tail = param.rpartition(":")
+        last = tail if sep or kind == "greedy" else ""
+        if last in WEIGHT_SETS:
+            return head, last
+        if last.endswith(".json"):
+            raise ValueError(f"{kind}: weights must be a shipped set ({self._sets()}) on this "
+                             f"server, not a file, got {shown(last)}")
+        return param, ""
+
+    def _budget(self, kind: str, text: str, bound: int) -> None:
+        """``N[hH][cK]`` (``mcts``: also ``Xs[hH][cK]``) within the server's bounds."""
+        try:
+            head, options = split_suffixes(kind, text)
+            ok = (1 <= options.get("horizon", 1) <= N_ROUNDS_MAX
+                  and 2 <= options.get("candidates", 2) <= MAX_CANDIDATES)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"{kind}: the suffixes are hH, rollouts of H rounds "
+                             f"(1..{N_ROUNDS_MAX}), then cK, K candidates "
+                             f"(2..{MAX_CANDIDATES}), e.g. {kind}:32h2c12; got {shown(text)}")
+        if kind == "mcts" and head.endswith("s"):
+            self._seconds(head[:-1])
+        else:
+            self._count(kind, head, bound)
+
+    def _seconds(self, text: str) -> None:
+        try:
+            sec = float(text)
+        except ValueError:
+            sec = math.nan
+        limit = self.limits.max_seconds
+        if not 0 < sec <= limit:     # also refuses nan and inf
+            raise ValueError(f"mcts:Xs needs 0 < X <= {limit:g} seconds on this server, got "
+                             f"{shown(text + 's')}")
 
     @staticmethod
     def _count(kind: str, text: str, bound: int) -> int:
@@ -146,10 +193,11 @@ class AgentMenu:
         kind, _, param = name.partition(":")
         if kind not in NET_KINDS:
             return make(name, seed=seed)
+        param, weights = self._weights(kind, param) if kind in WEIGHTED else (param, "")
         count, ck = ("", param) if kind == "ppo" else param.partition(":")[::2]
         try:
             path = self._path(ck or PRETRAINED, num_players)
-            agent = make(f"{kind}:{count}:{path}" if count else f"{kind}:{path}", seed=seed)
+            agent = make(":".join(x for x in (kind, count, path, weights) if x), seed=seed)
         except Exception:   # the loader's message may quote the file: the page gets none of it
             log.exception("caledonia serve: could not load %s", name)
             raise ValueError(f"agent {name!r}: its checkpoint could not be loaded on this "
@@ -167,20 +215,24 @@ class AgentMenu:
         """What /api/meta shows: the kinds with their parameter syntax, checkpoints, bounds."""
         lim = self.limits
         ck = "|".join(self.checkpoint_names())
+        sets = "|".join(WEIGHT_SETS)
+        suffixes = (f"[hH (rounds 1..{N_ROUNDS_MAX})][cK (candidates 2..{MAX_CANDIDATES})]")
         params = {
-            "random": None, "greedy": None,
+            "random": None, "greedy": f"optional: weights {sets}",
             "mcts": f"optional: N rollouts (1..{lim.max_rollouts}) or Xs seconds "
-                    f"(<= {lim.max_seconds:g})",
+                    f"(<= {lim.max_seconds:g}), then {suffixes}, then optionally :{sets}",
             "automa": "level 1-5 (the engine plays the seat as the publisher's Automa)",
             "ppo": ck,
             "puct": f"SIMS (1..{lim.max_sims}), optionally :{ck}",
             "puctr": f"SIMS (1..{lim.max_sims}), optionally :{ck}",
-            "nmcts": f"ROLLOUTS (1..{lim.max_rollouts}), optionally :{ck}",
-            "nmctsg": f"ROLLOUTS (1..{lim.max_rollouts}), optionally :{ck}",
+            "nmcts": f"ROLLOUTS (1..{lim.max_rollouts}){suffixes}, optionally :{ck}, then "
+                     f"optionally :{sets}",
+            "nmctsg": f"ROLLOUTS (1..{lim.max_rollouts}){suffixes}, optionally :{ck}, then "
+                      f"optionally :{sets}",
         }
-        examples = {"mcts": "mcts:64", "automa": "automa:3", "ppo": "ppo:pretrained",
-                    "puct": "puct:64", "puctr": "puctr:32", "nmcts": "nmcts:32",
-                    "nmctsg": "nmctsg:32"}
+        examples = {"greedy": "greedy:solo", "mcts": "mcts:64", "automa": "automa:3",
+                    "ppo": "ppo:pretrained", "puct": "puct:64", "puctr": "puctr:32",
+                    "nmcts": "nmcts:32", "nmctsg": "nmctsg:64h2:solo"}
         helps = {k.name: k.help for k in kinds()}
         return {"agents": [{"name": k, "help": helps.get(k, ""), "param": params[k],
                             "param_required": k not in ("random", "greedy", "mcts"),

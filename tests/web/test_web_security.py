@@ -14,6 +14,7 @@ import threading
 import time
 import urllib.request
 
+import numpy as np
 import pytest
 
 if importlib.util.find_spec("fastapi") is None or \
@@ -130,6 +131,12 @@ def test_scan_agent_dir_needs_a_folder(tmp_path):
     ("nmctsg:x", "1..512"), ("automa:9", "level 1-5"), ("automa", "level 1-5"),
     ("automa:5x", "level 1-5"), ("greedy:3", "no parameter"), ("random:/etc", "no parameter"),
     ("ppo", "unknown checkpoint"), ("nobody", "not offered"), ("mcts_x", "not offered"),
+    ("greedy:/etc/w.json", "not a file"), ("mcts:8:w.json", "not a file"),
+    ("nmctsg:8h2:w.json", "not a file"), ("mcts:8h9", "rounds (1..5)"),
+    ("mcts:8h0", "rounds (1..5)"), ("mcts:8c999", "candidates (2..64)"),
+    ("nmctsg:8c1", "candidates (2..64)"), ("mcts:999h2", "1..512"), ("random:solo", "no parameter"),
+    ("mcts:6sh2", "<= 5"), ("nmctsg:8:solo:solo", "unknown checkpoint"),
+    ("greedy:", "no parameter"), ("mcts::solo", "1..512"), ("mcts:", "1..512"),
 ])
 def test_agent_parameters_are_bounded(client, name, words):
     if name.split(":")[0] in ("puct", "puctr", "nmcts", "nmctsg", "ppo") and \
@@ -148,6 +155,31 @@ def test_bounds_follow_the_limits():
         Limits(max_rollouts=0)
     with pytest.raises(ValueError, match="step_seconds"):
         Limits(step_seconds=float("inf"))
+
+
+def test_the_menu_offers_the_search_suffixes_and_the_shipped_weights():
+    """The strongest bots of docs/agents.md by name: ``greedy:solo``, ``mcts:N[hH][cK][:solo]``,
+    ``nmctsg:N[hH][cK][:CHECKPOINT][:solo]``; the weights are a shipped set's name only."""
+    from caledonia_env.agents.weights import load_weights
+    solo = load_weights("solo")
+    menu = AgentMenu(Limits(max_rollouts=64))
+    for name in ("greedy:solo", "mcts:64h2c12:solo", "mcts:0.5s:solo", "mcts:8c12"):
+        assert menu.check(name) == name
+    np.testing.assert_array_equal(menu.make("greedy:solo", 1).weights, solo)
+    bot = menu.make("mcts:16h2c12:solo", 2)
+    assert (bot.rollouts, bot.candidates, bot.evaluator.horizon) == (16, 12, 2)
+    np.testing.assert_array_equal(bot.evaluator.weights, solo)
+    if importlib.util.find_spec("torch") is None:
+        return
+    for name, weights in (("nmctsg:64h2:solo", solo), ("nmctsg:8h1:pretrained:solo", solo),
+                          ("nmcts:8c4", None)):
+        bot = menu.make(name, 4)
+        assert bot.name == name and bot.path.endswith("ppo_4p.zip"), bot.path
+        if weights is not None:
+            np.testing.assert_array_equal(bot.evaluator.weights, weights)
+    meta = TestClient(create_app(menu=menu), base_url=LOCAL).get("/api/meta").json()
+    nmctsg = next(a for a in meta["agents"] if a["name"] == "nmctsg")
+    assert nmctsg["example"] == "nmctsg:64h2:solo" and "solo" in nmctsg["param"]
 
 
 def test_bot_play_of_one_request_stops_at_the_time_budget():

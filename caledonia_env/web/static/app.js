@@ -65,8 +65,12 @@ async function init() {
   S.compiled = meta.engine.compiled; S.estimate = meta.engine.estimate_s;
   compileNote();
   const dl = el("datalist", { id: "agent-names" });
-  const names = ["human", "greedy", "random", "mcts:16", "mcts:64", "automa:3"];
-  if (meta.agents.some((a) => a.name === "ppo")) for (const c of meta.checkpoints) names.push(`ppo:${c}`);
+  const names = ["human", "greedy", "greedy:solo", "random", "mcts:16", "mcts:64",
+                 "mcts:64h2:solo", "automa:3"];
+  if (meta.agents.some((a) => a.name === "ppo")) {
+    for (const c of meta.checkpoints) names.push(`ppo:${c}`);
+    names.push("nmctsg:64h2:solo");
+  }
   for (const n of names) dl.append(el("option", { value: n }));
   document.body.append(dl);
   const defaults = ["human", "greedy", "", ""];
