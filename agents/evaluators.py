@@ -201,8 +201,9 @@ class PolicyRollouts(RolloutEvaluator):
 
     ``temperature``: 0 plays the most likely action in the rollouts, > 0 samples
     softmax(logits / temperature); ``opponents``: who plays the other seats of the rollouts,
-    ``"policy"`` or ``"greedy"`` (the greedy bot with ``weights``: ``nmctsg``'s opponent
-    model; in ``evaluate`` the policy plays the seat of the player to move)."""
+    ``"policy"`` or ``"greedy"`` (the greedy bot, with its default weights: ``nmctsg``'s
+    opponent model; in ``evaluate`` the policy plays the seat of the player to move);
+    ``weights``: the greedy evaluation's that value the leaves of a horizon."""
 
     def __init__(self, path: str = "pretrained", temperature: float = 0.0,
                  opponents: str = "policy", weights=None, horizon: int = 0):
@@ -212,6 +213,7 @@ class PolicyRollouts(RolloutEvaluator):
             raise ValueError(f"opponents must be one of {OPPONENT_MODELS}, got {opponents!r}")
         super().__init__(weights, horizon)
         self.opponents = opponents
+        self.opponent_weights = greedy_weights(None)
         self.temperature = float(temperature)
         self.source = NetworkSource(path)
         self.path = path
@@ -239,14 +241,14 @@ class PolicyRollouts(RolloutEvaluator):
 
     def finish(self, s, T) -> bool:
         me = int(s[S_PLAYER]) if self.opponents == "greedy" else -1
-        steps = mixed_rollout(s, T, *self._net, self.temperature, me, self.weights, MAX_STEPS,
-                              automa_switch(T))
+        steps = mixed_rollout(s, T, *self._net, self.temperature, me, self.opponent_weights,
+                              MAX_STEPS, automa_switch(T))
         return steps >= 0 and game_over(s)
 
     def playouts(self, s, T, p, actions, seeds, out) -> None:
         policy_rollout_margins(s, T, *self._net, self.temperature, self.opponents == "greedy",
-                               self.weights, p, actions, seeds, self.horizon, self.buffer(s),
-                               out, automa_switch(T))
+                               self.opponent_weights, self.weights, p, actions, seeds,
+                               self.horizon, self.buffer(s), out, automa_switch(T))
 
 
 def terminal_mode(meta: dict, num_players: int) -> tuple[int, float]:

@@ -171,13 +171,13 @@ def mixed_rollout_to(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, 
 
 @njit(cache=True)
 def policy_rollout_margins(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, greedy_others,
-                           gw, p, actions, seeds, horizon, buf, out, automa):
+                           gw, lw, p, actions, seeds, horizon, buf, out, automa):
     """For each i: determinize the hidden information with seeds[i], apply actions[i],
     play with the policy in every seat (or only in p's, the greedy bot with weights ``gw``
     in the others, when ``greedy_others``) to the end of the game or of ``horizon`` rounds
     (0: no horizon, :mod:`agents.rollouts`), and store p's margin there
     (:func:`rollouts.leaf_margin`: own VP minus the best opponent's, estimated by the greedy
-    bot's evaluation ``gw`` before the end) in out[i]."""
+    evaluation with weights ``lw`` before the end) in out[i]."""
     me = p if greedy_others else -1
     for i in range(actions.shape[0]):
         copy_state(buf, s)
@@ -189,4 +189,4 @@ def policy_rollout_margins(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, gr
         if steps < 0 or not (buf[S_CTX] == CTX_GAME_OVER or buf[S_ROUND] >= stop):
             out[i] = -1e9
         else:
-            out[i] = leaf_margin(buf, T, p, gw)
+            out[i] = leaf_margin(buf, T, p, lw)

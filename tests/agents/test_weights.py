@@ -91,7 +91,8 @@ def test_greedy_and_mcts_play_with_named_weights():
 
 def test_the_network_searches_take_weights_after_or_instead_of_a_checkpoint():
     """``nmctsg:N[hH][:PATH][:WEIGHTS]``: the last part is WEIGHTS when it names a shipped
-    set or a .json file; the weights value a horizon's leaves and play nmctsg's opponents."""
+    set or a .json file; they value the leaves of a horizon, while nmctsg's opponents stay
+    the greedy bot with its default weights (so without a horizon they change nothing)."""
     pytest.importorskip("torch")
     from caledonia_env import Game, GameConfig
     from caledonia_env.agents.checkpoint import pretrained_path
@@ -102,6 +103,8 @@ def test_the_network_searches_take_weights_after_or_instead_of_a_checkpoint():
         bot = agents.make(name, seed=1)
         assert bot.path == want_path, name
         np.testing.assert_array_equal(bot.evaluator.weights, solo)
+        np.testing.assert_array_equal(bot.evaluator.opponent_weights,
+                                      evaluation.DEFAULT_WEIGHTS)
     bot = agents.make(f"nmctsg:4h2:{path}", seed=1)
     assert bot.path == path and bot.evaluator.horizon == 2
     np.testing.assert_array_equal(bot.evaluator.weights, evaluation.DEFAULT_WEIGHTS)
@@ -109,11 +112,12 @@ def test_the_network_searches_take_weights_after_or_instead_of_a_checkpoint():
     while not game.is_terminal and game.context != "main action":
         game.step(agents.make("greedy").act(game))
     margins = {}
-    for name in ("nmctsg:8h1", "nmctsg:8h1:solo"):
+    for name in ("nmctsg:8h1", "nmctsg:8h1:solo", "nmctsg:8", "nmctsg:8:solo"):
         bot = agents.make(name, seed=5)
         assert bot.act(game.clone()) in game.legal_actions()
-        margins[name] = bot.last_stats["mean_margin"]
+        margins[name] = bot.last_stats["margins"]
     assert margins["nmctsg:8h1"] != margins["nmctsg:8h1:solo"]
+    assert margins["nmctsg:8"] == margins["nmctsg:8:solo"]     # played to the end: exact VP
     with pytest.raises(ValueError, match="cannot read the weights"):
         agents.make("nmctsg:4:nosuchset.json")
 
