@@ -156,7 +156,8 @@ BUILTIN = (
          "needs the train extra).",
          "ROLLOUTS per decision (suffixes hH: rollouts of H rounds, cK: K candidates), "
          f"optionally :PATH of a checkpoint, then optionally :WEIGHTS, the greedy "
-         f"evaluation's (the horizon's leaves, the opponents): {_WEIGHTS}", True,
+         f"evaluation's for the horizon's leaves (the opponents keep the default ones): "
+         f"{_WEIGHTS}", True,
          "nmctsg:64, nmctsg:64h1, nmctsg:64h2:solo"),
     Kind("puct", _puct("puct"),
          "PUCT tree search (AlphaZero-style) with a trained policy/value network over a "

@@ -28,9 +28,9 @@ class NetMCTSAgent(MCTSAgent):
     ``"policy"`` (default) or ``"greedy"`` (the greedy bot: an opponent model for games
     against the search bots, whose rollouts and candidates are greedy's); ``horizon``:
     rounds a rollout plays before the greedy evaluation values it (0: to the end);
-    ``weights``: the greedy evaluation's (the leaves of a horizon, ``nmctsg``'s opponents;
-    default :func:`agents.greedy.greedy_weights`). ``seconds`` and ``contexts`` as for
-    ``mcts``.
+    ``weights``: the greedy evaluation's that value the leaves of a horizon (default
+    :func:`agents.greedy.greedy_weights`; ``nmctsg``'s opponents keep the default weights).
+    ``seconds`` and ``contexts`` as for ``mcts``.
     """
 
     name = "nmcts"

@@ -134,8 +134,9 @@ def test_scan_agent_dir_needs_a_folder(tmp_path):
     ("greedy:/etc/w.json", "not a file"), ("mcts:8:w.json", "not a file"),
     ("nmctsg:8h2:w.json", "not a file"), ("mcts:8h9", "rounds (1..5)"),
     ("mcts:8h0", "rounds (1..5)"), ("mcts:8c999", "candidates (2..64)"),
-    ("nmctsg:8c1", "candidates (2..64)"), ("mcts:999h2", "1..512"), ("random:solo", "no parameter"),
-    ("mcts:6sh2", "<= 5"), ("nmctsg:8:solo:solo", "unknown checkpoint"),
+    ("nmctsg:8c1", "candidates (2..64)"), ("mcts:999h2", "1..512"),
+    ("random:solo", "no parameter"), ("mcts:6sh2", "<= 5"),
+    ("nmctsg:8:solo:solo", "unknown checkpoint"),
     ("greedy:", "no parameter"), ("mcts::solo", "1..512"), ("mcts:", "1..512"),
 ])
 def test_agent_parameters_are_bounded(client, name, words):
