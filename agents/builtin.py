@@ -16,7 +16,7 @@ from .ppo import PPOAgent
 from .puct import ROLLOUT_MIX, PUCTAgent
 from .random_agent import RandomAgent
 from .registry import Kind, register
-from .weights import SHIPPED, load_weights
+from .weights import SHIPPED, load_weights, names_weights
 
 
 def _no_param(cls):
@@ -92,10 +92,10 @@ def _ppo(param, seed, **kw):
 
 def split_weights(text: str) -> tuple[str, dict]:
     """The network searches' ``PATH:WEIGHTS``, ``WEIGHTS`` or ``PATH`` -> (``PATH`` or "",
-    ``{"weights": ...}`` or ``{}``): the last part is WEIGHTS when it names a shipped set
-    (``solo``) or a ``.json`` file (a checkpoint is a ``.zip``)."""
+    ``{"weights": ...}`` or ``{}``): the last part is WEIGHTS when it names them
+    (:func:`agents.weights.names_weights`)."""
     head, sep, tail = text.rpartition(":")
-    if tail.strip() in SHIPPED or tail.strip().endswith(".json"):
+    if names_weights(tail.strip()):
         return head, {"weights": load_weights(tail.strip())}
     return text, {}
 

@@ -28,6 +28,12 @@ WEIGHT_NAMES = tuple(name[2:].lower() for name, _ in sorted(
 SHIPPED = {"solo": "greedy_solo.json"}
 
 
+def names_weights(text: str) -> bool:
+    """Whether an agent name's part ``text`` names weights: a shipped set or a ``.json``
+    file (a checkpoint is a ``.zip``)."""
+    return text in SHIPPED or text.endswith(".json")
+
+
 def weights_path(spec: str) -> str:
     """The file of a shipped set's name (``solo``), or ``spec`` itself (a path)."""
     return os.path.join(PRETRAINED_DIR, SHIPPED[spec]) if spec in SHIPPED else spec
@@ -82,5 +88,5 @@ def save_weights(path: str, w, **meta) -> str:
     return path
 
 
-__all__ = ["SHIPPED", "WEIGHT_NAMES", "load_weights", "save_weights", "weights_from_dict",
+__all__ = ["SHIPPED", "WEIGHT_NAMES", "load_weights", "names_weights", "save_weights", "weights_from_dict",
            "weights_path"]

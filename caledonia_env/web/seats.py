@@ -19,6 +19,7 @@ from ..agents.automa import LEVELS
 from ..agents.builtin import split_suffixes
 from ..agents.checkpoint import pretrained_path
 from ..agents.weights import SHIPPED as WEIGHT_SETS
+from ..agents.weights import names_weights
 from ..engine.constants import N_ROUNDS_MAX
 from .guards import shown
 
@@ -140,12 +141,12 @@ class AgentMenu:
         flat search's or greedy's parameter is a shipped set's name (never a path)."""
         head, sep, tail = param.rpartition(":")
         last = tail if sep or kind == "greedy" else ""
-        if last in WEIGHT_SETS:
-            return head, last
-        if last.endswith(".json"):
+        if not names_weights(last):
+            return param, ""
+        if last not in WEIGHT_SETS:
             raise ValueError(f"{kind}: weights must be a shipped set ({self._sets()}) on this "
                              f"server, not a file, got {shown(last)}")
-        return param, ""
+        return head, last
 
     def _budget(self, kind: str, text: str, bound: int) -> None:
         """``N[hH][cK]`` (``mcts``: also ``Xs[hH][cK]``) within the server's bounds."""
