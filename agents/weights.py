@@ -88,5 +88,5 @@ def save_weights(path: str, w, **meta) -> str:
     return path
 
 
-__all__ = ["SHIPPED", "WEIGHT_NAMES", "load_weights", "names_weights", "save_weights", "weights_from_dict",
-           "weights_path"]
+__all__ = ["SHIPPED", "WEIGHT_NAMES", "load_weights", "names_weights", "save_weights",
+           "weights_from_dict", "weights_path"]
