@@ -3,7 +3,7 @@ import numpy as np
 
 from .actions import N_ACTIONS
 from .jit import njit
-from .layout import STATE_SIZE, game_over
+from .layout import STATE_SIZE, copy_state, game_over
 from .mask import legal_mask
 from .setup import new_game
 from .step import apply_action
@@ -114,5 +114,5 @@ def random_games(T, n_games, seed, final_states, automa):
             return steps
         total += steps
         if g < final_states.shape[0]:
-            final_states[g, :] = s
+            copy_state(final_states[g], s)      # a slice copy compiles shape-error text
     return total

@@ -409,6 +409,24 @@ def test_project_njit_compiles_one_specialization_for_int32_and_int64_arguments(
                                                  "(uint64, uint64)"]
 
 
+def test_project_njit_compiles_python_calls_with_numpy_int32_for_int64():
+    """engine.jit.njit: a Python call with a numpy int8/int16/int32 scalar (a state cell)
+    compiles and runs the int64 specialization, in any order, with the same result; unsigned
+    integers, floats and bools keep their own types."""
+    def callee(x, y):
+        return x * 3 - y
+
+    ours = plain_njit(cache=False)(callee)
+    assert ours(np.int32(-7), 1) == -22                # the first call compiles int64
+    assert ours(np.int8(2), np.int32(5)) == 1
+    assert ours(2, np.int16(3)) == 3
+    assert ours(np.int32(2**30), np.int64(0)) == 3 * 2**30     # int64 arithmetic
+    assert [str(s) for s in ours.signatures] == ["(int64, int64)"]
+    assert ours(np.uint32(4), 1) == 11 and ours(1.5, 0.5) == 4.0 and ours(True, 1) == 2
+    assert sorted(map(str, ours.signatures)) == ["(bool, int64)", "(float64, float64)",
+                                                 "(int64, int64)", "(uint32, int64)"]
+
+
 def test_a_prange_index_converted_to_int64_shares_the_serial_compilation():
     """numba counts a ``prange`` loop in uint64: the vector env's parallel kernel passes
     ``np.int64(j)`` on, so its callees (``_one`` and the engine below it) reuse the
@@ -481,8 +499,9 @@ def _scratch_reaches(states, T, players):
         b = scratch(RB_LEN, np.uint64)
         reach_bits(states[i], T, players[i], a)
         reach_bits(states[i], T, (players[i] + 1) % 2, b)
-        out[i, 0] = a
-        out[i, 1] = b
+        for k in range(RB_LEN):     # a loop: a slice copy compiles numba's shape-error text
+            out[i, 0, k] = a[k]
+            out[i, 1, k] = b[k]
     return out
 
 
