@@ -17,7 +17,7 @@ from caledonia_env.engine.constants import (EMPTY, FISHERMAN, MAX_NODES, MAX_PLA
                                            OCC_STRIDE)
 from caledonia_env.engine.jit import njit as plain_njit
 from caledonia_env.engine.layout import (P_MONEY, P_SHIP, RB_LEN, S_OCC, S_PORTS,
-                                         S_PRICE_SHIFT_GOOD, T_PORT_NODE)
+                                         S_PRICE_SHIFT_GOOD, T_PORT_NODE, copy_state)
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.engine.playout import random_pick
 from caledonia_env.engine.scratch import scratch
@@ -499,9 +499,8 @@ def _scratch_reaches(states, T, players):
         b = scratch(RB_LEN, np.uint64)
         reach_bits(states[i], T, players[i], a)
         reach_bits(states[i], T, (players[i] + 1) % 2, b)
-        for k in range(RB_LEN):     # a loop: a slice copy compiles numba's shape-error text
-            out[i, 0, k] = a[k]
-            out[i, 1, k] = b[k]
+        copy_state(out[i, 0], a)    # a slice copy compiles numba's shape-error text
+        copy_state(out[i, 1], b)
     return out
 
 
