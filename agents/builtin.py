@@ -120,8 +120,8 @@ def _puct(kind, **defaults):
 
 _WEIGHTS = (f"{' or '.join(SHIPPED)} (the shipped set tuned for the solo game) or PATH of a "
             f".json of 'caledonia tune-weights'")
-_NET_PATH = ("optionally :PATH of a checkpoint (default: the shipped policy for the game's "
-             "player count)")
+_NET_PATH = ("optionally :PATH of a checkpoint (default: the shipped searches' network for "
+             "the game's player count)")
 
 BUILTIN = (
     Kind("random", _no_param(RandomAgent), "uniformly random legal action.",

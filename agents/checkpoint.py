@@ -25,7 +25,8 @@ player count loads with a :class:`PlayerCountWarning` (an error with
 ``strict_players=True``). Every refusal is one :class:`CheckpointError` line.
 
 The networks themselves are in :mod:`agents.network` (re-exported here);
-:func:`pretrained_path` picks the shipped checkpoint for a player count.
+:func:`pretrained_path` picks the shipped checkpoint for a player count (the policy's, or
+the searches' network where that is another file).
 """
 from __future__ import annotations
 
@@ -412,6 +413,10 @@ def load_actor_critic(ck: Checkpoint):
 PRETRAINED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretrained")
 #: file of the shipped policy for each player count (1 = the solo game, R-9.2)
 PRETRAINED_FILES = {1: "ppo_solo.zip", 2: "ppo_2p.zip", 3: "ppo_3p.zip", 4: "ppo_4p.zip"}
+#: file of the network the searches (``puct``, ``nmcts``, ``nmctsg``) play for a player count
+#: where it is not the policy's: a network that wins more often against the bots is not
+#: always a better one to search with (docs/agents.md, "Shipped policies by player count")
+SEARCH_FILES = {2: "search_2p.zip"}
 _FALLBACK_WARNED: set = set()
 
 
@@ -419,16 +424,21 @@ class PretrainedFallbackWarning(UserWarning):
     """No shipped policy was trained for the game's player count; another one is used."""
 
 
-def pretrained_path(num_players: int, folder: str | None = None) -> str:
+def pretrained_path(num_players: int, folder: str | None = None, search: bool = False) -> str:
     """The shipped checkpoint for a game of ``num_players`` (1 = solo): ``PRETRAINED_FILES``
-    in ``folder`` (default :data:`PRETRAINED_DIR`). When that file is absent the nearest
-    player count that has one is used (on a tie the larger count) and a
-    :class:`PretrainedFallbackWarning` names it, once per folder and player count.
+    in ``folder`` (default :data:`PRETRAINED_DIR`); with ``search``, the searches' network,
+    ``SEARCH_FILES`` where that file is in ``folder``, else the policy's. When the policy's
+    file is absent the nearest player count that has one is used (on a tie the larger count)
+    and a :class:`PretrainedFallbackWarning` names it, once per folder and player count.
     CheckpointError when no shipped file exists at all."""
     if num_players not in PRETRAINED_FILES:
         raise ValueError(f"num_players must be one of {sorted(PRETRAINED_FILES)} (1 = solo), "
                          f"got {num_players!r}")
     folder = PRETRAINED_DIR if folder is None else os.fspath(folder)
+    if search and num_players in SEARCH_FILES:
+        path = os.path.join(folder, SEARCH_FILES[num_players])
+        if os.path.isfile(path):
+            return path
     have = [n for n, f in PRETRAINED_FILES.items() if os.path.isfile(os.path.join(folder, f))]
     if not have:
         raise CheckpointError(f"no shipped policy in {folder} (expected one of "

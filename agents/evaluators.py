@@ -177,14 +177,15 @@ class GreedyRollouts(RolloutEvaluator):
 
 
 class NetworkSource:
-    """The network of a checkpoint ``path``, or of ``"pretrained"``: the shipped policy of
-    each game's player count (:func:`checkpoint.pretrained_path`). ``critic``: the whole
-    ``ActorCritic`` (value head included) instead of the actor."""
+    """The network a search plays: a checkpoint ``path``, or for ``"pretrained"`` the
+    shipped searches' network of each game's player count (:func:`checkpoint.pretrained_path`
+    with ``search``: the policy's file unless ``SEARCH_FILES`` names another). ``critic``:
+    the whole ``ActorCritic`` (value head included) instead of the actor."""
 
     def __init__(self, path: str = "pretrained", critic: bool = False):
         self.path = path
         self.critic = critic
-        self._pretrained = PretrainedActor() if is_pretrained(path) else None
+        self._pretrained = PretrainedActor(search=True) if is_pretrained(path) else None
         if self._pretrained is None:
             load_network(path, critic=critic)      # a clear error now, not at the first move
 

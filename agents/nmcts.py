@@ -8,7 +8,8 @@ The candidates are the policy head's most likely legal actions (plus ``pass`` wh
 every rollout is finished with the policy playing every seat (its most likely legal action,
 numba, :func:`agents.netroll.policy_rollout_margins`), and the decisions that are not searched
 are the policy's. ``PATH`` is a checkpoint of ``caledonia train``, by default the shipped
-policy for the game's player count (:func:`checkpoint.pretrained_path`). ``nmctsg`` is the
+searches' network for the game's player count (:func:`checkpoint.pretrained_path` with
+``search``: the policy's own file unless another ships). ``nmctsg`` is the
 same with ``opponents="greedy"``: the greedy bot plays the other seats of the rollouts.
 """
 from __future__ import annotations

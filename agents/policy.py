@@ -31,11 +31,11 @@ def is_pretrained(param: str) -> bool:
     return param == PRETRAINED and not os.path.exists(param)
 
 
-def checkpoint_path(param: str, num_players: int = 2) -> str:
+def checkpoint_path(param: str, num_players: int = 2, search: bool = False) -> str:
     """Path of ``ppo:PARAM``: ``pretrained`` is the shipped checkpoint for ``num_players``
-    (:func:`checkpoint.pretrained_path`, with its fallback)."""
+    (:func:`checkpoint.pretrained_path`, with its fallback; ``search``: the searches')."""
     if is_pretrained(param):
-        return ckpt.pretrained_path(num_players)
+        return ckpt.pretrained_path(num_players, search=search)
     return param
 
 
@@ -110,14 +110,15 @@ def players_of(obs: np.ndarray) -> np.ndarray:
 class PretrainedActor:
     """The shipped policies as one actor: each observation row goes to the checkpoint of
     its game's player count (``pretrained_path``), loaded on first use; rows of one count
-    share a forward pass."""
+    share a forward pass. ``search``: the searches' networks (``SEARCH_FILES``) instead."""
 
-    def __init__(self, folder: str | None = None):
+    def __init__(self, folder: str | None = None, search: bool = False):
         self.folder = folder
+        self.search = search
 
     def network(self, num_players: int, critic: bool = False):
         """``(module, meta)`` for games of ``num_players``."""
-        return load_network(ckpt.pretrained_path(num_players, self.folder), critic)
+        return load_network(ckpt.pretrained_path(num_players, self.folder, self.search), critic)
 
     def __call__(self, obs):
         import torch                    # optional extra (train): only when a policy plays

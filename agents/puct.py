@@ -3,8 +3,8 @@
 The policy head gives the prior of each legal action (a softmax over the legal logits),
 the value head evaluates the leaves, both through the evaluator
 :class:`agents.evaluators.NetworkValues`; ``PATH`` is a checkpoint with a value head
-(``caledonia train`` saves the whole policy), by default the shipped policy for the
-game's player count (:func:`checkpoint.pretrained_path`).
+(``caledonia train`` saves the whole policy), by default the shipped searches' network
+for the game's player count (:func:`checkpoint.pretrained_path` with ``search``).
 
 Hidden information is handled by determinization, re-drawn for every simulation: the
 simulation starts from a copy of the position in which
@@ -104,8 +104,8 @@ class PUCTAgent(Agent):
 
     ``sims``: simulations per searched decision (each evaluates one new position with the
     network, or reaches the end of the game); ``path``: a checkpoint with a value head, or
-    ``"pretrained"`` (the shipped policy for the game's player count); ``c_puct``: the
-    exploration constant; ``temperature``: 0 plays the most visited action, > 0 samples
+    ``"pretrained"`` (the shipped searches' network for the game's player count);
+    ``c_puct``: the exploration constant; ``temperature``: 0 plays the most visited action, > 0 samples
     ``N^(1/temperature)``; ``noise_frac`` / ``dirichlet_alpha``: Dirichlet noise mixed into
     the root prior (off by default, for self-play data).
     """

@@ -86,4 +86,5 @@ def test_non_editable_install_carries_the_training_recipes(installed):
     python, work = installed
     out = _run(python.parent / "caledonia", work, "train", "--recipe", "list")
     assert out.returncode == 0, out.stderr[-3000:]
-    assert all(f"ppo_{n}" in out.stdout for n in ("2p", "3p", "4p", "solo")), out.stdout
+    names = [f"ppo_{n}" for n in ("2p", "3p", "4p", "solo")] + ["search_2p"]
+    assert all(name in out.stdout for name in names), out.stdout

@@ -59,7 +59,8 @@ def add_expert_parser(subparsers) -> argparse.ArgumentParser:
                         "labels the positions it reaches (DAgger)")
     p.add_argument("--search-net", default=None, metavar="PATH",
                    help="checkpoint the search runs on (default: --from), e.g. a fixed "
-                        "expert while --from is the policy being improved")
+                        "expert while --from is the policy being improved; 'pretrained': the "
+                        "shipped searches' network)")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--games", type=parse_int, default=None,
                         help="games to play, e.g. --games 500")
@@ -106,7 +107,7 @@ def cmd_expert(args) -> int:
                                   noise=args.noise, quiet=args.quiet, expert=args.expert,
                                   vs=args.vs, horizon=args.horizon, dagger=args.dagger,
                                   search_net=args.search_net and
-                                  checkpoint_path(args.search_net, args.players))
+                                  checkpoint_path(args.search_net, args.players, search=True))
             expert.save_data(data, os.path.join(args.out, "data.npz"))
         out = os.path.join(args.out, "expert.zip")
         report = expert.fit(source, data, out, epochs=args.epochs, lr=args.lr, tau=args.tau,

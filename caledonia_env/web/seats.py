@@ -197,7 +197,7 @@ class AgentMenu:
         param, weights = self._weights(kind, param) if kind in WEIGHTED else (param, "")
         count, ck = ("", param) if kind == "ppo" else param.partition(":")[::2]
         try:
-            path = self._path(ck or PRETRAINED, num_players)
+            path = self._path(ck or PRETRAINED, num_players, search=kind != "ppo")
             agent = make(":".join(x for x in (kind, count, path, weights) if x), seed=seed)
         except Exception:   # the loader's message may quote the file: the page gets none of it
             log.exception("caledonia serve: could not load %s", name)
@@ -206,9 +206,9 @@ class AgentMenu:
         agent.name = name
         return agent
 
-    def _path(self, checkpoint: str, num_players: int) -> str:
+    def _path(self, checkpoint: str, num_players: int, search: bool) -> str:
         if checkpoint == PRETRAINED:
-            return pretrained_path(num_players)
+            return pretrained_path(num_players, search=search)
         return self.checkpoints[checkpoint]
 
     # ------------------------------------------------------------- /api/meta

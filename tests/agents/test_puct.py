@@ -320,6 +320,45 @@ def test_pretrained_path_picks_the_count_or_the_nearest_with_one_warning(tmp_pat
         ck.pretrained_path(5)
 
 
+def test_the_searches_network_is_its_own_file_where_one_ships(tmp_path, monkeypatch):
+    """``search=True`` (the searches' ``pretrained``) takes ``SEARCH_FILES`` where that file
+    is in the folder, else the policy's file with its usual fallback."""
+    monkeypatch.setattr(ck, "_FALLBACK_WARNED", set())
+    folder = _touch(tmp_path / "a", "ppo_2p.zip", "ppo_4p.zip", ck.SEARCH_FILES[2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ck.pretrained_path(2, folder).endswith("/ppo_2p.zip")
+        assert ck.pretrained_path(2, folder, search=True).endswith(f"/{ck.SEARCH_FILES[2]}")
+        assert ck.pretrained_path(4, folder, search=True).endswith("/ppo_4p.zip")
+    with pytest.warns(ck.PretrainedFallbackWarning, match="using ppo_4p.zip"):
+        assert ck.pretrained_path(3, folder, search=True).endswith("/ppo_4p.zip")
+    plain = _touch(tmp_path / "b", "ppo_2p.zip")
+    assert ck.pretrained_path(2, plain, search=True).endswith("/ppo_2p.zip")
+
+
+def test_searches_play_the_searches_network_and_ppo_the_policy():
+    """``ppo:pretrained`` plays ``PRETRAINED_FILES``; ``nmcts``, ``nmctsg`` and ``puct`` with
+    ``pretrained`` play the searches' network (``SEARCH_FILES`` where shipped)."""
+    from caledonia_env.agents.policy import checkpoint_path
+
+    def head(module):
+        return module.action_net.weight.detach()
+
+    searches = [agents.make(name) for name in ("nmcts:4", "nmctsg:4", "puct:4")]
+    for n in (2, 3):
+        policy, search = ck.pretrained_path(n), ck.pretrained_path(n, search=True)
+        assert policy.endswith(ck.PRETRAINED_FILES[n])
+        shipped = os.path.join(ck.PRETRAINED_DIR, ck.SEARCH_FILES.get(n, "-"))
+        assert search == (shipped if os.path.isfile(shipped) else policy)
+        assert (checkpoint_path("pretrained", n), checkpoint_path("pretrained", n, search=True)) \
+            == (policy, search)
+        want = head(ck.load_actor(ck.load(search)))
+        for agent in searches:
+            assert torch.equal(head(agent.network(n)[0]), want), agent.name
+        ppo = head(PretrainedActor().network(n)[0])
+        assert torch.equal(ppo, head(ck.load_actor(ck.load(policy))))
+
+
 def test_shipped_folder_has_a_policy_for_every_player_count():
     with warnings.catch_warnings():
         warnings.simplefilter("error")

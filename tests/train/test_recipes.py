@@ -52,7 +52,7 @@ def test_each_training_link_is_a_valid_train_command(name, tmp_path):
 
 
 def test_a_git_link_is_a_file_of_the_history(tmp_path):
-    """The fine-tunes start from a file of commit e497f21: the runner takes it from git."""
+    """A fine-tune starts from a file of the project's history: the runner takes it from git."""
     r = recipes.load("ppo_2p")
     start = r.links[0]
     assert start.kind == "git"

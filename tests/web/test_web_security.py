@@ -110,6 +110,16 @@ def test_agent_dir_offers_its_checkpoints_by_file_name_only(tmp_path):
         assert "unknown checkpoint" in detail(new_game(c, [name, "random"]))
 
 
+def test_the_menus_pretrained_is_the_policy_for_ppo_and_the_searches_network_for_searches():
+    pytest.importorskip("torch", reason="checkpoint agents need the train extra (torch)")
+    from caledonia_env.agents.checkpoint import pretrained_path
+    menu = AgentMenu()
+    for n in (2, 3):
+        assert menu.make("ppo:pretrained", n).path == pretrained_path(n)
+        for name in ("nmctsg:4", "puct:4", "nmcts:4:pretrained"):
+            assert menu.make(name, n).path == pretrained_path(n, search=True), name
+
+
 def test_network_agents_are_not_offered_without_networks():
     c = TestClient(create_app(menu=AgentMenu(networks=False)), base_url=LOCAL)
     assert [a["name"] for a in c.get("/api/meta").json()["agents"]] == \
