@@ -415,7 +415,7 @@ PRETRAINED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pretr
 PRETRAINED_FILES = {1: "ppo_solo.zip", 2: "ppo_2p.zip", 3: "ppo_3p.zip", 4: "ppo_4p.zip"}
 #: file of the network the searches (``puct``, ``nmcts``, ``nmctsg``) play for a player count
 #: where it is not the policy's: a network that wins more often against the bots is not
-#: always a better one to search with (docs/agents.md, "Shipped policies by player count")
+#: always a better one to search with (docs/agents.md, "The searches' network")
 SEARCH_FILES = {2: "search_2p.zip"}
 _FALLBACK_WARNED: set = set()
 

@@ -26,7 +26,7 @@ PRETRAINED = "pretrained"
 
 
 def is_pretrained(param: str) -> bool:
-    """``ppo:pretrained`` / ``puct:N`` name the shipped policies (unless a file of that name
+    """``ppo:pretrained`` / ``puct:N`` name the shipped networks (unless a file of that name
     exists)."""
     return param == PRETRAINED and not os.path.exists(param)
 

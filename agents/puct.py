@@ -105,9 +105,9 @@ class PUCTAgent(Agent):
     ``sims``: simulations per searched decision (each evaluates one new position with the
     network, or reaches the end of the game); ``path``: a checkpoint with a value head, or
     ``"pretrained"`` (the shipped searches' network for the game's player count);
-    ``c_puct``: the exploration constant; ``temperature``: 0 plays the most visited action, > 0 samples
-    ``N^(1/temperature)``; ``noise_frac`` / ``dirichlet_alpha``: Dirichlet noise mixed into
-    the root prior (off by default, for self-play data).
+    ``c_puct``: the exploration constant; ``temperature``: 0 plays the most visited action,
+    > 0 samples ``N^(1/temperature)``; ``noise_frac`` / ``dirichlet_alpha``: Dirichlet noise
+    mixed into the root prior (off by default, for self-play data).
     """
 
     name = "puct"
