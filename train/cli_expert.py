@@ -60,7 +60,7 @@ def add_expert_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--search-net", default=None, metavar="PATH",
                    help="checkpoint the search runs on (default: --from), e.g. a fixed "
                         "expert while --from is the policy being improved; 'pretrained': the "
-                        "shipped searches' network)")
+                        "shipped searches' network")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--games", type=parse_int, default=None,
                         help="games to play, e.g. --games 500")
