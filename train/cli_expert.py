@@ -92,6 +92,12 @@ def add_expert_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
+def _options(args) -> dict:
+    """The command's options as given (the report's ``args``), without the CLI's own
+    objects (the command function, the first-run notice)."""
+    return {k: v for k, v in vars(args).items() if k not in ("func", "compile_progress")}
+
+
 def cmd_expert(args) -> int:
     try:
         tn.check_output_folder(args.out, "--out")
@@ -119,8 +125,7 @@ def cmd_expert(args) -> int:
     except KeyboardInterrupt:
         return 130
     with open(os.path.join(args.out, "expert.json"), "w") as f:
-        json.dump(dict(report, source=source, args=vars(args) | {"func": None}), f, indent=1,
-                  default=str)
+        json.dump(dict(report, source=source, args=_options(args)), f, indent=1)
     won = data.get("won")
     if won is not None and len(won) and str(data.get("vs", "")):
         who = "the policy (labelled by the expert)" if bool(data.get("dagger", False)) \

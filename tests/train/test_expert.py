@@ -243,6 +243,8 @@ def test_expert_command_writes_data_checkpoint_and_report(tmp_path, capsys):
     assert "checkpoint written to" in capsys.readouterr().out
     report = json.loads((out / "expert.json").read_text())
     assert report["positions"] > 0 and report["source"] == net
+    assert report["args"]["sims"] == 3 and report["args"]["out"] == str(out)
+    assert "compile_progress" not in report["args"] and "func" not in report["args"]
     again = tmp_path / "again"
     assert main(["expert", "--from", net, "--data", str(out / "data.npz"), "--tau", "1",
                  "--epochs", "1", "--out", str(again), "--quiet"]) == 0
