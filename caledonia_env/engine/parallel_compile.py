@@ -150,9 +150,14 @@ def start(jobs) -> Helper | None:
         proc = subprocess.Popen(
             [sys.executable, "-c", f"from {__name__} import helper_main; helper_main()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    except OSError:
+        return None
+    try:
         proc.stdin.write(payload)
         proc.stdin.close()
-    except OSError:
+    except OSError:                             # it has ended already (a broken pipe)
+        proc.kill()
+        proc.communicate()
         return None
     helper = Helper(proc, list(jobs))
     helper.hook()
