@@ -12,9 +12,10 @@ finds it in the cache. Nothing else changes: compiled code, cache files and resu
 those of a compile in one process. If the helper fails, is slower to start, or its sources
 differ, this process compiles what it needs itself, as without a helper.
 
-:func:`engine_first_compile` is the ``Game``'s use (:data:`ENGINE_JOBS`: the largest parts
+:func:`engine_first_compile` is the ``Game``'s use (:func:`engine_jobs`: the largest parts
 of the engine below ``setup.new_game_log`` and ``api.game_call`` that do not depend on each
-other). ``CALEDONIA_COMPILE_HELPER=0`` turns the helper off.
+other); the vector env adds its step kernel (``envs/vector.py``). ``CALEDONIA_COMPILE_HELPER=0``
+turns the helper off.
 """
 from __future__ import annotations
 
@@ -55,8 +56,8 @@ def light(arg):
 
 class Helper:
     """A running helper process and what it has reported: ``done`` (job indices, in the
-    cache now; ``seconds`` each took), ``errors`` (job index → message) and ``finished`` (it has exited or
-    stopped reporting)."""
+    cache now; ``seconds`` each took), ``errors`` (job index → message) and ``finished``
+    (it has exited or stopped reporting)."""
 
     def __init__(self, proc: subprocess.Popen, jobs):
         self.proc = proc
@@ -65,6 +66,7 @@ class Helper:
         self.errors: dict[int, str] = {}
         self.seconds: dict[int, float] = {}     # job index -> seconds the helper spent on it
         self.finished = False
+        self._pid = os.getpid()         # a forked child neither waits for it nor stops it
         self._lock = threading.Lock()
         self._hooked = []
 
@@ -105,7 +107,7 @@ class Helper:
             types = job_types(args)
 
             def waiting_compile(sig, i=i, compile_=compile_, types=types):
-                if not self.finished and tuple(sig) == types:
+                if not self.finished and tuple(sig) == types and os.getpid() == self._pid:
                     self.wait(i)
                 return compile_(sig)
 
@@ -120,7 +122,7 @@ class Helper:
 
     def stop(self) -> None:
         """End the helper now (what it wrote to the cache stays valid)."""
-        if not self.finished:
+        if not self.finished and os.getpid() == self._pid:
             self.proc.kill()
             with self._lock:
                 self._close()
@@ -201,17 +203,34 @@ def engine_jobs(T, automa) -> list:
             (apply_action_log, (s, T, 0, np.zeros(AM_LOG_SIZE, np.int32), automa))]
 
 
-_started: dict[bool, Helper | None] = {}
+_started: dict[tuple, Helper | None] = {}
+
+
+def first_compile(kind: tuple, is_cached, jobs) -> Helper | None:
+    """Start a helper on ``jobs()`` unless ``is_cached()`` says numba's cache holds what this
+    ``kind`` of first use compiles. Once per kind and process; None when not started."""
+    if kind in _started:
+        return None
+    _started[kind] = None
+    if enabled() and not is_cached():
+        _started[kind] = start(jobs())
+    return _started[kind]
+
+
+def cached(dispatcher, args) -> bool:
+    """Whether numba's cache holds ``dispatcher`` compiled for ``args``' types (True without
+    a cache: nothing for a helper to do)."""
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    if cache_file is None:
+        return True
+    types = job_types(args)
+    return any(key[0] == types for key in cache_file._load_index())
 
 
 def engine_first_compile(T, automa) -> Helper | None:
     """Before a ``Game``'s first engine call in this process: start the helper on
     :func:`engine_jobs` when numba's cache lacks the entry points for this kind of game
-    (``first_run.engine_cached``). Once per kind and process; None when not started."""
+    (``first_run.engine_cached``)."""
     kind = automa is not None
-    if kind in _started:
-        return None
-    _started[kind] = None
-    if enabled() and not engine_cached(kind):
-        _started[kind] = start(engine_jobs(T, automa))
-    return _started[kind]
+    return first_compile(("game", kind), lambda: engine_cached(kind),
+                         lambda: engine_jobs(T, automa))

@@ -51,6 +51,8 @@ if sys.argv[1] == "silent":          # a helper that ends at once, reporting not
 helper = pc.start([(mod.inner, (np.zeros(3),))])
 value = mod.outer(np.ones(3))
 print(json.dumps({"value": value, "compiled": compiled, "hooked": "compile" in vars(mod.inner),
+                  "cached": [pc.cached(mod.inner, (np.zeros(3),)),
+                             pc.cached(mod.inner, (np.zeros(3, np.int32),))],
                   "done": None if helper is None else sorted(helper.done),
                   "finished": helper is None or helper.finished}))
 """
@@ -71,6 +73,7 @@ def test_the_caller_loads_the_helpers_job_from_the_cache_instead_of_compiling_it
     r = run_child(tmp_path, "helper")
     assert r["value"] == 8.0
     assert r["compiled"] == ["outer"]            # inner: the helper's, loaded from the cache
+    assert r["cached"] == [True, False]          # for float64 arrays, not for int32
     assert r["done"] == [0] and r["finished"] and not r["hooked"]
 
 
@@ -125,9 +128,67 @@ def test_a_warm_cache_starts_no_helper(monkeypatch):
     monkeypatch.setattr(pc, "_started", {})
     monkeypatch.setattr(pc, "start", lambda jobs: pytest.fail("a helper was started"))
     Game(GameConfig(num_players=2, seed=0))
-    assert pc._started == {False: None}
+    assert pc._started == {("game", False): None}
     monkeypatch.setattr(pc, "engine_cached", lambda kind: pytest.fail("asked again"))
     Game(GameConfig(num_players=3, seed=1))
+
+
+def test_a_warm_cache_starts_no_helper_for_the_vector_env(monkeypatch):
+    from caledonia_env.envs.vector import CaledoniaVectorEnv
+    monkeypatch.setenv(pc.SWITCH, "0")
+    env = CaledoniaVectorEnv(num_envs=2, num_players=2, seed=0)
+    env.reset()
+    env.step(env.sample_actions())                  # compiled and cached now
+    monkeypatch.setenv(pc.SWITCH, "1")
+    monkeypatch.setattr(pc, "_started", {})
+    monkeypatch.setattr(pc, "start", lambda jobs: pytest.fail("a helper was started"))
+    CaledoniaVectorEnv(num_envs=2, num_players=2, seed=0)
+    assert pc._started == {("vector", False, False): None}
+
+
+VECTOR_CHILD = """
+import json
+from numba.core import event
+from caledonia_env.engine import parallel_compile as pc
+from caledonia_env.envs.vector import CaledoniaVectorEnv
+
+compiled = set()
+
+class Log(event.Listener):
+    def on_start(self, ev):
+        pass
+
+    def on_end(self, ev):
+        compiled.add(ev.data["dispatcher"].py_func.__name__)
+
+event.register("numba:compile", Log())
+env = CaledoniaVectorEnv(num_envs=4, num_players=2, seed=0)
+env.reset()
+for _ in range(20):
+    env.step(env.sample_actions())
+(helper,) = [h for h in pc._started.values() if h is not None]
+jobs = [d.py_func.__name__ for d, _ in helper.jobs]
+print(json.dumps({"jobs": jobs, "done": sorted(helper.done), "errors": helper.errors,
+                  "compiled_here": sorted(compiled & set(jobs)),
+                  "reset_all": "reset_all" in compiled}))
+"""
+
+
+@pytest.mark.slow
+def test_the_vector_envs_first_compile_loads_the_helpers_jobs(tmp_path):
+    """From an empty cache (about 45 s on two cores): the helper compiles the engine's part and
+    the step kernel with the argument types the env's kernels ask for, so this process
+    compiles none of them."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    env.pop(pc.SWITCH, None)
+    out = subprocess.run([sys.executable, "-c", VECTOR_CHILD], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-2000:]
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    assert r["jobs"] == ["production_next", "effect_applicable", "legal_mask",
+                         "apply_action_log", "step_serial"]
+    assert r["done"] == [0, 1, 2, 3, 4] and r["errors"] == {}
+    assert r["compiled_here"] == [] and r["reset_all"]
 
 
 def test_the_engine_jobs_are_engine_functions_with_example_arguments():
