@@ -2,7 +2,8 @@
 
 Each run is a fresh interpreter with an EMPTY numba cache (``NUMBA_CACHE_DIR`` set to a new
 temporary folder, which ``caledonia_env.engine.jit`` files the project's compiled code under)
-that times, in wall and CPU seconds:
+that times, in wall and CPU seconds (its own, and its compile helper's,
+``caledonia_env.engine.parallel_compile``):
 
 - ``import``: ``from caledonia_env import Game, GameConfig``,
 - ``setup``: ``Game(GameConfig(num_players=4, clans="draft"))`` (4-player tables and the
@@ -17,6 +18,7 @@ took longest (time inside the function's own compile, without the callees it com
     python benchmarks/cold_start.py --tree /tmp/base --tree . --repeat 3   # A/B, alternated
     python benchmarks/cold_start.py --json                   # one JSON object
     python benchmarks/cold_start.py --by-function 20         # where the compile time goes
+    python benchmarks/cold_start.py --no-helper              # one process compiles it all
 
 A checkout given with ``--tree`` is imported from its own folder (the child runs there with
 the folder first on ``PYTHONPATH``); the child checks that it timed that folder's package.
@@ -35,6 +37,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 STAGES = ("import", "setup", "game")
+#: wall time, this process's CPU time, and the CPU time of the compile helper it started
+#: (``engine.parallel_compile``), counted when the helper has ended
+CLOCKS = ("wall", "cpu", "helper")
 
 
 class CompileLog:
@@ -75,10 +80,14 @@ def child(players: int, seed: int, by_function: int) -> dict:
     """Time the stages in this process (run with the cache folder already chosen)."""
     log = CompileLog()
     log.start()
-    marks = [(time.perf_counter(), time.process_time(), 0)]
+    def children_cpu() -> float:       # processes this one started and waited for
+        t = os.times()
+        return t.children_user + t.children_system
+
+    marks = [(time.perf_counter(), time.process_time(), 0, children_cpu())]
 
     def mark():
-        marks.append((time.perf_counter(), time.process_time(), log.count))
+        marks.append((time.perf_counter(), time.process_time(), log.count, children_cpu()))
 
     from caledonia_env import Game, GameConfig
     mark()
@@ -93,22 +102,26 @@ def child(players: int, seed: int, by_function: int) -> dict:
     mark()
     import caledonia_env
     out = {"package": os.path.dirname(os.path.abspath(caledonia_env.__file__)),
-           "steps": steps, "wall": {}, "cpu": {}, "compiled": {}}
-    for name, (w0, c0, n0), (w1, c1, n1) in zip(STAGES, marks, marks[1:]):
+           "steps": steps, "wall": {}, "cpu": {}, "helper": {}, "compiled": {}}
+    for name, (w0, c0, n0, h0), (w1, c1, n1, h1) in zip(STAGES, marks, marks[1:]):
         out["wall"][name] = round(w1 - w0, 3)
         out["cpu"][name] = round(c1 - c0, 3)
+        out["helper"][name] = round(h1 - h0, 3)
         out["compiled"][name] = n1 - n0
     out["wall"]["total"] = round(marks[-1][0] - marks[0][0], 3)
     out["cpu"]["total"] = round(marks[-1][1] - marks[0][1], 3)
+    out["helper"]["total"] = round(marks[-1][3] - marks[0][3], 3)
     out["compiled"]["total"] = log.count
     if by_function:
         out["by_function"] = log.top(by_function)
     return out
 
 
-def run_child(tree: str, cache: str, players: int, seed: int, by_function: int) -> dict:
-    """One fresh interpreter timing ``tree``'s package with the numba cache in ``cache``."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+def run_child(tree: str, cache: str, players: int, seed: int, by_function: int,
+              helper: bool = True) -> dict:
+    """One fresh interpreter timing ``tree``'s package with the numba cache in ``cache``
+    (``helper``: False sets ``CALEDONIA_COMPILE_HELPER=0``)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, CALEDONIA_COMPILE_HELPER="1" if helper else "0")
     env.pop("NUMBA_DISABLE_JIT", None)
     env["PYTHONPATH"] = tree + os.pathsep + env.get("PYTHONPATH", "")
     cmd = [sys.executable, os.path.abspath(__file__), "--child", "--players", str(players),
@@ -123,11 +136,11 @@ def run_child(tree: str, cache: str, players: int, seed: int, by_function: int) 
     return result
 
 
-def measure(tree: str, players: int, seed: int, by_function: int) -> dict:
+def measure(tree: str, players: int, seed: int, by_function: int, helper: bool = True) -> dict:
     """A cold run with a new empty cache, then a warm run with the cache it filled."""
     with tempfile.TemporaryDirectory(prefix="cold_start_") as cache:
-        cold = run_child(tree, cache, players, seed, by_function)
-        warm = run_child(tree, cache, players, seed, 0)
+        cold = run_child(tree, cache, players, seed, by_function, helper)
+        warm = run_child(tree, cache, players, seed, 0, helper)
     return {"cold": cold, "warm": warm}
 
 
@@ -135,9 +148,9 @@ def summary(runs: list[dict]) -> dict:
     """Median and range of each stage over the runs of one tree."""
     out = {}
     for kind in ("cold", "warm"):
-        for clock in ("wall", "cpu"):
+        for clock in CLOCKS:
             for stage in STAGES + ("total",):
-                values = [r[kind][clock][stage] for r in runs]
+                values = [r[kind].get(clock, {}).get(stage, 0.0) for r in runs]
                 out[f"{kind}_{clock}_{stage}"] = {"median": round(statistics.median(values), 3),
                                                   "min": min(values), "max": max(values)}
     out["compiled"] = runs[0]["cold"]["compiled"]
@@ -147,13 +160,14 @@ def summary(runs: list[dict]) -> dict:
 
 def table(result: dict) -> str:
     """The text report: one block per tree, medians (min–max over the repeats)."""
-    lines = [f"cold start ({result['players']} players, clans drafted, fresh numba cache), "
-             f"{result['repeat']} run(s) per tree, trees alternated; seconds, median (min-max)"]
+    lines = [f"cold start ({result['players']} players, clans drafted, fresh numba cache"
+             f"{'' if result['helper'] else ', no compile helper'}), {result['repeat']} run(s) "
+             f"per tree, trees alternated; seconds, median (min-max)"]
     head = f"{'':>14}" + "".join(f"{s:>22}" for s in STAGES + ("total",))
     for tree, s in result["trees"].items():
         lines += ["", f"tree {tree}", head]
         for kind in ("cold", "warm"):
-            for clock in ("wall", "cpu"):
+            for clock in CLOCKS:
                 cells = []
                 for stage in STAGES + ("total",):
                     v = s[f"{kind}_{clock}_{stage}"]
@@ -184,6 +198,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--by-function", type=int, default=0, metavar="N",
                         help="list the N functions whose own compile took longest")
+    parser.add_argument("--no-helper", action="store_true",
+                        help="compile in one process (CALEDONIA_COMPILE_HELPER=0)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -199,8 +215,9 @@ def main(argv=None) -> int:
     runs: dict[str, list[dict]] = {t: [] for t in trees}
     for _ in range(args.repeat):
         for t in trees:
-            runs[t].append(measure(t, args.players, args.seed, args.by_function))
-    result = {"players": args.players, "repeat": args.repeat,
+            runs[t].append(measure(t, args.players, args.seed, args.by_function,
+                                   not args.no_helper))
+    result = {"players": args.players, "repeat": args.repeat, "helper": not args.no_helper,
               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "trees": {}}
     for t, rs in runs.items():
         result["trees"][t] = summary(rs)

@@ -16,6 +16,7 @@ from .engine.actions import A_PORT, A_START_PICK, MASK_WIDTH, N_ACTIONS, action_
 from .engine.api import APPLIED, GAME_OVER, LEGAL_IDS, LEGAL_MASK, game_call
 from .engine.constants import (CLAN_NAMES, CONTEXT_NAMES, GOOD_NAMES, IMPORT_NAMES, MAX_START_PICKS,
                                N_CORNERS, UNIT_NAMES)
+from .engine.parallel_compile import engine_first_compile
 from .engine.setup import new_game_log as _new_game
 from .engine.step import apply_action as _apply_action
 from .engine.tables import Variants, build_tables
@@ -141,6 +142,7 @@ class Game:
         self.state = np.zeros(L.STATE_SIZE, np.int32)
         self._log = np.zeros(L.AM_LOG_SIZE, np.int32)
         first = -1 if config.first_player is None else config.first_player
+        engine_first_compile(self.tables, self.static.automa_switch)   # a cold cache: 2 cores
         _new_game(self.state, self.tables, int(rng.integers(1, 2**31 - 2)), first, self._log,
                   self.static.automa_switch)
         self._hist, self._nhist = None, 0

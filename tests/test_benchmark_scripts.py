@@ -5,6 +5,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -101,7 +102,7 @@ def test_cold_start_times_each_stage_of_a_given_tree(tmp_path):
     assert list(result["trees"]) == [str(tree)]          # the same tree twice: one entry
     s = result["trees"][str(tree)]
     for kind in ("cold", "warm"):
-        for clock in ("wall", "cpu"):
+        for clock in ("wall", "cpu", "helper"):
             total = s[f"{kind}_{clock}_total"]
             assert 0 <= total["min"] <= total["median"] <= total["max"]
             assert s[f"{kind}_{clock}_import"]["median"] <= total["max"]
@@ -109,6 +110,28 @@ def test_cold_start_times_each_stage_of_a_given_tree(tmp_path):
     assert s["by_function"] == []
     text = run_bench("cold_start.py", "--tree", str(tree))
     assert f"tree {tree}" in text and "cold wall" in text and "warm cpu" in text
+    assert "cold helper" in text and "no compile helper" not in text
+
+
+def test_cold_start_counts_the_cpu_of_a_helper_and_can_turn_it_off(tmp_path):
+    """The ``helper`` clock is the CPU time of processes the timed code started and waited
+    for; ``--no-helper`` sets ``CALEDONIA_COMPILE_HELPER=0`` for the timed code."""
+    tree = _fake_tree(tmp_path)
+    init = tree / "caledonia_env" / "__init__.py"
+    init.write_text(init.read_text().replace(
+        "    def __init__(self, config): self.left = 3\n",
+        "    def __init__(self, config):\n"
+        "        import os, subprocess, sys\n"
+        "        self.left = 3\n"
+        "        if os.environ['CALEDONIA_COMPILE_HELPER'] == '1':\n"
+        "            subprocess.run([sys.executable, '-c', 'sum(range(10**7))'])\n"))
+    result = json.loads(run_bench("cold_start.py", "--tree", str(tree), "--json"))
+    s = result["trees"][str(tree)]
+    assert result["helper"] and s["cold_helper_setup"]["median"] > 0
+    assert s["cold_helper_game"]["median"] == 0
+    result = json.loads(run_bench("cold_start.py", "--tree", str(tree), "--json", "--no-helper"))
+    assert not result["helper"] and result["trees"][str(tree)]["cold_helper_total"]["max"] == 0
+    assert "no compile helper" in run_bench("cold_start.py", "--tree", str(tree), "--no-helper")
 
 
 def test_cold_start_counts_compiles_by_function(tmp_path):
@@ -135,11 +158,20 @@ def test_cold_start_rejects_bad_arguments(tmp_path):
 
 @pytest.mark.slow
 def test_cold_start_of_this_checkout_compiles_once():
-    """A real cold start compiles the engine; the warm run after it compiles nothing."""
-    out = run_bench("cold_start.py", "--json")
+    """A real cold start compiles the engine; the warm run after it compiles nothing. The
+    compile helper's jobs (engine/parallel_compile.py) are compiled in the helper only: this
+    process loads them from the cache (the helper's argument types are the engine's)."""
+    out = run_bench("cold_start.py", "--json", "--by-function", "1000")
     s = json.loads(out.strip().splitlines()[-1])["trees"][ROOT]
     assert s["compiled"]["total"] > 0 and s["compiled_warm"] == 0
     assert s["warm_wall_total"]["max"] < s["cold_wall_total"]["min"]
+    assert s["cold_helper_total"]["min"] > 0
+    from caledonia_env.engine.parallel_compile import engine_jobs
+    jobs = {f"{d.py_func.__module__}.{d.py_func.__qualname__}"
+            for d, _ in engine_jobs(np.zeros(1, np.int32), None)}
+    compiled_here = {name for name, _ in s["by_function"]}
+    assert len(jobs) == 4 and "caledonia_env.engine.api.game_call" in compiled_here
+    assert not jobs & compiled_here
 
 
 def test_search_speed_times_a_given_tree_and_hashes_its_moves():

@@ -4,7 +4,7 @@ while numba compiles, so that a newcomer can tell compiling from hanging.
 
     with CompileProgress(sys.stderr):      # the CLI wraps every command in this
         ...                                # the first compile of project code announces:
-    # compiling the engine for this machine — once, about 40 s (cached for the next runs)
+    # compiling the engine for this machine — once, about 25 s (cached for the next runs)
     #   compiling: 120 functions, 23 s
 
 Nothing is written when the stream is not a terminal (pipes, logs, CI), when the engine is
@@ -28,7 +28,7 @@ ENTRY_POINTS = (new_game_log, game_call)
 
 #: seconds of a cold start (import, tables, one 4-player game) on a 2-core machine, measured
 #: with benchmarks/cold_start.py (docs/performance.md); the announced estimate
-ESTIMATE_S = 40
+ESTIMATE_S = 25
 #: seconds without a compile after which the progress line is closed
 IDLE_S = 1.0
 TICK_S = 0.5

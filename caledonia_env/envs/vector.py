@@ -52,6 +52,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..config import MODULES, GameConfig
+from ..engine import parallel_compile as pc
 from ..engine.actions import N_ACTIONS
 from ..engine.automa_deck import automa_switch
 from ..engine.actions import MASK_WIDTH
@@ -199,6 +200,27 @@ class CaledoniaVectorEnv(VecEnvMethods):
         self._seed = seed
         self._pending_seeds = None
         self._needs_reset = True
+        self._first_compile()
+
+    def _first_compile(self) -> None:
+        """With numba's cache lacking this env's kernels, start the compile helper
+        (``engine.parallel_compile``) on the engine's part and the step kernel, which this
+        process needs after ``reset()``'s kernels; the random or Automa opponents' path only."""
+        if not self.fast:
+            return
+        kernel = step_parallel if self.parallel else step_serial
+        nxt = 1 - self._cur
+        reset = (self.states, self.tables, self.table_index, self.seats, self.rng,
+                 self.fixed_table, self.fixed_seat, self.first_player, self._masks[nxt],
+                 self.fast, self.automa)
+        actions = np.zeros(self.num_envs, np.int64)
+        step = (self.states, self.tables, self.table_index, self.seats, self.rng, actions,
+                self._masks[self._cur], self._cfg, self._obs[nxt], self._masks[nxt],
+                self.final_obs, self._rewards[nxt], self._dones[nxt], self.scores, self.moves,
+                self.illegal_reward, self.automa)
+        pc.first_compile(("vector", self.automa is not None, self.parallel),
+                         lambda: pc.cached(reset_all, reset) and pc.cached(kernel, step),
+                         lambda: pc.engine_jobs(self.tables[0], self.automa) + [(kernel, step)])
 
     # ------------------------------------------------------------ reset
     def seed(self, seed: int | None = None):
