@@ -98,13 +98,19 @@ class Helper:
                 self._changed.notify_all()
         self.proc.stdout.close()
         self.proc.wait()
-        self.unhook()
         with self._changed:
             self.finished = True
+            self.unhook()
             self._changed.notify_all()
 
     def hook(self) -> None:
-        """Make each job's dispatcher wait for the helper before compiling the job's types."""
+        """Make each job's dispatcher wait for the helper before compiling the job's types
+        (nothing once it has finished)."""
+        with self._changed:
+            if not self.finished:
+                self._hook()
+
+    def _hook(self) -> None:
         for i, (dispatcher, args) in enumerate(self.jobs):
             if "compile" in vars(dispatcher):           # another helper's hook: leave it
                 continue
@@ -121,9 +127,9 @@ class Helper:
 
     def unhook(self) -> None:
         """Give the dispatchers their own ``compile`` back."""
-        for dispatcher in self._hooked:
+        hooked, self._hooked = self._hooked, []
+        for dispatcher in hooked:
             vars(dispatcher).pop("compile", None)
-        self._hooked.clear()
 
     def stop(self) -> None:
         """End the helper now (what it wrote to the cache stays valid); the reading thread
