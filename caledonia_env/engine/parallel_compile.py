@@ -36,6 +36,9 @@ from .jit import plain_value, project_sources
 
 #: the environment variable that turns the helper off ("0")
 SWITCH = "CALEDONIA_COMPILE_HELPER"
+#: seconds without the awaited report after which the helper is given up (its jobs take
+#: 2–35 s on a 2-core machine)
+WAIT_S = 300.0
 
 
 def job_types(args) -> tuple:
@@ -57,49 +60,57 @@ def light(arg):
 class Helper:
     """A running helper process and what it has reported: ``done`` (job indices, in the
     cache now; ``seconds`` each took), ``errors`` (job index → message) and ``finished``
-    (it has exited or stopped reporting)."""
+    (it has exited, or was stopped). A thread reads its reports as they come."""
 
-    def __init__(self, proc: subprocess.Popen, jobs):
+    def __init__(self, proc: subprocess.Popen, jobs, wait_s: float = WAIT_S):
         self.proc = proc
         self.jobs = jobs
+        self.wait_s = wait_s
         self.done: set[int] = set()
         self.errors: dict[int, str] = {}
         self.seconds: dict[int, float] = {}     # job index -> seconds the helper spent on it
         self.finished = False
         self._pid = os.getpid()         # a forked child neither waits for it nor stops it
-        self._lock = threading.Lock()
+        self._changed = threading.Condition()
         self._hooked = []
+        threading.Thread(target=self._read_reports, daemon=True).start()
 
     def wait(self, i: int) -> bool:
-        """Block until job ``i`` is reported (True) or the helper ends without it (False)."""
-        with self._lock:
-            while i not in self.done and i not in self.errors and not self.finished:
-                line = self.proc.stdout.readline()
-                if not line:
-                    self._close()
-                    break
-                self._read(line.decode(errors="replace"))
-            return i in self.done
+        """Block until job ``i`` is reported (True) or the helper ends without it (False).
+        A helper silent for ``wait_s`` seconds is stopped: this process compiles the rest."""
+        with self._changed:
+            reported = self._changed.wait_for(
+                lambda: i in self.done or i in self.errors or self.finished, self.wait_s)
+        if not reported:
+            self.stop()
+        return i in self.done
 
-    def _read(self, line: str) -> None:
-        head, _, message = line.strip().partition(" ")
-        kind, _, index = head.partition(":")
-        if kind == "done" and index.isdigit():
-            self.done.add(int(index))
-            self.seconds[int(index)] = float(message or "nan")
-        elif kind == "error" and index.isdigit():
-            self.errors[int(index)] = message
-        if len(self.done) + len(self.errors) == len(self.jobs):
-            self._close()
-
-    def _close(self) -> None:
-        self.finished = True
+    def _read_reports(self) -> None:
+        for line in self.proc.stdout:
+            head, _, message = line.decode(errors="replace").strip().partition(" ")
+            kind, _, index = head.partition(":")
+            with self._changed:
+                if kind == "done" and index.isdigit():
+                    self.done.add(int(index))
+                    self.seconds[int(index)] = float(message or "nan")
+                elif kind == "error" and index.isdigit():
+                    self.errors[int(index)] = message
+                self._changed.notify_all()
         self.proc.stdout.close()
         self.proc.wait()
-        self.unhook()
+        with self._changed:
+            self.finished = True
+            self.unhook()
+            self._changed.notify_all()
 
     def hook(self) -> None:
-        """Make each job's dispatcher wait for the helper before compiling the job's types."""
+        """Make each job's dispatcher wait for the helper before compiling the job's types
+        (nothing once it has finished)."""
+        with self._changed:
+            if not self.finished:
+                self._hook()
+
+    def _hook(self) -> None:
         for i, (dispatcher, args) in enumerate(self.jobs):
             if "compile" in vars(dispatcher):           # another helper's hook: leave it
                 continue
@@ -116,23 +127,25 @@ class Helper:
 
     def unhook(self) -> None:
         """Give the dispatchers their own ``compile`` back."""
-        for dispatcher in self._hooked:
+        hooked, self._hooked = self._hooked, []
+        for dispatcher in hooked:
             vars(dispatcher).pop("compile", None)
-        self._hooked.clear()
 
     def stop(self) -> None:
-        """End the helper now (what it wrote to the cache stays valid)."""
+        """End the helper now (what it wrote to the cache stays valid); the reading thread
+        then marks it finished."""
         if not self.finished and os.getpid() == self._pid:
+            self.unhook()
             self.proc.kill()
-            with self._lock:
-                self._close()
 
 
 def enabled() -> bool:
-    """Whether a helper may start: numba compiles (no ``NUMBA_DISABLE_JIT``), a Python to run
-    it, and not turned off with ``CALEDONIA_COMPILE_HELPER=0``."""
+    """Whether a helper may start: numba compiles (no ``NUMBA_DISABLE_JIT``), a Python
+    interpreter to run it (``sys.executable`` named python…: not an embedding program's own
+    binary) and not turned off with ``CALEDONIA_COMPILE_HELPER=0``."""
     from numba.core import config
-    return (not config.DISABLE_JIT and bool(sys.executable)
+    name = os.path.basename(sys.executable or "").lower()
+    return (not config.DISABLE_JIT and name.startswith(("python", "pypy"))
             and os.environ.get(SWITCH, "1") != "0")
 
 

@@ -1,11 +1,11 @@
 """The compile helper (engine/parallel_compile.py, issue #37): a second process compiles
 jobs into numba's cache while this one waits for exactly those, and a helper that fails
 costs nothing but its start."""
-import io
 import json
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -28,7 +28,7 @@ def outer(x):
 """
 
 CHILD = """
-import json, sys
+import json, sys, time
 import numpy as np
 from numba.core import event
 import mod
@@ -50,6 +50,10 @@ if sys.argv[1] == "silent":          # a helper that ends at once, reporting not
     pc.sys.executable = "/bin/true"
 helper = pc.start([(mod.inner, (np.zeros(3),))])
 value = mod.outer(np.ones(3))
+for _ in range(500):                 # the helper's end is read by a thread
+    if helper is None or helper.finished:
+        break
+    time.sleep(0.01)
 print(json.dumps({"value": value, "compiled": compiled, "hooked": "compile" in vars(mod.inner),
                   "cached": [pc.cached(mod.inner, (np.zeros(3),)),
                              pc.cached(mod.inner, (np.zeros(3, np.int32),))],
@@ -86,19 +90,45 @@ def test_a_helper_that_reports_nothing_leaves_the_compile_to_the_caller(tmp_path
 
 
 class _Proc:
-    def __init__(self, text):
-        self.stdout = io.BytesIO(text.encode())
+    """A helper's process as ``Helper`` uses it: its report lines, then its end."""
+
+    def __init__(self, text=None):
+        read, self._write = os.pipe()
+        self.stdout = os.fdopen(read, "rb")
+        self.killed = False
+        if text is not None:
+            os.write(self._write, text.encode())
+            os.close(self._write)
+
+    def kill(self):
+        self.killed = True
+        os.close(self._write)
 
     def wait(self):
         return 0
 
 
-def test_reports_are_read_in_order_and_errors_kept():
+def _finished(helper):
+    for _ in range(500):
+        if helper.finished:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_reports_are_read_as_they_come_and_errors_kept():
     helper = pc.Helper(_Proc("done:0 1.25\nerror:1 TypingError: no\nnoise\n"),
                        [(None, ()), (None, ()), (None, ())])
-    assert helper.wait(0) and helper.seconds == {0: 1.25} and not helper.finished
+    assert helper.wait(0) and helper.seconds == {0: 1.25}
     assert not helper.wait(1) and helper.errors == {1: "TypingError: no"}
-    assert not helper.wait(2) and helper.finished        # the helper ended without job 2
+    assert not helper.wait(2) and _finished(helper)        # it ended without job 2
+    assert not helper.proc.killed
+
+
+def test_a_silent_helper_is_given_up_after_the_wait_limit():
+    proc = _Proc()
+    helper = pc.Helper(proc, [(None, ())], wait_s=0.2)
+    assert not helper.wait(0) and proc.killed and _finished(helper)
 
 
 def test_light_arguments_keep_their_numba_types():
@@ -113,11 +143,15 @@ def test_light_arguments_keep_their_numba_types():
     assert pc.light(view) is view
 
 
-def test_the_switch_turns_the_helper_off(monkeypatch):
+def test_the_switch_and_the_interpreter_decide_whether_a_helper_may_start(monkeypatch):
     monkeypatch.setenv(pc.SWITCH, "0")
     assert not pc.enabled()
     monkeypatch.setenv(pc.SWITCH, "1")
-    assert pc.enabled() == (not __import__("numba").config.DISABLE_JIT)
+    jit = not __import__("numba").config.DISABLE_JIT
+    for executable, may in (("/venv/bin/python3.11", jit), ("/usr/bin/pypy3", jit),
+                            ("/usr/bin/uwsgi", False), ("", False)):
+        monkeypatch.setattr(pc.sys, "executable", executable)
+        assert pc.enabled() == may, executable
 
 
 def test_a_warm_cache_starts_no_helper(monkeypatch):
