@@ -9,8 +9,8 @@ and one 4-player game; docs/performance.md). :func:`start` runs a helper
 in order and reports each one done; here each job's dispatcher gets a ``compile`` that, for
 the job's argument types, first waits until the helper has reported that job, so numba then
 finds it in the cache. Nothing else changes: compiled code, cache files and results are
-those of a compile in one process. If the helper fails, is slower to start, or its sources
-differ, this process compiles what it needs itself, as without a helper.
+those of a compile in one process. If the helper fails, stays silent for :data:`WAIT_S`
+seconds, or runs other sources, this process compiles what it needs itself, as without one.
 
 :func:`engine_first_compile` is the ``Game``'s use (:func:`engine_jobs`: the largest parts
 of the engine below ``setup.new_game_log`` and ``api.game_call`` that do not depend on each
