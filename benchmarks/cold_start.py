@@ -11,6 +11,8 @@ that times, in wall and CPU seconds (its own, and its compile helper's,
 - ``game``: that game played to the end with random legal actions (the Python API),
 
 then the same again in a second interpreter with the cache the first one filled (warm).
+``--vector N`` times the vector env instead: ``setup`` is ``CaledoniaVectorEnv(num_envs=N,
+num_players=P)`` and its ``reset()``, ``game`` is 50 steps with random legal actions.
 numba's compile events count the compiled functions; ``--by-function N`` lists the N that
 took longest (time inside the function's own compile, without the callees it compiled).
 
@@ -19,6 +21,7 @@ took longest (time inside the function's own compile, without the callees it com
     python benchmarks/cold_start.py --json                   # one JSON object
     python benchmarks/cold_start.py --by-function 20         # where the compile time goes
     python benchmarks/cold_start.py --no-helper              # one process compiles it all
+    python benchmarks/cold_start.py --vector 8 --players 2   # the vector env's first use
 
 A checkout given with ``--tree`` is imported from its own folder (the child runs there with
 the folder first on ``PYTHONPATH``); the child checks that it timed that folder's package.
@@ -37,8 +40,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 STAGES = ("import", "setup", "game")
+#: steps of the vector env timed as its ``game`` stage (``--vector``)
+VECTOR_STEPS = 50
 #: wall time, this process's CPU time, and the CPU time of the compile helper it started
-#: (``engine.parallel_compile``), counted when the helper has ended
+#: (``engine.parallel_compile``), counted in the stage where it has ended (and in the total)
 CLOCKS = ("wall", "cpu", "helper")
 
 
@@ -76,10 +81,12 @@ class CompileLog:
                       key=lambda kv: -kv[1])[:n]
 
 
-def child(players: int, seed: int, by_function: int) -> dict:
-    """Time the stages in this process (run with the cache folder already chosen)."""
+def child(players: int, seed: int, by_function: int, vector: int = 0) -> dict:
+    """Time the stages in this process (run with the cache folder already chosen); the vector
+    env of ``vector`` games instead of a ``Game`` when ``vector`` > 0."""
     log = CompileLog()
     log.start()
+
     def children_cpu() -> float:       # processes this one started and waited for
         t = os.times()
         return t.children_user + t.children_system
@@ -89,17 +96,28 @@ def child(players: int, seed: int, by_function: int) -> dict:
     def mark():
         marks.append((time.perf_counter(), time.process_time(), log.count, children_cpu()))
 
-    from caledonia_env import Game, GameConfig
-    mark()
-    game = Game(GameConfig(num_players=players, seed=seed, clans="draft"))
-    mark()
-    import random
-    rng = random.Random(seed)
-    steps = 0
-    while not game.is_terminal:
-        game.step(rng.choice(game.legal_actions().tolist()))
-        steps += 1
-    mark()
+    if vector:
+        from caledonia_env.envs.vector import CaledoniaVectorEnv
+        mark()
+        env = CaledoniaVectorEnv(num_envs=vector, num_players=players, seed=seed)
+        env.reset()
+        mark()
+        for _ in range(VECTOR_STEPS):
+            env.step(env.sample_actions())
+        steps = VECTOR_STEPS
+        mark()
+    else:
+        from caledonia_env import Game, GameConfig
+        mark()
+        game = Game(GameConfig(num_players=players, seed=seed, clans="draft"))
+        mark()
+        import random
+        rng = random.Random(seed)
+        steps = 0
+        while not game.is_terminal:
+            game.step(rng.choice(game.legal_actions().tolist()))
+            steps += 1
+        mark()
     import caledonia_env
     out = {"package": os.path.dirname(os.path.abspath(caledonia_env.__file__)),
            "steps": steps, "wall": {}, "cpu": {}, "helper": {}, "compiled": {}}
@@ -110,22 +128,37 @@ def child(players: int, seed: int, by_function: int) -> dict:
         out["compiled"][name] = n1 - n0
     out["wall"]["total"] = round(marks[-1][0] - marks[0][0], 3)
     out["cpu"]["total"] = round(marks[-1][1] - marks[0][1], 3)
-    out["helper"]["total"] = round(marks[-1][3] - marks[0][3], 3)
+    await_helpers()
+    out["helper"]["total"] = round(children_cpu() - marks[0][3], 3)
     out["compiled"]["total"] = log.count
     if by_function:
         out["by_function"] = log.top(by_function)
     return out
 
 
+def await_helpers(limit_s: float = 120.0) -> None:
+    """Wait until the compile helpers this process started have ended (a thread reaps them),
+    so that their CPU time is counted; nothing for trees without them."""
+    try:
+        from caledonia_env.engine.parallel_compile import _started
+    except ImportError:
+        return
+    end = time.perf_counter() + limit_s
+    while any(h is not None and not h.finished for h in _started.values()):
+        if time.perf_counter() > end:
+            return
+        time.sleep(0.01)
+
+
 def run_child(tree: str, cache: str, players: int, seed: int, by_function: int,
-              helper: bool = True) -> dict:
+              helper: bool = True, vector: int = 0) -> dict:
     """One fresh interpreter timing ``tree``'s package with the numba cache in ``cache``
     (``helper``: False sets ``CALEDONIA_COMPILE_HELPER=0``)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=cache, CALEDONIA_COMPILE_HELPER="1" if helper else "0")
     env.pop("NUMBA_DISABLE_JIT", None)
     env["PYTHONPATH"] = tree + os.pathsep + env.get("PYTHONPATH", "")
     cmd = [sys.executable, os.path.abspath(__file__), "--child", "--players", str(players),
-           "--seed", str(seed), "--by-function", str(by_function)]
+           "--seed", str(seed), "--by-function", str(by_function), "--vector", str(vector)]
     out = subprocess.run(cmd, env=env, cwd=tree, capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"the run of {tree} failed:\n{out.stderr[-3000:]}")
@@ -136,11 +169,12 @@ def run_child(tree: str, cache: str, players: int, seed: int, by_function: int,
     return result
 
 
-def measure(tree: str, players: int, seed: int, by_function: int, helper: bool = True) -> dict:
+def measure(tree: str, players: int, seed: int, by_function: int, helper: bool = True,
+            vector: int = 0) -> dict:
     """A cold run with a new empty cache, then a warm run with the cache it filled."""
     with tempfile.TemporaryDirectory(prefix="cold_start_") as cache:
-        cold = run_child(tree, cache, players, seed, by_function, helper)
-        warm = run_child(tree, cache, players, seed, 0, helper)
+        cold = run_child(tree, cache, players, seed, by_function, helper, vector)
+        warm = run_child(tree, cache, players, seed, 0, helper, vector)
     return {"cold": cold, "warm": warm}
 
 
@@ -160,7 +194,9 @@ def summary(runs: list[dict]) -> dict:
 
 def table(result: dict) -> str:
     """The text report: one block per tree, medians (min–max over the repeats)."""
-    lines = [f"cold start ({result['players']} players, clans drafted, fresh numba cache"
+    what = (f"a vector env of {result['vector']} games, {VECTOR_STEPS} steps" if result["vector"]
+            else "clans drafted")
+    lines = [f"cold start ({result['players']} players, {what}, fresh numba cache"
              f"{'' if result['helper'] else ', no compile helper'}), {result['repeat']} run(s) "
              f"per tree, trees alternated; seconds, median (min-max)"]
     head = f"{'':>14}" + "".join(f"{s:>22}" for s in STAGES + ("total",))
@@ -200,13 +236,18 @@ def main(argv=None) -> int:
                         help="list the N functions whose own compile took longest")
     parser.add_argument("--no-helper", action="store_true",
                         help="compile in one process (CALEDONIA_COMPILE_HELPER=0)")
+    parser.add_argument("--vector", type=int, default=0, metavar="N",
+                        help="time the vector env of N games (reset, then "
+                             f"{VECTOR_STEPS} steps) instead of one Game")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.by_function < 0:
         parser.error(f"--by-function must be 0 or more, got {args.by_function}")
+    if args.vector < 0:
+        parser.error(f"--vector must be 0 or more, got {args.vector}")
     if args.child:
-        print(json.dumps(child(args.players, args.seed, args.by_function)))
+        print(json.dumps(child(args.players, args.seed, args.by_function, args.vector)))
         return 0
     trees = [os.path.abspath(t) for t in (args.tree or [ROOT])]
     for t in trees:
@@ -216,8 +257,9 @@ def main(argv=None) -> int:
     for _ in range(args.repeat):
         for t in trees:
             runs[t].append(measure(t, args.players, args.seed, args.by_function,
-                                   not args.no_helper))
+                                   not args.no_helper, args.vector))
     result = {"players": args.players, "repeat": args.repeat, "helper": not args.no_helper,
+              "vector": args.vector,
               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "trees": {}}
     for t, rs in runs.items():
         result["trees"][t] = summary(rs)

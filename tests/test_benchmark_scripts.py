@@ -134,6 +134,30 @@ def test_cold_start_counts_the_cpu_of_a_helper_and_can_turn_it_off(tmp_path):
     assert "no compile helper" in run_bench("cold_start.py", "--tree", str(tree), "--no-helper")
 
 
+def test_cold_start_times_the_vector_env_of_a_given_tree(tmp_path):
+    """``--vector N``: the env of N games and its reset as ``setup``, 50 steps as ``game``."""
+    tree = _fake_tree(tmp_path)
+    envs = tree / "caledonia_env" / "envs"
+    envs.mkdir()
+    (envs / "__init__.py").write_text("")
+    (envs / "vector.py").write_text(
+        "import numpy as np\n"
+        "class CaledoniaVectorEnv:\n"
+        "    def __init__(self, num_envs, num_players, seed):\n"
+        "        assert (num_envs, num_players) == (3, 2)\n"
+        "        self.steps = 0\n"
+        "    def reset(self): return np.zeros(3)\n"
+        "    def sample_actions(self): return np.zeros(3, np.int64)\n"
+        "    def step(self, actions): self.steps += 1\n")
+    out = run_bench("cold_start.py", "--tree", str(tree), "--vector", "3", "--players", "2",
+                    "--json")
+    result = json.loads(out.strip().splitlines()[-1])
+    assert result["vector"] == 3 and result["players"] == 2
+    assert result["trees"][str(tree)]["compiled"]["total"] == 0
+    text = run_bench("cold_start.py", "--tree", str(tree), "--vector", "3", "--players", "2")
+    assert "a vector env of 3 games, 50 steps" in text
+
+
 def test_cold_start_counts_compiles_by_function(tmp_path):
     """The compile log sees numba functions compiled by the timed tree."""
     tree = _fake_tree(tmp_path, steps=1)
@@ -151,7 +175,8 @@ def test_cold_start_counts_compiles_by_function(tmp_path):
 def test_cold_start_rejects_bad_arguments(tmp_path):
     script = os.path.join(ROOT, "benchmarks", "cold_start.py")
     for args, said in ((["--repeat", "0"], "--repeat"), (["--tree", str(tmp_path)], "--tree"),
-                       (["--by-function", "-1"], "--by-function")):
+                       (["--by-function", "-1"], "--by-function"),
+                       (["--vector", "-2"], "--vector")):
         bad = subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
         assert bad.returncode == 2 and said in bad.stderr, bad.stderr
 
