@@ -40,15 +40,24 @@ def engine_cached(automa: bool | None = None) -> bool:
     with them (``True``), or either (``None``). True when there is nothing to compile (no
     JIT)."""
     for dispatcher in ENTRY_POINTS:
-        cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
-        if cache_file is None:       # NUMBA_DISABLE_JIT (a plain function) or no cache
+        signatures = cached_signatures(dispatcher)
+        if signatures is None:
             continue
-        index = cache_file._load_index()      # {}: no index, or one of other sources
-        if not index:
+        if not signatures:
             return False
-        if automa is not None and not any(_with_automa(key[0]) == automa for key in index):
+        if automa is not None and not any(_with_automa(sig) == automa for sig in signatures):
             return False
     return True
+
+
+def cached_signatures(dispatcher) -> list | None:
+    """The argument types numba's on-disk cache holds ``dispatcher`` compiled for (empty: no
+    index, or one of other sources); None when there is no cache (``NUMBA_DISABLE_JIT``
+    makes a plain function)."""
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    if cache_file is None:
+        return None
+    return [key[0] for key in cache_file._load_index()]
 
 
 def _with_automa(signature) -> bool:

@@ -31,7 +31,7 @@ import time
 import numpy as np
 from numba import typeof
 
-from .first_run import engine_cached
+from .first_run import cached_signatures, engine_cached
 from .jit import plain_value, project_sources
 
 #: the environment variable that turns the helper off ("0")
@@ -233,11 +233,8 @@ def first_compile(kind: tuple, is_cached, jobs) -> Helper | None:
 def cached(dispatcher, args) -> bool:
     """Whether numba's cache holds ``dispatcher`` compiled for ``args``' types (True without
     a cache: nothing for a helper to do)."""
-    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
-    if cache_file is None:
-        return True
-    types = job_types(args)
-    return any(key[0] == types for key in cache_file._load_index())
+    signatures = cached_signatures(dispatcher)
+    return signatures is None or job_types(args) in signatures
 
 
 def engine_first_compile(T, automa) -> Helper | None:
