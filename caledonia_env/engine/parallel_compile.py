@@ -171,8 +171,9 @@ def start(jobs) -> Helper | None:
         proc.stdin.write(payload)
         proc.stdin.close()
     except OSError:                             # it has ended already (a broken pipe)
-        proc.kill()
-        proc.communicate()
+        proc.kill()                             # (closing stdin closed it even so)
+        proc.wait()
+        proc.stdout.close()
         return None
     helper = Helper(proc, list(jobs))
     helper.hook()

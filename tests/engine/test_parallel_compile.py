@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 import pytest
-from numba import typeof
+from numba import njit, typeof
 
 from caledonia_env.engine import parallel_compile as pc
 
@@ -87,6 +87,27 @@ def test_a_helper_that_reports_nothing_leaves_the_compile_to_the_caller(tmp_path
     assert r["value"] == 8.0
     assert sorted(r["compiled"]) == ["inner", "outer"]
     assert r["done"] in ([], None) and r["finished"] and not r["hooked"]    # None: no pipe
+
+
+@njit
+def _plus_one(x):
+    return x + 1.0
+
+
+@pytest.mark.skipif(not os.path.exists("/bin/true"), reason="needs /bin/true")
+def test_a_helper_that_ended_before_reading_its_jobs_is_given_up(monkeypatch):
+    """Writing the job list to a helper that has already ended breaks the pipe: ``start``
+    returns None and hooks nothing (the race the silent helper above may or may not hit)."""
+    popen = subprocess.Popen
+
+    def ended(args, **kw):
+        proc = popen(["/bin/true"], **kw)
+        proc.wait()
+        return proc
+
+    monkeypatch.setattr(pc.subprocess, "Popen", ended)
+    assert pc.start([(_plus_one, (np.zeros(3),))]) is None
+    assert "compile" not in vars(_plus_one)
 
 
 class _Proc:
