@@ -24,7 +24,9 @@ from caledonia_env.train.rllib_module import masked_module_spec, module_policy
 
 
 def main(iterations: int, games: int, train_batch: int = 2000, seed: int = 0):
-    ray.init(include_dashboard=False, _node_ip_address="127.0.0.1")
+    # "local": a new Ray instance on this machine, never the cluster another program
+    # started (Ray's default joins the one /tmp/ray/ray_current_cluster names, even a dead one)
+    ray.init(address="local", include_dashboard=False, _node_ip_address="127.0.0.1")
     register_env("caledonia", lambda cfg: PettingZooEnv(caledonia_env.env(**cfg)))
     config = (
         PPOConfig()

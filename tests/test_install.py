@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,13 @@ def test_non_editable_install_carries_the_training_recipes(installed):
     assert out.returncode == 0, out.stderr[-3000:]
     names = [f"ppo_{n}" for n in ("2p", "3p", "4p", "solo")] + ["search_2p"]
     assert all(name in out.stdout for name in names), out.stdout
+
+
+def test_the_rllib_extra_installs_the_torch_its_module_imports():
+    """``caledonia_env.train.rllib_module`` builds a torch RLModule and ``ray[rllib]`` does not
+    require torch: the rllib extra carries the train extra's pin (docs/libraries.md)."""
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    pin = [r for r in extras["train"] if r.startswith("torch")]
+    assert pin and pin[0] in extras["rllib"]
+    assert "import torch" in (REPO / "train" / "rllib_module.py").read_text()
