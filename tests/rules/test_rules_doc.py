@@ -1,6 +1,7 @@
 """docs/rules.md: every rule id cited in the repo resolves there, every rule id there is
 named by a test, and the repo never points outside itself (R-0 … R-9, P1-P9)."""
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -35,9 +36,25 @@ def ids_in(text):
     return set(ID_RE.findall(text))
 
 
+def repo_files():
+    """The repository's files: tracked, or untracked and not ignored (what a commit could
+    add; not the venvs, runs and caches a checkout collects); None outside a git checkout."""
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                         cwd=ROOT, capture_output=True, check=False)
+    if out.returncode != 0:
+        return None
+    return sorted({ROOT / f for f in out.stdout.decode().split("\0") if f})
+
+
 def text_files(*roots):
+    listed = repo_files()
     for root in roots:
-        paths = [root] if root.is_file() else sorted(root.rglob("*"))
+        if root.is_file():
+            paths = [root]
+        elif listed is None:
+            paths = sorted(root.rglob("*"))
+        else:
+            paths = [p for p in listed if p.is_relative_to(root)]
         for path in paths:
             rel = path.relative_to(ROOT).parts
             if not path.is_file() or any(d in SKIP_DIRS or d.endswith(".egg-info") for d in rel):
