@@ -149,24 +149,15 @@ def test_two_ray_nodes_on_this_machine_share_the_games(tmp_path):
         _forget_cluster(addr)
 
 
-def _current_cluster() -> Path:
-    """The file in which ``ray start --head`` names its cluster for a later ``ray.init()``
-    without an address (Ray's temporary folder: ``RAY_TMPDIR``, else the system's)."""
-    return Path(os.environ.get("RAY_TMPDIR") or tempfile.gettempdir()) / "ray" / \
-        "ray_current_cluster"
-
-
-def _named_current_cluster(addr: str) -> bool:
-    path = _current_cluster()
-    return path.exists() and path.read_text().strip() == addr
-
-
 def _forget_cluster(addr: str) -> None:
-    """A head stopped by its process id leaves that file naming it, and every later
-    ``ray.init()`` without an address on the machine then waits minutes for the dead head.
-    Remove it when it names this test's head (another program's cluster is left alone)."""
-    if _named_current_cluster(addr):
-        _current_cluster().unlink()
+    """``ray start --head`` names its cluster in Ray's temporary folder (``RAY_TMPDIR``, else
+    the system's) for a later ``ray.init()`` without an address; a head stopped by its process
+    id leaves that file, and every such ``ray.init()`` on the machine then waits minutes for
+    the dead head. Remove it when it names this test's head (another cluster is left alone)."""
+    path = Path(os.environ.get("RAY_TMPDIR") or tempfile.gettempdir()) / "ray" / \
+        "ray_current_cluster"
+    if path.exists() and path.read_text().strip() == addr:
+        path.unlink()
 
 
 def test_cli_backend_ray_resume_and_parquet(ray_local, tmp_path, capsys):
