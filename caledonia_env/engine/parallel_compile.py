@@ -85,6 +85,11 @@ class Helper:
             self.stop()
         return i in self.done
 
+    def join(self, timeout: float | None = None) -> bool:
+        """Block until the helper has ended (True) or ``timeout`` seconds have passed."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self.finished, timeout)
+
     def _read_reports(self) -> None:
         for line in self.proc.stdout:
             head, _, message = line.decode(errors="replace").strip().partition(" ")

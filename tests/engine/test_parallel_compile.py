@@ -5,7 +5,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -28,7 +27,7 @@ def outer(x):
 """
 
 CHILD = """
-import json, sys, time
+import json, sys
 import numpy as np
 from numba.core import event
 import mod
@@ -50,10 +49,8 @@ if sys.argv[1] == "silent":          # a helper that ends at once, reporting not
     pc.sys.executable = "/bin/true"
 helper = pc.start([(mod.inner, (np.zeros(3),))])
 value = mod.outer(np.ones(3))
-for _ in range(500):                 # the helper's end is read by a thread
-    if helper is None or helper.finished:
-        break
-    time.sleep(0.01)
+if helper is not None:                # its end is read by a thread
+    helper.join(5)
 print(json.dumps({"value": value, "compiled": compiled, "hooked": "compile" in vars(mod.inner),
                   "cached": [pc.cached(mod.inner, (np.zeros(3),)),
                              pc.cached(mod.inner, (np.zeros(3, np.int32),))],
@@ -129,27 +126,19 @@ class _Proc:
         return 0
 
 
-def _finished(helper):
-    for _ in range(500):
-        if helper.finished:
-            return True
-        time.sleep(0.01)
-    return False
-
-
 def test_reports_are_read_as_they_come_and_errors_kept():
     helper = pc.Helper(_Proc("done:0 1.25\nerror:1 TypingError: no\nnoise\n"),
                        [(None, ()), (None, ()), (None, ())])
     assert helper.wait(0) and helper.seconds == {0: 1.25}
     assert not helper.wait(1) and helper.errors == {1: "TypingError: no"}
-    assert not helper.wait(2) and _finished(helper)        # it ended without job 2
+    assert not helper.wait(2) and helper.join(5)        # it ended without job 2
     assert not helper.proc.killed
 
 
 def test_a_silent_helper_is_given_up_after_the_wait_limit():
     proc = _Proc()
     helper = pc.Helper(proc, [(None, ())], wait_s=0.2)
-    assert not helper.wait(0) and proc.killed and _finished(helper)
+    assert not helper.wait(0) and proc.killed and helper.join(5)
 
 
 def test_light_arguments_keep_their_numba_types():
