@@ -193,15 +193,42 @@ def test_mcts_with_random_rollouts_plays_legally():
     play_checked(game, bots, limit=150)
 
 
-def test_mcts_time_budget_is_respected_roughly():
+def test_mcts_time_budget_sizes_its_rounds_from_the_cost_of_a_rollout(monkeypatch):
+    """``mcts:0.2s``: the first round plays one rollout a candidate, each later round its share
+    of the time left at the cost per rollout measured so far. A fake clock (each rollout costs
+    1 ms) makes the spending exact; no wall-clock time is asserted."""
+    import types
+    from caledonia_env.agents import mcts as mcts_module
     game = Game(GameConfig(num_players=2, seed=2))
     bot = agents.make("mcts:0.2s", seed=1)
     while game.context != "main action":
         game.step(bot.act(game))
+    clock = [0.0]
+    monkeypatch.setattr(mcts_module, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    real = bot.evaluator.playouts
+
+    def playouts(s, T, p, acts, seeds, out):
+        real(s, T, p, acts, seeds, out)
+        clock[0] += 0.001 * len(acts)
+    monkeypatch.setattr(bot.evaluator, "playouts", playouts)
     a = bot.act(game)
     assert game.legal_mask()[a]
-    assert bot.last_stats["seconds"] < 2.0
-    assert bot.last_stats["rollouts"] >= bot.last_stats["candidates"]
+    stats = bot.last_stats
+    n = stats["candidates"]
+    assert n >= 3
+    # round one costs n ms; the rest of the 200 ms is spent, less the rounding down of
+    # each round's rollouts to a whole number per survivor
+    assert stats["seconds"] == pytest.approx(stats["rollouts"] * 0.001)
+    assert 0.2 - 0.001 * n <= stats["seconds"] <= 0.2
+    slow = agents.make("mcts:0.2s", seed=1)                 # 10 ms a rollout: fewer rollouts
+    real_slow = slow.evaluator.playouts
+
+    def slow_playouts(s, T, p, acts, seeds, out):
+        real_slow(s, T, p, acts, seeds, out)
+        clock[0] += 0.01 * len(acts)
+    monkeypatch.setattr(slow.evaluator, "playouts", slow_playouts)
+    slow.act(game)
+    assert n <= slow.last_stats["rollouts"] <= 20 < stats["rollouts"]
 
 
 # ------------------------------------------------------- win-rate claims
