@@ -1,4 +1,6 @@
 """Baseline bots (agents/): registry, legality, determinism, evaluation, win-rate claims."""
+from types import SimpleNamespace
+
 import pytest
 from invariants import play_checked
 
@@ -8,6 +10,7 @@ from caledonia_env.agents.builtin import BUILTIN
 from caledonia_env.agents.base import Agent
 from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, evaluate
 from caledonia_env.agents.rollouts import final_margin
+from caledonia_env.agents import mcts as mcts_module
 from caledonia_env.agents.mcts import MCTSAgent
 from caledonia_env import Game, GameConfig
 from caledonia_env.envs import opponents
@@ -193,24 +196,27 @@ def test_mcts_with_random_rollouts_plays_legally():
     play_checked(game, bots, limit=150)
 
 
+def _charge_rollouts(monkeypatch, bot, clock, seconds):
+    """Each rollout of ``bot``'s evaluator advances the fake ``clock`` by ``seconds``."""
+    real = bot.evaluator.playouts
+
+    def playouts(s, T, p, acts, seeds, out):
+        real(s, T, p, acts, seeds, out)
+        clock[0] += seconds * len(acts)
+    monkeypatch.setattr(bot.evaluator, "playouts", playouts)
+
+
 def test_mcts_time_budget_sizes_its_rounds_from_the_cost_of_a_rollout(monkeypatch):
     """``mcts:0.2s``: the first round plays one rollout a candidate, each later round its share
     of the time left at the cost per rollout measured so far. A fake clock (each rollout costs
     1 ms) makes the spending exact; no wall-clock time is asserted."""
-    import types
-    from caledonia_env.agents import mcts as mcts_module
     game = Game(GameConfig(num_players=2, seed=2))
     bot = agents.make("mcts:0.2s", seed=1)
     while game.context != "main action":
         game.step(bot.act(game))
     clock = [0.0]
-    monkeypatch.setattr(mcts_module, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
-    real = bot.evaluator.playouts
-
-    def playouts(s, T, p, acts, seeds, out):
-        real(s, T, p, acts, seeds, out)
-        clock[0] += 0.001 * len(acts)
-    monkeypatch.setattr(bot.evaluator, "playouts", playouts)
+    monkeypatch.setattr(mcts_module, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
+    _charge_rollouts(monkeypatch, bot, clock, 0.001)
     a = bot.act(game)
     assert game.legal_mask()[a]
     stats = bot.last_stats
@@ -221,12 +227,7 @@ def test_mcts_time_budget_sizes_its_rounds_from_the_cost_of_a_rollout(monkeypatc
     assert stats["seconds"] == pytest.approx(stats["rollouts"] * 0.001)
     assert 0.2 - 0.001 * n <= stats["seconds"] <= 0.2
     slow = agents.make("mcts:0.2s", seed=1)                 # 10 ms a rollout: fewer rollouts
-    real_slow = slow.evaluator.playouts
-
-    def slow_playouts(s, T, p, acts, seeds, out):
-        real_slow(s, T, p, acts, seeds, out)
-        clock[0] += 0.01 * len(acts)
-    monkeypatch.setattr(slow.evaluator, "playouts", slow_playouts)
+    _charge_rollouts(monkeypatch, slow, clock, 0.01)
     slow.act(game)
     assert n <= slow.last_stats["rollouts"] <= 20 < stats["rollouts"]
 
