@@ -147,7 +147,7 @@ def mixed_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, max
                             NO_HORIZON, max_steps, automa)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mixed_rollout_to(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, stop,
                      max_steps, automa):
     """:func:`mixed_rollout` until the game ends or round ``stop`` begins."""

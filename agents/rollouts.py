@@ -32,7 +32,7 @@ from .evaluation import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate, evaluate_know
                          lookahead_table, update_memo)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def after(s, T, p, w, a, table, buf, memo, automa):
     """p's evaluation of the state one action ``a`` after ``s`` (written into ``buf``), its
     map counted from ``s``'s :func:`agents.evaluation.lookahead_table` (``memo``: scratch)."""
@@ -85,7 +85,7 @@ def greedy_rollout(s, T, w, max_steps, automa):
     return greedy_rollout_to(s, T, w, NO_HORIZON, max_steps, automa)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def greedy_rollout_to(s, T, w, stop, max_steps, automa):
     """Play greedy actions for every player until the game ends or round ``stop`` begins;
     returns steps taken (negative if a position had no legal action)."""
