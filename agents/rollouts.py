@@ -12,6 +12,10 @@ A rollout with a horizon of H rounds (H >= 1; 0: no horizon) stops when the roun
 after its start begins (H = 1: at the end of the current round, after its production and
 scoring, R-6) or when the game ends; it is then valued by :func:`leaf_margin`, the hand-written
 evaluation's estimate of the final margin (exact once the game is over).
+
+``after`` and ``greedy_rollout_to``, which only compiled code calls in use, are inlined into
+their callers: compiled alone, each would link and generate the engine's code below it again
+(issue #37).
 """
 import numpy as np
 

@@ -7,6 +7,9 @@ game seed, the seat and the random opponents' moves. Mask rows are int8[``MASK_W
 (:data:`caledonia_env.engine.actions.MASK_WIDTH`: N_ACTIONS padded to whole 8-byte words,
 counted word-wise by :func:`_random_legal`).
 The ``cfg`` vector of :func:`step_serial` holds the options at the ``CFG_*`` indices.
+The per-env helpers (:func:`_advance`, :func:`_new_episode`, :func:`_settle`, :func:`_one`)
+are inlined into the kernels: compiled alone, each would link and generate the code of the
+whole engine below it again (issue #37; docs/performance.md, the first compile).
 """
 import numpy as np
 from numba import prange
