@@ -8,6 +8,7 @@ action of one position (or samples the softmax at a temperature) without leaving
 player played by the policy, as :func:`rollouts.rollout_margins` does with the greedy bot.
 Each layer reads only the weight rows of its non-zero inputs (about 15% of the observation,
 fewer of the hidden units after a ReLU), and logits are computed for the legal actions alone.
+``mixed_rollout_to`` is inlined into its callers (as ``rollouts.greedy_rollout_to``).
 """
 from __future__ import annotations
 
@@ -147,7 +148,7 @@ def mixed_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, max
                             NO_HORIZON, max_steps, automa)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mixed_rollout_to(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, stop,
                      max_steps, automa):
     """:func:`mixed_rollout` until the game ends or round ``stop`` begins."""

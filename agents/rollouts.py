@@ -12,6 +12,10 @@ A rollout with a horizon of H rounds (H >= 1; 0: no horizon) stops when the roun
 after its start begins (H = 1: at the end of the current round, after its production and
 scoring, R-6) or when the game ends; it is then valued by :func:`leaf_margin`, the hand-written
 evaluation's estimate of the final margin (exact once the game is over).
+
+``after`` and ``greedy_rollout_to``, which only compiled code calls in use, are inlined into
+their callers: compiled alone, each would link and generate the engine's code below it again
+(issue #37).
 """
 import numpy as np
 
@@ -32,7 +36,7 @@ from .evaluation import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate, evaluate_know
                          lookahead_table, update_memo)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def after(s, T, p, w, a, table, buf, memo, automa):
     """p's evaluation of the state one action ``a`` after ``s`` (written into ``buf``), its
     map counted from ``s``'s :func:`agents.evaluation.lookahead_table` (``memo``: scratch)."""
@@ -85,7 +89,7 @@ def greedy_rollout(s, T, w, max_steps, automa):
     return greedy_rollout_to(s, T, w, NO_HORIZON, max_steps, automa)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def greedy_rollout_to(s, T, w, stop, max_steps, automa):
     """Play greedy actions for every player until the game ends or round ``stop`` begins;
     returns steps taken (negative if a position had no legal action)."""

@@ -7,6 +7,9 @@ game seed, the seat and the random opponents' moves. Mask rows are int8[``MASK_W
 (:data:`caledonia_env.engine.actions.MASK_WIDTH`: N_ACTIONS padded to whole 8-byte words,
 counted word-wise by :func:`_random_legal`).
 The ``cfg`` vector of :func:`step_serial` holds the options at the ``CFG_*`` indices.
+The per-env helpers (:func:`_advance`, :func:`_new_episode`, :func:`_settle`, :func:`_one`)
+are inlined into the kernels: compiled alone, each would link and generate the code of the
+whole engine below it again (issue #37; docs/performance.md, the first compile).
 """
 import numpy as np
 from numba import prange
@@ -61,7 +64,7 @@ def _random_legal(mask, rng, i):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _advance(s, T, seat, mask, rng, i, automa):
     """Random legal opponents play until ``seat`` decides or the game ends; returns their moves."""
     k = 0
@@ -75,7 +78,7 @@ def _advance(s, T, seat, mask, rng, i, automa):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mask,
                  advance, automa):
     """Fresh game for env i: table (map / player count), seed, seat; opponents move first.
@@ -95,7 +98,7 @@ def _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_play
             return moves
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _settle(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mode,
             final_obs, rewards, dones, scores, mask, advance, illegal, illegal_reward, automa):
     """If env i's game is over (or it was forfeited): reward, last obs, scores, auto-reset."""
@@ -121,7 +124,7 @@ def _settle(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, m
                         mask, advance, automa)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs, rewards,
          dones, scores, moves, illegal_reward, automa):
     """One env: learner action, random opponents, reward / auto-reset, observation and mask."""
