@@ -254,15 +254,3 @@ def test_mcts_beats_greedy_in_60_percent_of_2p_games():
     print(f"mcts:32 vs greedy: {rate:.3f} (95% CI {lo:.3f}-{hi:.3f})")
     assert rate >= 0.60
     assert lo > 0.50
-
-
-def test_rollout_steps_only_compiled_code_calls_are_inlined():
-    """Issue #37: ``after``, ``greedy_rollout_to`` and ``mixed_rollout_to`` are typed inside
-    their compiled callers (numba's ``inline="always"``); what the agents call from Python
-    stays a compiled function of its own."""
-    from caledonia_env.agents import netroll, rollouts
-    for f in (rollouts.after, rollouts.greedy_rollout_to, netroll.mixed_rollout_to):
-        assert f.targetoptions.get("inline") == "always", f.py_func.__name__
-    for f in (rollouts.greedy_action, rollouts.action_values, rollouts.rollout_margins,
-              rollouts.greedy_rollout, netroll.mixed_rollout, netroll.policy_rollout_margins):
-        assert f.targetoptions.get("inline", "never") == "never", f.py_func.__name__

@@ -10,6 +10,7 @@ from numba.core.errors import TypingError
 
 import caledonia_env
 from caledonia_env import Game, GameConfig
+from caledonia_env.agents import netroll, rollouts
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.board import pofs, reach_bits, reach_mask, reach_of
@@ -25,6 +26,7 @@ from caledonia_env.engine.ports import (effect_applicable, port_reachable, ports
                                         reachable_ports, usable_ports)
 from caledonia_env.engine.step import apply_action
 from caledonia_env.engine.tables import build_tables
+from caledonia_env.envs import vector_kernels as vk
 from caledonia_env.game import IllegalActionError, action_id
 
 
@@ -549,3 +551,27 @@ def test_scratch_types_and_a_variable_length_is_refused():
 
     with pytest.raises(TypingError, match="constant length"):
         variable(4)
+
+
+
+#: (inlined, compiled): functions only compiled code calls, and their compiled callers
+INLINED = {
+    "vector kernels": ((vk._advance, vk._new_episode, vk._settle, vk._one),
+                       (vk.step_serial, vk.step_parallel, vk.reset_all, vk.settle_all)),
+    "rollouts": ((rollouts.after, rollouts.greedy_rollout_to, netroll.mixed_rollout_to),
+                 (rollouts.greedy_action, rollouts.action_values, rollouts.rollout_margins,
+                  rollouts.greedy_rollout, netroll.mixed_rollout, netroll.policy_rollout_margins)),
+}
+
+
+@pytest.mark.parametrize("group", sorted(INLINED))
+def test_helpers_only_compiled_code_calls_are_inlined(group):
+    """Issue #37: the vector kernels' per-env helpers and the rollouts' steps are typed inside
+    their compiled callers (numba's ``inline="always"``), not compiled as functions of their
+    own, each of which would link and generate the whole engine's code below it again; what
+    Python calls stays a compiled function of its own."""
+    inlined, compiled = INLINED[group]
+    for f in inlined:
+        assert f.targetoptions.get("inline") == "always", f.py_func.__name__
+    for f in compiled:
+        assert f.targetoptions.get("inline", "never") == "never", f.py_func.__name__

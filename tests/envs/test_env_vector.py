@@ -237,14 +237,3 @@ def test_moves_count_learner_and_python_opponent_actions():
         reset_tables += env.table_index[dones].tolist()
     assert any(reset_tables)
     assert int(env.moves.sum()) == 3 * steps + calls[0]
-
-
-def test_the_per_env_helpers_are_inlined_into_the_kernels():
-    """Issue #37: the kernels' helpers are typed inside them (numba's ``inline="always"``),
-    not compiled as functions of their own, each of which would link and generate the whole
-    engine's code below it again; the kernels themselves stay compiled functions."""
-    from caledonia_env.envs import vector_kernels as vk
-    for helper in (vk._advance, vk._new_episode, vk._settle, vk._one):
-        assert helper.targetoptions.get("inline") == "always", helper.py_func.__name__
-    for kernel in (vk.step_serial, vk.step_parallel, vk.reset_all, vk.settle_all):
-        assert kernel.targetoptions.get("inline", "never") == "never"
