@@ -12,7 +12,8 @@ any worker count. Prints, per match: the first agent's win share (ties split, R-
 95% Wilson interval against par (1 / players) and the ``--target``, mean VP, and the mean VP
 of every scoring component (R-7) for the agent and for its opponents, as Markdown. Without
 ``--match`` it plays the five matches of the strength targets (docs/training.md). Use a seed
-that was not used to pick the checkpoints.
+that was not used to pick the checkpoints. A progress bar of each match's games goes to stderr
+when it is a terminal.
 """
 from __future__ import annotations
 
@@ -68,12 +69,15 @@ def matches_from_argv(argv) -> list[tuple[list[str], int | None, float | None]]:
 
 def play(agents: list[str], games: int, seed: int, workers: int) -> tuple[list[dict], float]:
     from caledonia_env import scale
+    from caledonia_env.tournament import progress_bar
     from caledonia_env.train.players import EvalStudy, checkpoint_sha256
     n = len(agents)
     sha = {a: checkpoint_sha256(a, n) for a in set(agents) if a.startswith("ppo:")}
     study = EvalStudy(matches=(tuple(agents),), per_match=games, seed=seed, sha256=sha)
     t0 = time.perf_counter()
-    rows = scale.run_study(study, None, backend="local", workers=workers)["rows"]
+    with progress_bar(games, label=" ".join(agents)) as bar:
+        rows = scale.run_study(study, None, backend="local", workers=workers,
+                               progress=bar.update)["rows"]
     for r in rows:
         r["role"] = study.role(r)
     return rows, time.perf_counter() - t0
