@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .named import bundled_rulesets
-from .names import MODULES
+from .names import MODULES, source_kind
 from .safe_io import InputError, parse_json, read_text
 
 AUTOMA_DIR = Path(__file__).resolve().parent / "automa"
@@ -138,6 +138,16 @@ def _params(path: Path) -> dict:
             raise AutomaDataError(f"{path}: {key} needs most, tie, behind, behind_max")
     if p["money_per_vp"] <= 0 or p["trade_max_merchants"] <= 0:
         raise AutomaDataError(f"{path}: money_per_vp and trade_max_merchants must be positive")
+    sources = p.get("sources", {})
+    if not isinstance(sources, dict):
+        raise AutomaDataError(f"{path}: sources must map parameter names to provenances")
+    for key, src in sources.items():
+        if key in ("note", "sources") or key not in p:
+            raise AutomaDataError(f"{path}: sources names {key!r}, not a parameter of the file")
+        try:
+            source_kind(src)
+        except ValueError as ex:
+            raise AutomaDataError(f"{path}: sources.{key}: {ex}") from None
     return p
 
 

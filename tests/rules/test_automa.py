@@ -621,7 +621,8 @@ def test_a71_preparation_money_and_new_deck():
 
 
 def test_a72_production_money_instead_of_goods():
-    """A-7.2: workers as usual, £5 per sheep/cow/building, £10 per field [interp], no goods."""
+    """A-7.2: workers as usual, £5 per sheep/cow/building, £10 per field (sourced: DA, a
+    field's production capacity 2 at £5 each), no goods."""
     g = game()
     s, T = g.state, g.tables
     clear_units(g, AP)
@@ -732,4 +733,29 @@ def test_a0_data_validation(tmp_path):
     rows[1] = rows[1].replace("technology_upgrade", "fly")
     (tmp_path / "automa_cards.csv").write_text("\n".join(rows))
     with pytest.raises(AutomaDataError, match="fly"):
+        load_automa(str(tmp_path))
+
+
+def test_a72_production_money_is_sourced_from_the_publishers_digital_automa():
+    """The field's £10 (A-11 item 9) is the DA source's rule: £5 per unit of capacity."""
+    from caledonia_env.data.automa import load_automa
+    p = load_automa().params
+    assert p["sources"]["production_money"] == "sourced:DA"
+    assert p["production_money"]["field"] == 2 * p["production_money"]["sheep"] == 10
+
+
+@pytest.mark.parametrize("sources, says", [
+    ({"production_money": "sourced:XY"}, "sources.production_money: unknown source"),
+    ({"production_mony": "estimate"}, "sources names 'production_mony'"),
+    (["estimate"], "sources must map"),
+])
+def test_a0_automa_sources_are_checked_provenances(tmp_path, sources, says):
+    import json
+    import shutil
+    from caledonia_env.data.automa import AUTOMA_DIR, AutomaDataError, load_automa
+    shutil.copy(AUTOMA_DIR / "automa_cards.csv", tmp_path / "automa_cards.csv")
+    params = json.loads((AUTOMA_DIR / "automa.json").read_text())
+    params["sources"] = sources
+    (tmp_path / "automa.json").write_text(json.dumps(params))
+    with pytest.raises(AutomaDataError, match=says):
         load_automa(str(tmp_path))
