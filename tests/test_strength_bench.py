@@ -49,28 +49,22 @@ def test_a_bad_checkpoint_is_a_usage_error_before_any_game(tmp_path, capsys, spe
     assert says in capsys.readouterr().err
 
 
-
-class _Bar:
-    """Records what the strength script tells its progress bar."""
-    def __init__(self, total, label="games", quiet=False):
-        self.total, self.label, self.n = total, label, 0
-
-    def update(self, n=1):
-        self.n += n
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
 def test_each_match_counts_its_games_on_a_progress_bar(monkeypatch):
-    """Long matches show their games going by (a tqdm bar on a terminal's stderr)."""
+    """Long matches show their games going by (a tqdm bar on a terminal's stderr; here an
+    enabled tqdm bar writing to a buffer)."""
+    import io
+
+    from tqdm import tqdm
+
     import caledonia_env.tournament as tn
     bars = []
-    monkeypatch.setattr(tn, "progress_bar", lambda *a, **k: bars.append(_Bar(*a, **k)) or bars[-1])
+
+    def recording_bar(total, label="games", quiet=False):
+        bars.append(tqdm(total=total, desc=label, file=io.StringIO()))
+        return bars[-1]
+
+    monkeypatch.setattr(tn, "progress_bar", recording_bar)
     strength.main(["--match", "random random", "--games", "3", "--match",
                    "random random random", "--games", "2", "--workers", "1"])
-    assert [(b.total, b.n, b.label) for b in bars] == [
+    assert [(b.total, b.n, b.desc) for b in bars] == [
         (3, 3, "random random"), (2, 2, "random random random")]
