@@ -195,3 +195,22 @@ def test_sigterm_during_play_leaves_no_partial_output(tmp_path):
     assert proc.returncode == 143, err
     assert "terminated; no output file was written" in err
     assert os.listdir(tmp_path) == []
+
+
+def test_the_progress_bar_counts_its_unit_from_its_start_on_a_terminal_only(monkeypatch):
+    """One bar for games, training steps (resumed runs start part-way) and expert batches."""
+    import io
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    with tn.progress_bar(2048, "training", unit="step", start=1024) as bar:
+        bar.update(1024)
+    assert err.getvalue() == ""                       # not a terminal: silent
+    monkeypatch.setattr(err, "isatty", lambda: True, raising=False)
+    with tn.progress_bar(2048, "training", unit="step", start=1024, scale=True) as bar:
+        assert bar.n == 1024
+        bar.update(1024)
+    assert "training" in err.getvalue() and "2.05k/2.05k" in err.getvalue()
+    assert "step/s" in err.getvalue()
+    with tn.progress_bar(3, "fit", quiet=True, unit="batch") as bar:
+        bar.update(3)
+    assert "batch" not in err.getvalue()              # quiet: silent on a terminal too

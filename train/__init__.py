@@ -6,7 +6,7 @@
   :mod:`~caledonia_env.train.model` (the MaskablePPO network),
   :mod:`~caledonia_env.train.runstate` (``--init``, ``--resume``, checkpoints, snapshots),
   :mod:`~caledonia_env.train.evaluator` (periodic evaluations, ``best.zip``),
-  :mod:`~caledonia_env.train.runlog` (CSV logs, progress bar);
+  :mod:`~caledonia_env.train.runlog` (CSV logs);
 - :mod:`caledonia_env.train.selfplay`: the self-play vector env and its opponent pool;
   :mod:`caledonia_env.train.opponents`: the opponent mix;
 - :mod:`caledonia_env.agents.checkpoint` (agents layer): weights-only checkpoints, read within

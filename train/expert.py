@@ -306,7 +306,8 @@ def fit(path: str, data: dict, out: str, epochs: int = 3, lr: float = 1e-4, tau:
 
     report = {"positions": n, "train": len(train_idx), "held_out": len(held_idx),
               "before": held_out(), "epochs": []}
-    bar = progress_bar(epochs * ((len(train_idx) + batch - 1) // batch), "batches", quiet)
+    bar = progress_bar(epochs * ((len(train_idx) + batch - 1) // batch), "fit", quiet,
+                       unit="batch")
     net.train()
     for _ in range(epochs):
         perm = rng.permutation(train_idx)

@@ -1,11 +1,8 @@
-"""The files of a run folder: the CSV logs (``eval.csv``, ``train.csv``) and the progress bar."""
+"""The files of a run folder: the CSV logs (``eval.csv``, ``train.csv``)."""
 from __future__ import annotations
 
 import csv
 import os
-import sys
-
-from tqdm import tqdm
 
 RUN_FILES = ("config.json", "eval.csv", "train.csv", "best.zip", "last.zip", "resume.pt")
 EVAL_FIELDS = ("timesteps", "wall_seconds", "opponent", "games", "wins", "win_rate", "ci_low",
@@ -29,9 +26,3 @@ def read_csv(path) -> list[dict]:
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
 
-
-def progress_bar(total: int, start: int = 0, enabled: bool = True):
-    """A tqdm bar of training steps on stderr; silent when disabled or when stderr is not a
-    terminal (log files get the evaluation lines instead)."""
-    return tqdm(total=total, initial=start, unit="step", unit_scale=True, file=sys.stderr,
-                disable=None if enabled else True, dynamic_ncols=True, mininterval=0.5)

@@ -24,7 +24,7 @@ rating band; ``best.zip`` is the checkpoint with the highest mean VP.
 
 The run's parts: :mod:`train.config` (settings), :mod:`train.model` (the network),
 :mod:`train.runstate` (init, resume, checkpoints, snapshots), :mod:`train.evaluator`
-(evaluations, ``best.zip``), :mod:`train.runlog` (CSV logs, progress bar); this module
+(evaluations, ``best.zip``), :mod:`train.runlog` (CSV logs); this module
 runs the loop.
 
 Run folder: ``config.json``, ``eval.csv``, ``train.csv``, ``tb/`` (TensorBoard),
@@ -46,13 +46,14 @@ from stable_baselines3.common.logger import configure
 
 from ..agents import checkpoint as ckpt
 from ..envs import make_sb3_vec_env
+from ..tournament import progress_bar
 from .config import TrainConfig, load_config  # noqa: F401  (re-exported: documented here)
 from .evaluator import EvaluationMixin
 from .league import League
 from .model import build_model
 from .plot import plot_run
 from .runlog import (EVAL_FIELDS, RUN_FILES, TRAIN_FIELDS,  # noqa: F401  (re-exported)
-                     append_csv, progress_bar, read_csv)
+                     append_csv, read_csv)
 from .runstate import CheckpointMixin
 from .selfplay import OpponentMix, SelfPlayVecEnv, SnapshotPool
 
@@ -229,7 +230,8 @@ class Trainer(CheckpointMixin, EvaluationMixin):
         m = self.model
         self._session_start = int(m.num_timesteps)
         self._progress_note = ""
-        self.bar = progress_bar(cfg.timesteps, start=m.num_timesteps, enabled=self.show_progress)
+        self.bar = progress_bar(cfg.timesteps, "training", not self.show_progress, unit="step",
+                                start=m.num_timesteps, scale=True)
         n_params = sum(p.numel() for p in m.policy.parameters())
         if cfg.solo:
             self.log(f"training solo (R-9.2) MaskablePPO to {cfg.timesteps:,} steps in "

@@ -19,10 +19,14 @@ from .output import write_text
 from .spec import TournamentSpec, validate
 
 
-def progress_bar(total: int, label: str = "games", quiet: bool = False):
-    """A tqdm bar on stderr; silent with ``quiet`` or when stderr is not a terminal."""
-    return tqdm(total=total, desc=label, unit="game", file=sys.stderr,
-                disable=True if quiet else None, dynamic_ncols=True)
+def progress_bar(total: int, label: str = "games", quiet: bool = False, unit: str = "game",
+                 start: int = 0, scale: bool = False):
+    """The project's progress bar (tqdm) on stderr, counting ``unit``s from ``start`` to
+    ``total`` (games here; training steps, expert batches), in thousands and millions with
+    ``scale``; silent with ``quiet`` or when stderr is not a terminal."""
+    return tqdm(total=total, initial=start, desc=label, unit=unit, unit_scale=scale,
+                file=sys.stderr, disable=True if quiet else None, dynamic_ncols=True,
+                mininterval=0.5)
 
 
 def pool_context():
