@@ -1,6 +1,7 @@
 """Tournament machinery behind ``caledonia play`` / ``balance``: balanced clan schedules, the
 rules recorded with every result, output-path checks and clean interruption."""
 import csv
+import io
 import itertools
 import json
 import os
@@ -199,7 +200,6 @@ def test_sigterm_during_play_leaves_no_partial_output(tmp_path):
 
 def test_the_progress_bar_counts_its_unit_from_its_start_on_a_terminal_only(monkeypatch):
     """One bar for games, training steps (resumed runs start part-way) and expert batches."""
-    import io
     err = io.StringIO()
     monkeypatch.setattr(sys, "stderr", err)
     with tn.progress_bar(2048, "training", unit="step", start=1024) as bar:
