@@ -180,6 +180,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
         self._dones = np.zeros((2, n), np.bool_)
         self.scores = np.zeros((n, MAX_PLAYERS), np.int32)
         self.moves = np.zeros(n, np.int64)      # actions applied per env (learner + opponents)
+        self._check_mask = np.zeros(MASK_WIDTH, np.int8)      # a Python opponent's move's check
         self._cfg = np.array([self.fixed_table, self.fixed_seat, self.first_player, self._mode,
                               int(self.penalize)], np.int64)
         self.parallel = (n >= PARALLEL_MIN_ENVS) if parallel is None else bool(parallel)
@@ -357,8 +358,8 @@ class CaledoniaVectorEnv(VecEnvMethods):
             p = int(s[S_PLAYER])
             agent = self._opponents[i][(p - seat) % n - 1]
             a = int(agent.act(g))
-            legal_mask(s, g.tables, g._mask)
-            if not (0 <= a < N_ACTIONS and g._mask[a]):
+            legal_mask(s, g.tables, self._check_mask)
+            if not (0 <= a < N_ACTIONS and self._check_mask[a]):
                 raise IllegalActionError(f"env {i}: opponent {agent!r} at seat {p} chose "
                                          f"illegal action {a} in context {g.context!r}")
             apply_action(s, g.tables, a, self.automa)
