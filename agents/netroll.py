@@ -8,7 +8,11 @@ action of one position (or samples the softmax at a temperature) without leaving
 player played by the policy, as :func:`rollouts.rollout_margins` does with the greedy bot.
 Each layer reads only the weight rows of its non-zero inputs (about 15% of the observation,
 fewer of the hidden units after a ReLU), and logits are computed for the legal actions alone.
-``mixed_rollout_to`` is inlined into its callers (as ``rollouts.greedy_rollout_to``).
+Each compiled function links and generates the code of the whole engine below it again
+(issue #37), so the policy's rollouts are one compiled function, :func:`policy_call`, behind
+the Python functions :func:`mixed_rollout`, :func:`policy_rollout` and
+:func:`policy_rollout_margins` (as :func:`rollouts.greedy_call` for the greedy bot's);
+``mixed_rollout_to`` and the margins' loop are inlined into it.
 """
 from __future__ import annotations
 
@@ -129,25 +133,6 @@ def policy_action(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, mask, obs, 
     return best
 
 
-@njit(cache=True)
-def policy_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, max_steps, automa):
-    """Play the policy for every player until the game ends; returns the steps taken
-    (negative if a position had no legal action)."""
-    no_greedy = np.empty(0)             # never read with me < 0; the agents' weight type
-    return mixed_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, -1, no_greedy,
-                         max_steps, automa)
-
-
-@njit(cache=True)
-def mixed_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, max_steps,
-                  automa):
-    """Play until the game ends with the policy in seat ``me`` and the greedy bot (weights
-    ``gw``, :func:`rollouts.greedy_action`) in the other seats; ``me`` < 0: the policy in
-    every seat. Returns the steps taken (negative if a position had no legal action)."""
-    return mixed_rollout_to(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw,
-                            NO_HORIZON, max_steps, automa)
-
-
 @njit(cache=True, inline="always")
 def mixed_rollout_to(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, stop,
                      max_steps, automa):
@@ -170,16 +155,11 @@ def mixed_rollout_to(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, 
     return steps
 
 
-@njit(cache=True)
-def policy_rollout_margins(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, greedy_others,
-                           gw, lw, p, actions, seeds, horizon, buf, out, automa):
-    """For each i: determinize the hidden information with seeds[i], apply actions[i],
-    play with the policy in every seat (or only in p's, the greedy bot with weights ``gw``
-    in the others, when ``greedy_others``) to the end of the game or of ``horizon`` rounds
-    (0: no horizon, :mod:`agents.rollouts`), and store p's margin there
-    (:func:`rollouts.leaf_margin`: own VP minus the best opponent's, estimated by the greedy
-    evaluation with weights ``lw`` before the end) in out[i]."""
-    me = p if greedy_others else -1
+@njit(cache=True, inline="always")
+def _policy_rollout_margins(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, lw,
+                            p, actions, seeds, horizon, buf, out, automa):
+    """:func:`policy_rollout_margins` with the policy in seat ``me`` only (< 0: in every
+    seat), as in :func:`mixed_rollout`."""
     for i in range(actions.shape[0]):
         copy_state(buf, s)
         determinize(buf, T, seeds[i])
@@ -191,3 +171,56 @@ def policy_rollout_margins(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, gr
             out[i] = -1e9
         else:
             out[i] = leaf_margin(buf, T, p, lw)
+
+
+OP_FINISH, OP_MARGINS = range(2)        # what policy_call does
+
+
+@njit(cache=True)
+def policy_call(op, s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, lw, p, actions,
+                seeds, horizon, max_steps, buf, out, automa):
+    """The network searches' rollouts, by ``op``: ``OP_FINISH``: :func:`mixed_rollout`
+    (``me``, ``gw``, ``max_steps``), returning its steps; ``OP_MARGINS``:
+    :func:`policy_rollout_margins` (the policy in seat ``me`` only, or in every seat when
+    ``me`` < 0). Each reads the arguments its Python function names; returns 0 but for
+    ``OP_FINISH``."""
+    if op == OP_FINISH:
+        return mixed_rollout_to(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw,
+                                NO_HORIZON, max_steps, automa)
+    if op == OP_MARGINS:
+        _policy_rollout_margins(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, lw,
+                                p, actions, seeds, horizon, buf, out, automa)
+    return 0
+
+
+_NO_VALUES = np.zeros(0, np.float64)     # the arguments an op does not read, typed as those
+_NO_IDS = np.zeros(0, np.int64)          # it does (one compiled policy_call)
+
+
+def mixed_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, max_steps,
+                  automa) -> int:
+    """Play until the game ends with the policy in seat ``me`` and the greedy bot (weights
+    ``gw``, :func:`rollouts.greedy_action`) in the other seats; ``me`` < 0: the policy in
+    every seat. Returns the steps taken (negative if a position had no legal action)."""
+    return int(policy_call(OP_FINISH, s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me,
+                           gw, gw, 0, _NO_IDS, _NO_IDS, 0, max_steps, s[:0], _NO_VALUES, automa))
+
+
+def policy_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, max_steps, automa) -> int:
+    """Play the policy for every player until the game ends; returns the steps taken
+    (negative if a position had no legal action)."""
+    return mixed_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, -1, _NO_VALUES,
+                         max_steps, automa)
+
+
+def policy_rollout_margins(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, greedy_others,
+                           gw, lw, p, actions, seeds, horizon, buf, out, automa) -> None:
+    """For each i: determinize the hidden information with seeds[i], apply actions[i],
+    play with the policy in every seat (or only in p's, the greedy bot with weights ``gw``
+    in the others, when ``greedy_others``) to the end of the game or of ``horizon`` rounds
+    (0: no horizon, :mod:`agents.rollouts`), and store p's margin there
+    (:func:`rollouts.leaf_margin`: own VP minus the best opponent's, estimated by the greedy
+    evaluation with weights ``lw`` before the end) in out[i]."""
+    policy_call(OP_MARGINS, s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature,
+                p if greedy_others else -1, gw, lw, p, actions, seeds, horizon, 0, buf, out,
+                automa)

@@ -13,9 +13,12 @@ after its start begins (H = 1: at the end of the current round, after its produc
 scoring, R-6) or when the game ends; it is then valued by :func:`leaf_margin`, the hand-written
 evaluation's estimate of the final margin (exact once the game is over).
 
-``after`` and ``greedy_rollout_to``, which only compiled code calls in use, are inlined into
-their callers: compiled alone, each would link and generate the engine's code below it again
-(issue #37).
+Each compiled function links and generates the code of the whole engine below it again
+(issue #37), so the search's uses of the greedy policy are one compiled function,
+:func:`greedy_call` (its ``op`` chooses the work), behind the Python functions
+:func:`action_values`, :func:`greedy_rollout` and :func:`rollout_margins`; ``after`` and
+the bodies they run are inlined into it. :func:`greedy_action` (the greedy bot's move)
+stays a function of its own, which the rollouts call.
 """
 import numpy as np
 
@@ -83,12 +86,6 @@ def stop_round(s, horizon):
     return s[S_ROUND] + horizon if horizon > 0 else NO_HORIZON
 
 
-@njit(cache=True)
-def greedy_rollout(s, T, w, max_steps, automa):
-    """Play greedy actions for every player until the game ends; returns steps taken."""
-    return greedy_rollout_to(s, T, w, NO_HORIZON, max_steps, automa)
-
-
 @njit(cache=True, inline="always")
 def greedy_rollout_to(s, T, w, stop, max_steps, automa):
     """Play greedy actions for every player until the game ends or round ``stop`` begins;
@@ -149,8 +146,8 @@ def determinize(s, T, seed):
     seed_rng(s, np.random.randint(1, 2**31 - 2))
 
 
-@njit(cache=True)
-def action_values(s, T, w, mask, buf, out, automa):
+@njit(cache=True, inline="always")
+def _action_values(s, T, w, mask, buf, out, automa):
     """One-step evaluation of every legal action for the deciding player (-inf if illegal)."""
     p = s[S_PLAYER]
     legal_mask(s, T, mask)
@@ -201,8 +198,8 @@ def leaf_margin(s, T, p, w):
     return mine - best
 
 
-@njit(cache=True)
-def rollout_margins(s, T, w, p, actions, seeds, horizon, buf, out, automa):
+@njit(cache=True, inline="always")
+def _rollout_margins(s, T, w, p, actions, seeds, horizon, buf, out, automa):
     """For each i: determinize the hidden information with seeds[i] (:func:`determinize`),
     apply actions[i], play greedy for everyone to the end (or ``horizon`` rounds, see the
     module's docstring), and store p's margin (:func:`leaf_margin`) in out[i]."""
@@ -231,3 +228,50 @@ def random_rollout_margins(s, T, w, p, actions, seeds, horizon, buf, out, automa
             out[i] = -1e9
         else:
             out[i] = final_margin(buf, T, p)
+
+
+OP_VALUES, OP_FINISH, OP_MARGINS = range(3)        # what greedy_call does
+
+
+@njit(cache=True)
+def greedy_call(op, s, T, w, p, mask, buf, out, actions, seeds, horizon, stop, max_steps,
+                automa):
+    """The search bots' work with the greedy policy (weights ``w``), by ``op``:
+    ``OP_VALUES``: :func:`action_values`; ``OP_FINISH``: :func:`greedy_rollout` (round
+    ``stop``, ``max_steps``), returning its steps; ``OP_MARGINS``: :func:`rollout_margins`
+    (``horizon`` rounds). Each reads the arguments its Python function names; returns 0
+    but for ``OP_FINISH``."""
+    if op == OP_VALUES:
+        _action_values(s, T, w, mask, buf, out, automa)
+    elif op == OP_FINISH:
+        return greedy_rollout_to(s, T, w, stop, max_steps, automa)
+    elif op == OP_MARGINS:
+        _rollout_margins(s, T, w, p, actions, seeds, horizon, buf, out, automa)
+    return 0
+
+
+_NO_MASK = np.zeros(0, np.int8)         # the arguments an op does not read, typed as those
+_NO_VALUES = np.zeros(0, np.float64)    # it does (one compiled greedy_call)
+_NO_IDS = np.zeros(0, np.int64)
+
+
+def action_values(s, T, w, mask, buf, out, automa) -> None:
+    """One-step evaluation of every legal action for the deciding player into ``out``
+    (-inf if illegal); the legal actions into ``mask``, ``buf`` a scratch state."""
+    greedy_call(OP_VALUES, s, T, w, 0, mask, buf, out, _NO_IDS, _NO_IDS, 0, 0, 0, automa)
+
+
+def greedy_rollout(s, T, w, max_steps, automa, stop=NO_HORIZON) -> int:
+    """Play greedy actions for every player until the game ends (or round ``stop``
+    begins, :func:`stop_round`) or ``max_steps`` moves; returns steps taken (negative if a
+    position had no legal action)."""
+    return int(greedy_call(OP_FINISH, s, T, w, 0, _NO_MASK, s[:0], _NO_VALUES, _NO_IDS,
+                           _NO_IDS, 0, stop, max_steps, automa))
+
+
+def rollout_margins(s, T, w, p, actions, seeds, horizon, buf, out, automa) -> None:
+    """For each i: determinize the hidden information with seeds[i] (:func:`determinize`),
+    apply actions[i], play greedy for everyone to the end (or ``horizon`` rounds, see the
+    module's docstring), and store p's margin (:func:`leaf_margin`) in out[i]."""
+    greedy_call(OP_MARGINS, s, T, w, p, _NO_MASK, buf, out, actions, seeds, horizon, 0, 0,
+                automa)

@@ -68,6 +68,8 @@ def test_non_editable_install_has_the_namespaced_packages(installed):
             "assert importlib.util.find_spec('agents') is None and importlib.util.find_spec('train') is None;"
             "zips = sorted(pathlib.Path(c.PRETRAINED_DIR).glob('*.zip'));"
             "assert zips, c.PRETRAINED_DIR;"
+            "from caledonia_env.data import loader, validated;"        # the stamp ships and
+            "assert validated.stamped(loader.read_default()[0]);"     # fits the installed files
             "print(len(zips))")
     out = _run(python, work, "-c", code)
     assert out.returncode == 0, out.stderr[-3000:]

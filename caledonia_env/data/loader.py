@@ -18,7 +18,6 @@ from .checks import Ctx, check_contracts, cross_checks, parse_contracts_csv
 from .named import bundled_rulesets, ruleset_path
 from .names import JSON_TABLES, PLAYER_COUNT_KEYS, TABLES, RulesetError, show
 from .safe_io import InputError, check_depth, parse_json, read_text
-from .schema import validate_table
 from .tables import Ruleset, build
 
 DEFAULT_RULESET_DIR = Path(__file__).resolve().parent / "ruleset"
@@ -43,11 +42,21 @@ def _read(path: Path, label: str, table: str) -> str:
         raise RulesetError(f"{label}: table '{table}': {ex}{missing}") from None
 
 
-def _read_table(path: Path, label: str, table: str) -> Any:
-    text = _read(path, label, table)
+def _parse(text: str, label: str, table: str) -> Any:
     if table == "contracts":
         return parse_contracts_csv(text, Ctx(label, table))
     return _parse_json(text, label, table)
+
+
+def _read_table(path: Path, label: str, table: str) -> Any:
+    return _parse(_read(path, label, table), label, table)
+
+
+def read_default() -> tuple[dict[str, str], dict[str, Any], dict[str, str]]:
+    """The bundled default's files: ``(texts, parsed tables, labels)``, each by table."""
+    labels = dict(_FILES)
+    texts = {t: _read(DEFAULT_RULESET_DIR / f, f, t) for t, f in _FILES.items()}
+    return texts, {t: _parse(texts[t], labels[t], t) for t in texts}, labels
 
 
 def _deep_merge(base: Any, over: Any) -> Any:
@@ -59,7 +68,9 @@ def _deep_merge(base: Any, over: Any) -> Any:
     return copy.deepcopy(over)
 
 
-def _validate_and_build(tables: dict, labels: dict) -> Ruleset:
+def validate_and_build(tables: dict, labels: dict) -> Ruleset:
+    """Validate the tables (schema, contracts, checks across tables) and build the ruleset."""
+    from .schema import validate_table      # here: pydantic's models load when validating
     ctxs = {k: Ctx(labels[k], k) for k in TABLES}
     for k in JSON_TABLES:
         validate_table(k, tables[k], labels[k])
@@ -98,10 +109,10 @@ def load_ruleset(override: str | os.PathLike | Mapping[str, Any] | Ruleset | Non
         return override
     if override is None and _DEFAULT is not None:
         return _DEFAULT
-    labels = dict(_FILES)
-    tables = {t: _read_table(DEFAULT_RULESET_DIR / f, f, t) for t, f in _FILES.items()}
-    if override is None:
-        _DEFAULT = _validate_and_build(tables, labels)
+    texts, tables, labels = read_default()
+    if override is None:        # validated already unless its files or checks changed since
+        from .validated import stamped
+        _DEFAULT = build(tables, labels) if stamped(texts) else validate_and_build(tables, labels)
         return _DEFAULT
 
     if isinstance(override, Mapping):
@@ -110,7 +121,7 @@ def load_ruleset(override: str | os.PathLike | Mapping[str, Any] | Ruleset | Non
         except InputError as ex:
             raise RulesetError(f"<override>: {ex}") from None
         _merge_override(tables, labels, dict(override), "<override>")
-        return _validate_and_build(tables, labels)
+        return validate_and_build(tables, labels)
 
     path = ruleset_path(override)
     if path.is_symlink() and not path.exists():
@@ -130,14 +141,14 @@ def load_ruleset(override: str | os.PathLike | Mapping[str, Any] | Ruleset | Non
             p = path / fname
             if p.is_symlink() or p.exists():     # a link loop or a folder: an error, not skipped
                 tables[table], labels[table] = _read_table(p, str(p), table), str(p)
-        return _validate_and_build(tables, labels)
+        return validate_and_build(tables, labels)
     if path.is_file() and path.suffix == ".json":
         data = _parse_json(_read(path, str(path), "*"), str(path), "*")
         if not isinstance(data, dict):
             raise RulesetError(f"{path}: expected an object {{\"<table>\": {{...}}}}, "
                                f"got {show(data)[:40]}")
         _merge_override(tables, labels, data, str(path))
-        return _validate_and_build(tables, labels)
+        return validate_and_build(tables, labels)
     if not path.exists():
         raise RulesetError(f"{path}: no such ruleset directory or file, nor a bundled ruleset "
                            f"name (bundled: {', '.join(bundled_rulesets())})")

@@ -97,3 +97,8 @@ def show(v) -> str:
         return json.dumps(v)
     except (TypeError, ValueError):
         return repr(v)
+
+
+def where(label: str, table: str, segs) -> str:
+    """The place of an error: file ``label``, ``table`` and the path segments ``segs``."""
+    return f"{label}: table '{table}'" + "".join(", " + s for s in segs)

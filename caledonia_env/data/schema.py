@@ -19,7 +19,7 @@ from pydantic_core import PydanticCustomError
 from .names import (CLAN_START_FIELDS, CLANS, CONTRACT_COLUMNS, GOODS, MAX_PLAYERS, MAX_VALUE, META,
                     PLAYER_COUNT_KEYS, PORT_KIND_PARAMS, PORT_KINDS, PORTS, SCORING_KINDS,
                     SCORING_TILES, SOURCE_FORMS, STARTING_TILES, TERRAINS, TRACKED_IMPORTS, UNITS,
-                    RulesetError, show, source_kind)
+                    RulesetError, show, source_kind, where)
 
 
 def _fail(msg: str, at: str | None = None):
@@ -414,10 +414,6 @@ def _message(e: dict, model) -> tuple[list[str], str]:
 
 _SAFE_RANGE = (f" (ruleset integers lie in -{MAX_VALUE}..{MAX_VALUE}, far below the engine's "
                f"32-bit limits; docs/ruleset.md)")
-
-
-def where(label: str, table: str, segs) -> str:
-    return f"{label}: table '{table}'" + "".join(", " + s for s in segs)
 
 
 def raise_first(ex: ValidationError, model, label: str, table: str, prefix=()) -> None:

@@ -14,8 +14,11 @@ import numpy as np
 from .estimates import strip_provenance, walk_provenance
 from .names import (BASIC_GOODS, CLAN_START_FIELDS, CLANS, CONTRACT_COLUMNS, GOODS, IMPORT_GOODS,
                     JSON_TABLES, LEGACY_PORTS, MAX_PLAYERS, META, MEATS, PLAYER_COUNT_KEYS, PORT_KINDS,
-                    PORT_PARAMS, PORTS, SCORING_KINDS, SCORING_TILES, STARTING_TILES, TERRAINS, UNITS, RulesetError)
-from .schema import CLAN_PARAMS, SCHEMAS, describe, where
+                    PORT_PARAMS, PORTS, SCORING_KINDS, SCORING_TILES, STARTING_TILES, TERRAINS, UNITS, RulesetError,
+                    where)
+
+#: the keys of a clan's row that are not its own parameters (``schema.CLAN_PARAMS``)
+_CLAN_ROW_KEYS = ("optional", *CLAN_START_FIELDS, *META)
 
 
 def _arr(x, dtype=np.int32) -> np.ndarray:
@@ -265,6 +268,7 @@ class Ruleset:
     def error(self, table: str, path: str | list, msg: str) -> RulesetError:
         """A :class:`RulesetError` naming the file, ``table`` and JSON ``path`` (dotted or keys)."""
         keys = (path.split(".") if path else []) if isinstance(path, str) else list(path)
+        from .schema import SCHEMAS, describe     # here: the models load for errors only
         segs = describe(table, keys) if table in SCHEMAS else [f"field '{k}'" for k in keys]
         return RulesetError(f"{where(self.files[table], table, segs)}: {msg}")
 
@@ -434,7 +438,8 @@ def build(t: dict[str, Any], files: Mapping[str, str]) -> Ruleset:
         optional=_arr([c[k]["optional"] for k in CLANS], bool),
         start=_arr([[c[k].get(fld, s["player_start"][fld]) for fld in CLAN_START_FIELDS]
                     for k in CLANS]),
-        params=_freeze({k: {p: c[k][p] for p in CLAN_PARAMS[k]} for k in CLANS}))
+        params=_freeze({k: {p: v for p, v in c[k].items() if p not in _CLAN_ROW_KEYS}
+                        for k in CLANS}))
 
     so = t["solo"]
     solo = SoloTable(

@@ -66,8 +66,8 @@ from .observation import OBS_HIGH, OBS_SIZE
 from .opponents import (automa_level, is_random_spec, make_opponent, opponent_specs,
                         reset_opponent)
 from .rewards import reward_mode
-from .vector_kernels import (apply_all, first_illegal, observe_all, reset_all,
-                             sample_legal_actions, settle_all, step_parallel, step_serial)
+from .vector_kernels import (CFG_ADVANCE, OP_APPLY, OP_OBSERVE, OP_RESET, OP_SETTLE, OP_STEP,
+                             first_illegal, sample_legal_actions, step_parallel, vector_call)
 
 PARALLEL_MIN_ENVS = 16
 
@@ -180,14 +180,18 @@ class CaledoniaVectorEnv(VecEnvMethods):
         self._dones = np.zeros((2, n), np.bool_)
         self.scores = np.zeros((n, MAX_PLAYERS), np.int32)
         self.moves = np.zeros(n, np.int64)      # actions applied per env (learner + opponents)
+        self._illegal = np.zeros(n, np.bool_)
+        self._check_mask = np.zeros(MASK_WIDTH, np.int8)      # a Python opponent's move's check
+        self._actions = np.zeros(n, np.int64)
         self._cfg = np.array([self.fixed_table, self.fixed_seat, self.first_player, self._mode,
-                              int(self.penalize)], np.int64)
+                              int(self.penalize), 0], np.int64)
         self.parallel = (n >= PARALLEL_MIN_ENVS) if parallel is None else bool(parallel)
         self.observation_space = spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(N_ACTIONS)
         # Python opponents (slow path)
         self.fast = all(is_random_spec(x) or automa_level(x) is not None
                         for x in (opponents if isinstance(opponents, (list, tuple)) else [opponents]))
+        self._cfg[CFG_ADVANCE] = int(self.fast)     # random / Automa opponents move in numba
         self.opponent_specs = opponents
         self._opponents = None
         self._views = None
@@ -202,25 +206,30 @@ class CaledoniaVectorEnv(VecEnvMethods):
         self._needs_reset = True
         self._first_compile()
 
+    def _args(self, actions, cur, nxt, rows=None):
+        """The kernels' arguments after ``op``, for every env or (``rows``, a slice) for those
+        rows' games, observations and masks."""
+        S, tidx, seats, obs, masks = (self.states, self.table_index, self.seats,
+                                      self._obs[nxt], self._masks[nxt])
+        if rows is not None:
+            S, tidx, seats, obs, masks = S[rows], tidx[rows], seats[rows], obs[rows], masks[rows]
+        return (S, self.tables, tidx, seats, self.rng, actions, self._masks[cur], self._cfg, obs,
+                masks, self.final_obs, self._rewards[nxt], self._dones[nxt], self.scores,
+                self.moves, self._illegal, self.illegal_reward, self.automa)
+
     def _first_compile(self) -> None:
         """With numba's cache lacking this env's kernels, start the compile helper
-        (``engine.parallel_compile``) on the engine's part and the step kernel, which this
-        process needs after ``reset()``'s kernels; the random or Automa opponents' path only."""
+        (``engine.parallel_compile``) on the engine's part (and the parallel step kernel)
+        while this process compiles :func:`vector_call` from ``reset()``; the random or
+        Automa opponents' path only."""
         if not self.fast:
             return
-        kernel = step_parallel if self.parallel else step_serial
-        nxt = 1 - self._cur
-        reset = (self.states, self.tables, self.table_index, self.seats, self.rng,
-                 self.fixed_table, self.fixed_seat, self.first_player, self._masks[nxt],
-                 self.fast, self.automa)
-        actions = np.zeros(self.num_envs, np.int64)
-        step = (self.states, self.tables, self.table_index, self.seats, self.rng, actions,
-                self._masks[self._cur], self._cfg, self._obs[nxt], self._masks[nxt],
-                self.final_obs, self._rewards[nxt], self._dones[nxt], self.scores, self.moves,
-                self.illegal_reward, self.automa)
+        args = self._args(self._actions, self._cur, 1 - self._cur)
+        jobs = [(step_parallel, args)] if self.parallel else []
         pc.first_compile(("vector", self.automa is not None, self.parallel),
-                         lambda: pc.cached(reset_all, reset) and pc.cached(kernel, step),
-                         lambda: pc.engine_jobs(self.tables[0], self.automa) + [(kernel, step)])
+                         lambda: (pc.cached(vector_call, (OP_RESET,) + args)
+                                  and all(pc.cached(k, a) for k, a in jobs)),
+                         lambda: pc.engine_jobs(self.tables[0], self.automa) + jobs)
 
     # ------------------------------------------------------------ reset
     def seed(self, seed: int | None = None):
@@ -237,15 +246,12 @@ class CaledoniaVectorEnv(VecEnvMethods):
         ss = np.random.SeedSequence(seed)
         self.rng[:] = ss.generate_state(self.num_envs, np.uint64).view(np.int64)
         nxt = 1 - self._cur
-        reset_all(self.states, self.tables, self.table_index, self.seats, self.rng,
-                   self.fixed_table, self.fixed_seat, self.first_player, self._masks[nxt],
-                   self.fast, self.automa)
+        vector_call(OP_RESET, *self._args(self._actions, self._cur, nxt))
         if not self.fast:
             for i in range(self.num_envs):
                 self._reset_opponents(i)
                 self._py_advance(i)
-        observe_all(self.states, self.tables, self.table_index, self.seats, self._obs[nxt],
-                     self._masks[nxt])
+        vector_call(OP_OBSERVE, *self._args(self._actions, self._cur, nxt))
         self._cur = nxt
         self._needs_reset = False
         self._dones[nxt] = False
@@ -263,11 +269,8 @@ class CaledoniaVectorEnv(VecEnvMethods):
         actions = action_ids(actions, self.num_envs)
         cur, nxt = self._cur, 1 - self._cur
         if self.fast:
-            kernel = step_parallel if self.parallel else step_serial
-            bad = kernel(self.states, self.tables, self.table_index, self.seats, self.rng,
-                         actions, self._masks[cur], self._cfg, self._obs[nxt], self._masks[nxt],
-                         self.final_obs, self._rewards[nxt], self._dones[nxt], self.scores,
-                         self.moves, self.illegal_reward, self.automa)
+            args = self._args(actions, cur, nxt)
+            bad = step_parallel(*args) if self.parallel else vector_call(OP_STEP, *args)
             if bad >= 0:
                 self._raise_illegal(bad, int(actions[bad]))
         else:
@@ -285,23 +288,21 @@ class CaledoniaVectorEnv(VecEnvMethods):
     def _step_python(self, actions, cur, nxt):
         m = self._masks[cur]
         a_ok = (actions >= 0) & (actions < N_ACTIONS)
-        illegal = np.zeros(self.num_envs, np.bool_)
+        illegal = self._illegal
+        illegal[:] = False
         if self.penalize:
-            illegal = ~a_ok
+            illegal[:] = ~a_ok
             illegal[a_ok] = m[np.flatnonzero(a_ok), actions[a_ok]] == 0
-        apply_all(self.states, self.tables, self.table_index, actions, illegal, self.automa)
+        args = self._args(actions, cur, nxt)
+        vector_call(OP_APPLY, *args)
         for i in range(self.num_envs):
             if not illegal[i]:
                 self.moves[i] += 1 + self._py_advance(i)
-        settle_all(self.states, self.tables, self.table_index, self.seats, self.rng,
-                    self.fixed_table, self.fixed_seat, self.first_player, self._mode,
-                    self.final_obs, self._rewards[nxt], self._dones[nxt], self.scores,
-                    self._masks[nxt], illegal, self.illegal_reward, self.automa)
+        vector_call(OP_SETTLE, *args)
         for i in np.flatnonzero(self._dones[nxt]):
             self._reset_opponents(i)
             self.moves[i] += self._py_advance(i)
-        observe_all(self.states, self.tables, self.table_index, self.seats, self._obs[nxt],
-                     self._masks[nxt])
+        vector_call(OP_OBSERVE, *args)
 
     def _raise_illegal(self, i, a):
         view = self._game_view(i)
@@ -357,8 +358,8 @@ class CaledoniaVectorEnv(VecEnvMethods):
             p = int(s[S_PLAYER])
             agent = self._opponents[i][(p - seat) % n - 1]
             a = int(agent.act(g))
-            legal_mask(s, g.tables, g._mask)
-            if not (0 <= a < N_ACTIONS and g._mask[a]):
+            legal_mask(s, g.tables, self._check_mask)
+            if not (0 <= a < N_ACTIONS and self._check_mask[a]):
                 raise IllegalActionError(f"env {i}: opponent {agent!r} at seat {p} chose "
                                          f"illegal action {a} in context {g.context!r}")
             apply_action(s, g.tables, a, self.automa)
@@ -416,9 +417,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
         self.table_index[i] = k
         self.seats[i] = seat
         c = self._cur
-        sl = slice(i, i + 1)
-        observe_all(self.states[sl], self.tables, self.table_index[sl], self.seats[sl],
-                     self._obs[c][sl], self._masks[c][sl])
+        vector_call(OP_OBSERVE, *self._args(self._actions, c, c, slice(i, i + 1)))
 
     def game(self, i) -> Game:
         """A Game copy of env i's current game (for inspection / rendering)."""

@@ -6,10 +6,13 @@ learner seat ``seats[i]`` and a 64-bit LCG stream ``rng[i]`` that draws the tabl
 game seed, the seat and the random opponents' moves. Mask rows are int8[``MASK_WIDTH``]
 (:data:`caledonia_env.engine.actions.MASK_WIDTH`: N_ACTIONS padded to whole 8-byte words,
 counted word-wise by :func:`_random_legal`).
-The ``cfg`` vector of :func:`step_serial` holds the options at the ``CFG_*`` indices.
-The per-env helpers (:func:`_advance`, :func:`_new_episode`, :func:`_settle`, :func:`_one`)
-are inlined into the kernels: compiled alone, each would link and generate the code of the
-whole engine below it again (issue #37; docs/performance.md, the first compile).
+The ``cfg`` vector of the kernels holds the options at the ``CFG_*`` indices.
+Two kernels use the engine: :func:`vector_call` (step, reset, observe and the Python
+opponents' apply and settle, chosen by ``op``) and :func:`step_parallel` (its step over
+numba's threads). Each compiled function links and generates the code of the whole engine
+below it again, so the per-env helpers (:func:`_advance`, :func:`_new_episode`,
+:func:`_settle`, :func:`_one`) are inlined into the kernels and every serial use is one
+function (issue #37; docs/performance.md, the first compile).
 """
 import numpy as np
 from numba import prange
@@ -28,8 +31,10 @@ from .rewards import SCORE_TOTAL, terminal_rewards
 SEED_LIMIT = 2**31 - 2
 _BYTE_ONES = np.uint64(0x0101010101010101)
 _TOP_BYTE = np.uint64(56)
-# the kernel's int64 config vector
-CFG_TABLE, CFG_SEAT, CFG_FIRST, CFG_MODE, CFG_PENALIZE = range(5)
+# the kernels' int64 config vector
+CFG_TABLE, CFG_SEAT, CFG_FIRST, CFG_MODE, CFG_PENALIZE, CFG_ADVANCE = range(6)
+# what :func:`vector_call` does
+OP_STEP, OP_RESET, OP_OBSERVE, OP_APPLY, OP_SETTLE = range(5)
 
 
 @njit(cache=True, inline="always")
@@ -146,23 +151,58 @@ def _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_
 
 
 @njit(cache=True)
-def step_serial(S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
-                 rewards, dones, scores, moves, illegal_reward, automa):
-    """Step every env in order; -1, or (raise mode) the first env whose action is illegal."""
-    if cfg[CFG_PENALIZE] == 0:
-        bad = first_illegal(cur_masks, actions)
-        if bad >= 0:
-            return bad
-    for i in range(S.shape[0]):
-        _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
-             rewards, dones, scores, moves, illegal_reward, automa)
+def vector_call(op, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
+                rewards, dones, scores, moves, illegal, illegal_reward, automa):
+    """Every env row of ``S`` at once, by ``op``; returns -1 unless noted.
+
+    - ``OP_RESET``: a fresh game in every env (opponents move first when
+      ``cfg[CFG_ADVANCE]``), masks into ``masks``;
+    - ``OP_STEP``: step every env in order (:func:`_one`), or in raise mode return the
+      first env whose action is illegal (nothing stepped);
+    - ``OP_OBSERVE``: observations and masks into ``obs`` and ``masks``;
+    - ``OP_APPLY``: apply ``actions[i]`` where ``illegal[i]`` is False (Python opponents);
+    - ``OP_SETTLE``: rewards, last observations, scores and resets of the games that ended
+      or were forfeited (``illegal``), with no opponent moves (Python opponents).
+
+    One compiled function for every use of the engine by the vector env: each compiled
+    function links, optimises and generates the code of the whole engine below it again
+    (issue #37; docs/performance.md, the first compile)."""
+    # OP_RESET first: numba compiles the callees in the order of the code, so a first
+    # compile starts with the setup while a compile helper does the mask and the step
+    if op == OP_RESET:
+        for i in range(S.shape[0]):
+            _new_episode(i, S, TB, tidx, seats, rng, cfg[CFG_TABLE], cfg[CFG_SEAT],
+                         cfg[CFG_FIRST], masks[i], cfg[CFG_ADVANCE] != 0, automa)
+    elif op == OP_STEP:
+        if cfg[CFG_PENALIZE] == 0:
+            bad = first_illegal(cur_masks, actions)
+            if bad >= 0:
+                return bad
+        for i in range(S.shape[0]):
+            _one(i, S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
+                 rewards, dones, scores, moves, illegal_reward, automa)
+    elif op == OP_OBSERVE:
+        for i in range(S.shape[0]):
+            T = TB[tidx[i]]
+            encode_obs(S[i], T, seats[i], obs[i])
+            legal_mask(S[i], T, masks[i])
+    elif op == OP_APPLY:
+        for i in range(S.shape[0]):
+            if not illegal[i]:
+                apply_action(S[i], TB[tidx[i]], actions[i], automa)
+    elif op == OP_SETTLE:
+        for i in range(S.shape[0]):
+            _settle(i, S, TB, tidx, seats, rng, cfg[CFG_TABLE], cfg[CFG_SEAT], cfg[CFG_FIRST],
+                    cfg[CFG_MODE], final_obs, rewards, dones, scores, masks[i], False,
+                    illegal[i], illegal_reward, automa)
     return -1
 
 
 @njit(cache=True, parallel=True)
 def step_parallel(S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, final_obs,
-                   rewards, dones, scores, moves, illegal_reward, automa):
-    """As step_serial, the envs spread over numba's threads (prange)."""
+                   rewards, dones, scores, moves, illegal, illegal_reward, automa):
+    """As :func:`vector_call`'s ``OP_STEP``, the envs spread over numba's threads (prange);
+    the same arguments but ``op``."""
     if cfg[CFG_PENALIZE] == 0:
         bad = first_illegal(cur_masks, actions)
         if bad >= 0:
@@ -175,22 +215,6 @@ def step_parallel(S, TB, tidx, seats, rng, actions, cur_masks, cfg, obs, masks, 
 
 
 @njit(cache=True)
-def reset_all(S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, masks, advance,
-              automa):
-    for i in range(S.shape[0]):
-        _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player,
-                     masks[i], advance, automa)
-
-
-@njit(cache=True)
-def observe_all(S, TB, tidx, seats, obs, masks):
-    for i in range(S.shape[0]):
-        T = TB[tidx[i]]
-        encode_obs(S[i], T, seats[i], obs[i])
-        legal_mask(S[i], T, masks[i])
-
-
-@njit(cache=True)
 def first_illegal(cur_masks, actions):
     """Index of the first env whose action is not legal, -1 if all are."""
     for i in range(actions.shape[0]):
@@ -198,22 +222,6 @@ def first_illegal(cur_masks, actions):
         if a < 0 or a >= N_ACTIONS or cur_masks[i, a] == 0:
             return i
     return -1
-
-
-@njit(cache=True)
-def apply_all(S, TB, tidx, actions, skip, automa):
-    for i in range(S.shape[0]):
-        if not skip[i]:
-            apply_action(S[i], TB[tidx[i]], actions[i], automa)
-
-
-@njit(cache=True)
-def settle_all(S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mode,
-                final_obs, rewards, dones, scores, masks, illegal, illegal_reward, automa):
-    for i in range(S.shape[0]):
-        _settle(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_player, mode,
-                final_obs, rewards, dones, scores, masks[i], False, illegal[i], illegal_reward,
-                automa)
 
 
 @njit(cache=True)

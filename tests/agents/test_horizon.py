@@ -9,8 +9,8 @@ from invariants import play_checked
 from caledonia_env import Game, GameConfig, agents
 from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, evaluate
 from caledonia_env.agents.rollouts import (NO_HORIZON, final_margin, greedy_action,
-                                           greedy_rollout, greedy_rollout_to, leaf_margin,
-                                           rollout_margins, seed_numba, stop_round)
+                                           greedy_rollout, leaf_margin, rollout_margins,
+                                           seed_numba, stop_round)
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.step import apply_action
@@ -28,7 +28,7 @@ def _game(num_players=2, seed=3, moves=25, **kw):
 
 @pytest.mark.parametrize("num_players", [1, 2, 4])
 def test_r2_1_a_rollout_with_a_horizon_stops_where_the_next_round_begins(num_players):
-    """greedy_rollout_to(stop = round + 1) plays exactly the greedy moves of a whole rollout
+    """A greedy rollout to round + 1 (``stop``) plays exactly the greedy moves of a whole rollout
     up to the first state of the next round, then stops there."""
     kw = dict(solo=True) if num_players == 1 else {}
     game = _game(num_players, seed=num_players, **kw)
@@ -36,7 +36,7 @@ def test_r2_1_a_rollout_with_a_horizon_stops_where_the_next_round_begins(num_pla
     r0 = int(s[L.S_ROUND])
     cut = s.copy()
     seed_numba(11)
-    steps = greedy_rollout_to(cut, T, W, stop_round(cut, 1), 100000, None)
+    steps = greedy_rollout(cut, T, W, 100000, None, stop_round(cut, 1))
     assert steps > 0 and int(cut[L.S_ROUND]) == r0 + 1 and not L.game_over(cut)
     ref = s.copy()                    # the same greedy moves, one at a time
     mask = np.zeros(N_ACTIONS, np.int8)
@@ -55,7 +55,7 @@ def test_a_rollout_without_a_horizon_or_past_the_last_round_plays_the_whole_game
     seed_numba(3)
     n = greedy_rollout(whole, T, W, 100000, None)
     seed_numba(3)
-    assert greedy_rollout_to(cut, T, W, stop_round(cut, 9), 100000, None) == n
+    assert greedy_rollout(cut, T, W, 100000, None, stop_round(cut, 9)) == n
     assert L.game_over(cut) and np.array_equal(whole, cut)
 
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from invariants import play_checked
+from numba.core import types
 
 from caledonia_env import Game, GameConfig, agents
 from caledonia_env.config import RULES_2026_11
@@ -18,7 +19,8 @@ from caledonia_env.agents.nmcts import NetMCTSAgent  # noqa: E402
 from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS  # noqa: E402
 from caledonia_env.agents.rollouts import greedy_action  # noqa: E402
 from caledonia_env.agents.netroll import (mixed_rollout, policy_action,  # noqa: E402
-                                          policy_logits, policy_rollout, policy_weights)
+                                          policy_call, policy_logits, policy_rollout,
+                                          policy_rollout_margins, policy_weights)
 from caledonia_env.engine.step import apply_action  # noqa: E402
 from caledonia_env.agents.policy import load_network  # noqa: E402
 from small_nets import save_small  # noqa: E402
@@ -101,6 +103,13 @@ def test_mixed_rollout_plays_the_policy_in_one_seat_and_greedy_in_the_others(num
     assert mixed_rollout(every[0], T, *w, 0.0, -1, DEFAULT_WEIGHTS, 100000, None) == \
         policy_rollout(every[1], T, *w, 0.0, 100000, None)
     assert np.array_equal(*every) and not np.array_equal(every[0], s)
+    out = np.full(2, np.nan)
+    policy_rollout_margins(game.state, T, *w, 0.0, True, DEFAULT_WEIGHTS, DEFAULT_WEIGHTS, me,
+                           np.array(game.legal_actions()[:2], np.int64),
+                           np.arange(1, 3, dtype=np.int64), 1, np.empty_like(ref), out, None)
+    assert (out > -1e8).all()
+    # issue #37: the three rollouts run one compiled function for a kind of game
+    assert len([sig for sig in policy_call.signatures if sig[-1] == types.none]) == 1
 
 
 def test_nmcts_plays_only_legal_moves_in_2p_3p_and_automa_games(tmp_path):

@@ -13,7 +13,7 @@ from caledonia_env.agents.puct import advance
 from caledonia_env.engine import jit
 from caledonia_env.engine.step import apply_action
 from caledonia_env.envs.observation import encode_obs
-from caledonia_env.envs.vector_kernels import step_serial
+from caledonia_env.envs.vector_kernels import vector_call
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -42,7 +42,7 @@ def test_project_functions_share_one_cache_keyed_by_all_numba_sources():
     locator and one folder named by the hash of every project numba source."""
     sources = jit.project_sources()
     base = Path(jit.cache_base()) / sources.digest[:16]
-    for f in (apply_action, encode_obs, step_serial, advance):
+    for f in (apply_action, encode_obs, vector_call, advance):
         locator = f._cache._impl.locator
         assert isinstance(locator, jit.ProjectCacheLocator)
         assert locator.get_source_stamp()[1] == sources.digest

@@ -11,6 +11,7 @@ from numba.core.errors import TypingError
 import caledonia_env
 from caledonia_env import Game, GameConfig
 from caledonia_env.agents import netroll, rollouts
+from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.board import pofs, reach_bits, reach_mask, reach_of
@@ -557,10 +558,12 @@ def test_scratch_types_and_a_variable_length_is_refused():
 #: (inlined, compiled): functions only compiled code calls, and their compiled callers
 INLINED = {
     "vector kernels": ((vk._advance, vk._new_episode, vk._settle, vk._one),
-                       (vk.step_serial, vk.step_parallel, vk.reset_all, vk.settle_all)),
-    "rollouts": ((rollouts.after, rollouts.greedy_rollout_to, netroll.mixed_rollout_to),
-                 (rollouts.greedy_action, rollouts.action_values, rollouts.rollout_margins,
-                  rollouts.greedy_rollout, netroll.mixed_rollout, netroll.policy_rollout_margins)),
+                       (vk.vector_call, vk.step_parallel)),
+    "rollouts": ((rollouts.after, rollouts.greedy_rollout_to, rollouts._action_values,
+                  rollouts._rollout_margins, netroll.mixed_rollout_to,
+                  netroll._policy_rollout_margins),
+                 (rollouts.greedy_action, rollouts.greedy_call, netroll.policy_action,
+                  netroll.policy_call)),
 }
 
 
@@ -575,3 +578,39 @@ def test_helpers_only_compiled_code_calls_are_inlined(group):
         assert f.targetoptions.get("inline") == "always", f.py_func.__name__
     for f in compiled:
         assert f.targetoptions.get("inline", "never") == "never", f.py_func.__name__
+
+
+def _without_automa(dispatcher):
+    """The signatures ``dispatcher`` has compiled or loaded for games without Automa seats."""
+    return [sig for sig in dispatcher.signatures if sig[-1] == types.none]
+
+
+def test_the_vector_envs_uses_of_the_engine_are_one_compiled_function():
+    """Issue #37: reset, step, observe, ``set_state`` and the Python opponents' apply and
+    settle all run ``vector_call``: one function linking the engine for a kind of game."""
+    from caledonia_env.envs.vector import CaledoniaVectorEnv
+    fast = CaledoniaVectorEnv(num_envs=2, num_players=2, seed=0, parallel=False)
+    slow = CaledoniaVectorEnv(num_envs=2, num_players=2, opponents="greedy", seed=0,
+                              illegal_action="penalize")
+    for env in (fast, slow):
+        env.reset()
+        for _ in range(3):
+            env.step(env.sample_actions())
+    fast.set_state(0, slow.game(1), 1)
+    assert len(_without_automa(vk.vector_call)) == 1
+
+
+def test_the_greedy_searches_uses_of_the_engine_are_one_compiled_function():
+    """Issue #37: ``action_values``, ``greedy_rollout`` and ``rollout_margins`` run
+    ``greedy_call``: one function linking the engine for a kind of game."""
+    game = Game(GameConfig(num_players=2, seed=0))
+    s, T, w = game.state, game.tables, DEFAULT_WEIGHTS
+    out = np.zeros(N_ACTIONS)
+    rollouts.action_values(s, T, w, np.zeros(N_ACTIONS, np.int8), np.empty_like(s), out, None)
+    assert np.isfinite(out).sum() == len(game.legal_actions())
+    assert rollouts.greedy_rollout(s.copy(), T, w, 100000, None) > 0
+    margins = np.full(2, np.nan)
+    rollouts.rollout_margins(s, T, w, 0, np.array(game.legal_actions()[:2], np.int64),
+                             np.arange(1, 3, dtype=np.int64), 1, np.empty_like(s), margins, None)
+    assert (margins > -1e8).all()
+    assert len(_without_automa(rollouts.greedy_call)) == 1

@@ -150,6 +150,17 @@ def test_python_opponents_slow_path():
     check_rows(env)
 
 
+def test_a_named_bot_that_never_asks_for_the_legal_actions_can_be_the_opponent():
+    """``opponents="greedy"`` (the Python path): the bot reads the state, not
+    ``legal_actions()``, and its moves are still checked against the engine's mask."""
+    env = CaledoniaVectorEnv(2, num_players=2, opponents="greedy", seat=0, seed=4)
+    env.reset()
+    check_rows(env)
+    run(env, 40)
+    check_rows(env)
+    assert env.moves.sum() > 80
+
+
 def test_R_1_1_random_maps_cover_several_sides():
     env = CaledoniaVectorEnv(32, num_players=2, seed=0)
     env.reset()
