@@ -148,7 +148,7 @@ def determinize(s, T, seed):
 
 @njit(cache=True, inline="always")
 def _action_values(s, T, w, mask, buf, out, automa):
-    """One-step evaluation of every legal action for the deciding player (-inf if illegal)."""
+    """:func:`action_values`, typed inside :func:`greedy_call`."""
     p = s[S_PLAYER]
     legal_mask(s, T, mask)
     table = lookahead_table(s, T, p)
@@ -200,9 +200,7 @@ def leaf_margin(s, T, p, w):
 
 @njit(cache=True, inline="always")
 def _rollout_margins(s, T, w, p, actions, seeds, horizon, buf, out, automa):
-    """For each i: determinize the hidden information with seeds[i] (:func:`determinize`),
-    apply actions[i], play greedy for everyone to the end (or ``horizon`` rounds, see the
-    module's docstring), and store p's margin (:func:`leaf_margin`) in out[i]."""
+    """:func:`rollout_margins`, typed inside :func:`greedy_call`."""
     for i in range(actions.shape[0]):
         copy_state(buf, s)
         determinize(buf, T, seeds[i])

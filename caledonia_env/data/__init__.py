@@ -2,8 +2,9 @@
 
 Modules: ``names`` (fixed name orders), ``schema`` (pydantic models), ``checks``
 (cross-table checks, contracts), ``tables`` (the immutable ``Ruleset``), ``estimates``
-(provenance), ``named`` (bundled alternative rulesets), ``loader`` (files and overrides). See docs/ruleset.md. ``load_ruleset()``
-returns the bundled default ``Ruleset``.
+(provenance), ``named`` (bundled alternative rulesets), ``loader`` (files and overrides),
+``validated`` (the stamp that lets the bundled default skip its validation). See
+docs/ruleset.md. ``load_ruleset()`` returns the bundled default ``Ruleset``.
 """
 
 from .loader import DEFAULT_RULESET_DIR, load_ruleset  # noqa: F401  (re-exports)
