@@ -25,7 +25,8 @@ from ..engine.layout import S_CTX, S_PLAYER, S_ROUND, copy_state
 from ..engine.mask import count_legal, legal_mask
 from ..engine.step import apply_action
 from ..envs.observation import OBS_SIZE, encode_obs
-from .rollouts import NO_HORIZON, determinize, greedy_action, leaf_margin, stop_round
+from .rollouts import (_NO_IDS, _NO_VALUES, NO_HORIZON, determinize, greedy_action,
+                       leaf_margin, stop_round)
 from .network import NetArrays
 from .policy import network_arrays
 
@@ -191,10 +192,6 @@ def policy_call(op, s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, l
         _policy_rollout_margins(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, lw,
                                 p, actions, seeds, horizon, buf, out, automa)
     return 0
-
-
-_NO_VALUES = np.zeros(0, np.float64)     # the arguments an op does not read, typed as those
-_NO_IDS = np.zeros(0, np.int64)          # it does (one compiled policy_call)
 
 
 def mixed_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, max_steps,

@@ -249,7 +249,8 @@ def greedy_call(op, s, T, w, p, mask, buf, out, actions, seeds, horizon, stop, m
 
 
 _NO_MASK = np.zeros(0, np.int8)         # the arguments an op does not read, typed as those
-_NO_VALUES = np.zeros(0, np.float64)    # it does (one compiled greedy_call)
+_NO_VALUES = np.zeros(0, np.float64)    # it does (one compiled greedy_call; netroll's
+                                        # policy_call too)
 _NO_IDS = np.zeros(0, np.int64)
 
 

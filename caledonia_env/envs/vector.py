@@ -246,12 +246,13 @@ class CaledoniaVectorEnv(VecEnvMethods):
         ss = np.random.SeedSequence(seed)
         self.rng[:] = ss.generate_state(self.num_envs, np.uint64).view(np.int64)
         nxt = 1 - self._cur
-        vector_call(OP_RESET, *self._args(self._actions, self._cur, nxt))
+        args = self._args(self._actions, self._cur, nxt)
+        vector_call(OP_RESET, *args)
         if not self.fast:
             for i in range(self.num_envs):
                 self._reset_opponents(i)
                 self._py_advance(i)
-        vector_call(OP_OBSERVE, *self._args(self._actions, self._cur, nxt))
+        vector_call(OP_OBSERVE, *args)
         self._cur = nxt
         self._needs_reset = False
         self._dones[nxt] = False
