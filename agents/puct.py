@@ -19,7 +19,7 @@ is simply not selectable there). The other players' decisions are nodes of the s
 tree, searched with the same network from their own seat.
 
 A decision with a single legal action is never searched: the root returns it at once,
-and inside the tree forced moves are applied on the way (numba, :func:`advance`).
+and inside the tree forced moves are applied on the way (:meth:`PUCTAgent._advance`).
 
 Values: the value head estimates the return of the player whose observation it sees, in
 the training reward's units (``score_diff``: (own VP - mean VP of the others) / 100, which
@@ -53,32 +53,13 @@ import time
 
 import numpy as np
 
-from ..engine.actions import N_ACTIONS
-from ..engine.jit import njit
-from ..engine.layout import S_PLAYER, game_over
-from ..engine.mask import count_legal, legal_mask
-from ..engine.step import apply_action
+from ..engine.actions import MASK_WIDTH, N_ACTIONS
+from ..engine.api import APPLIED, LEGAL_IDS, LEGAL_MASK, game_call
+from ..engine.layout import AM_LOG_SIZE, S_PLAYER, STATE_SIZE, game_over
 from .base import Agent
 from .rollouts import determinize
 from .evaluators import NetworkValues, softmax
 from .ppo import need_torch
-
-
-@njit(cache=True)
-def advance(s, T, a, mask, automa):
-    """Apply ``a``, then every forced move (a decision with one legal action) until a
-    real choice or the end. Returns the number of legal actions of the state reached
-    (0 once the game is over); its mask is left in ``mask``."""
-    apply_action(s, T, a, automa)
-    while True:
-        if game_over(s):
-            mask[:] = 0
-            return 0
-        legal_mask(s, T, mask)
-        k, only = count_legal(mask)
-        if k != 1:
-            return k
-        apply_action(s, T, only, automa)
 
 
 class _Node:
@@ -132,7 +113,10 @@ class PUCTAgent(Agent):
         self.noise_frac = float(noise_frac)
         self.dirichlet_alpha = float(dirichlet_alpha)
         self.evaluator = NetworkValues(path, rollout_mix)
-        self._mask = np.zeros(N_ACTIONS, np.int8)
+        self._mask = np.zeros(MASK_WIDTH, np.int8)     # engine.api.game_call's scratch
+        self._seen = np.zeros(STATE_SIZE + 1, np.int32)
+        self._ids = np.empty(N_ACTIONS, np.int64)
+        self._log = np.zeros(AM_LOG_SIZE, np.int32)
         self._buf = None
         self.last_stats: dict = {}
         super().__init__(seed, name)
@@ -160,6 +144,7 @@ class PUCTAgent(Agent):
         t0 = time.perf_counter()
         s, T = game.state, game.tables
         self._automa = game.static.automa_switch
+        self._seen[-1] = 0                  # the last mask may belong to other tables
         self.evaluator.prepare(game)
         num_players = self.evaluator.num_players
         if self._buf is None or self._buf.shape != s.shape:
@@ -187,10 +172,10 @@ class PUCTAgent(Agent):
         return a
 
     def _simulate(self, root, s, T, seed, num_players, root_noise):
-        buf, mask = self._buf, self._mask
+        buf, mask = self._buf, self._mask[:N_ACTIONS]
         buf[:] = s
-        determinize(buf, T, seed)       # (called from Python: numba's cache would not see
-        legal_mask(buf, T, mask)        # an edit of rollouts.py from a caller here)
+        determinize(buf, T, seed)
+        self._engine(buf, T, LEGAL_MASK)
         node = root
         path = []
         while True:
@@ -209,7 +194,7 @@ class PUCTAgent(Agent):
             if child is None:
                 child = node.children[a] = _Node(num_players)
                 self._nodes += 1
-            advance(buf, T, a, mask, self._automa)
+            self._advance(buf, T, a)
             node = child
         self._lo = min(self._lo, float(values.min()))
         self._hi = max(self._hi, float(values.max()))
@@ -220,6 +205,24 @@ class PUCTAgent(Agent):
             parent.vsum += values
         node.n += 1
         node.vsum += values
+
+    def _engine(self, buf, T, a):
+        """:func:`engine.api.game_call` on ``buf`` with this agent's scratch (the mask of
+        the state reached stays in ``self._mask``)."""
+        return game_call(buf, T, self._mask, self._seen, self._ids, self._log, a,
+                         self._automa)
+
+    def _advance(self, buf, T, a):
+        """Apply ``a``, then every forced move (a decision with one legal action) until a
+        real choice or the end; the mask of a state reached before the end is left in
+        ``self._mask``. The code every ``Game`` runs, one engine call per move: no compiled
+        function of its own (a cold start compiled one for 4-5 s, issue #37)."""
+        while True:
+            if self._engine(buf, T, a) != APPLIED:
+                raise RuntimeError(f"puct: action {a} is not legal in the simulated position")
+            if game_over(buf) or self._engine(buf, T, LEGAL_IDS) != 1:
+                return
+            a = int(self._ids[0])
 
     def _expand(self, node, buf, T, num_players):
         """Evaluate the position (:meth:`NetworkValues.expand`): the node keeps the policy

@@ -9,7 +9,7 @@ from pathlib import Path
 import numba
 import pytest
 
-from caledonia_env.agents.puct import advance
+from caledonia_env.agents.rollouts import greedy_call
 from caledonia_env.engine import jit
 from caledonia_env.engine.step import apply_action
 from caledonia_env.envs.observation import encode_obs
@@ -42,14 +42,14 @@ def test_project_functions_share_one_cache_keyed_by_all_numba_sources():
     locator and one folder named by the hash of every project numba source."""
     sources = jit.project_sources()
     base = Path(jit.cache_base()) / sources.digest[:16]
-    for f in (apply_action, encode_obs, vector_call, advance):
+    for f in (apply_action, encode_obs, vector_call, greedy_call):
         locator = f._cache._impl.locator
         assert isinstance(locator, jit.ProjectCacheLocator)
         assert locator.get_source_stamp()[1] == sources.digest
         package = f.py_func.__module__.rsplit(".", 1)[0]
         assert Path(f._cache.cache_path) == base.joinpath(*package.split("."))
     names = {(p.parent.name, p.name) for p in sources.files}
-    for must in [("engine", "layout.py"), ("envs", "observation.py"), ("agents", "puct.py"),
+    for must in [("engine", "layout.py"), ("envs", "observation.py"), ("agents", "rollouts.py"),
                  ("caledonia_env", "fuzz.py")]:
         assert must in names
 

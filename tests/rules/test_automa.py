@@ -26,6 +26,9 @@ from caledonia_env.engine.scoring import settlement_networks
 
 AP = 1          # the Automa's seat in the 2-player fixture
 HUMAN = 0
+#: The event log (A-3) of the direct calls below: the engine always passes one
+#: (``automa_flow.run_automata``), so they run the engine's own compilations.
+LOG = np.zeros(L.AM_LOG_SIZE, np.int32)
 
 
 def game(seed=1, n=2, automa=None):
@@ -178,7 +181,7 @@ def test_a3_skip_card_spends_the_turn_without_passing_a41():
     s, T = g.state, g.tables
     _set_pile(s, [11])
     before = money(g)
-    A.automa_turn(s, T, AP)
+    A.automa_turn(s, T, AP, LOG)
     assert s[poff() + L.P_PASSED] == 0 and money(g) == before
 
 
@@ -190,7 +193,7 @@ def test_a32_passes_only_past_the_last_entry_a48():
     _set_pile(s, [1])
     s[L.S_N_PASSED] = 1
     before = money(g)
-    A.automa_turn(s, T, AP)
+    A.automa_turn(s, T, AP, LOG)
     assert s[poff() + L.P_PASSED] == 1 and s[L.S_NEXT_ORDER + 1] == AP
     assert money(g) - before == T[L.T_PASS_BONUS + 1]
 
@@ -205,7 +208,7 @@ def test_a13_contract_fee_by_round_a46():
         s = g2.state
         s[L.S_ROUND] = rnd
         s[poff() + L.P_MONEY] = 50
-        assert A.am_take(s, T, AP, 0, None)
+        assert A.am_take(s, T, AP, 0, LOG)
         assert money(g2) == 50 + T[L.T_AM_FEE + rnd - 1]
 
 
@@ -222,7 +225,7 @@ def test_a13_unit_cycle_a454():
         T = tables_with_card(g, 0, criteria=["costs", "port", "settlements", "neighborhood"],
                              steps=steps)
         s[poff() + L.P_AM_SUPPORT] = 0
-        assert AX.am_expand(s, T, AP, 0, None)
+        assert AX.am_expand(s, T, AP, 0, LOG)
         assert s[L.S_OCC + free[0]] == AP * 16 + unit
         assert s[poff() + L.P_AM_PREF] == new_pref
 
@@ -238,7 +241,7 @@ def test_a454_unit_skips_types_not_on_board_or_unaffordable():
     s[poff() + L.P_BOARD + COW] = 0          # cow (P') gone -> cheese dairy next
     T = tables_with_card(g, 0, steps=1)
     s[poff() + L.P_AM_SUPPORT] = 0
-    assert AX.am_expand(s, T, AP, 0, None)
+    assert AX.am_expand(s, T, AP, 0, LOG)
     assert s[L.S_OCC + free[0]] == AP * 16 + DAIRY
     assert s[poff() + L.P_AM_PREF] == 1      # P' stored whatever unit was placed
 
@@ -259,7 +262,7 @@ def test_a453_costs_criterion_takes_the_cheapest_land():
     s[poff() + L.P_MONEY] = 200
     T = tables_with_card(g, 0, criteria=["costs", "port", "settlements", "neighborhood"])
     s[poff() + L.P_AM_SUPPORT] = 0
-    assert AX.am_expand(s, T, AP, 0, None)
+    assert AX.am_expand(s, T, AP, 0, LOG)
     placed = [w for w in free if s[L.S_OCC + w] >= 0 and s[L.S_OCC + w] // 16 == AP]
     assert len(placed) == 1
     assert g.board.land_cost[placed[0]] == min(g.board.land_cost[w] for w in free)
@@ -275,9 +278,9 @@ def test_a451_modules_restrict_candidates_and_none_is_not_possible():
     other = [m for m in MODULES if MODULES.index(m) != g.board.module[free[0]]]
     T = tables_with_card(g, 0, modules="".join(other))
     s[poff() + L.P_AM_SUPPORT] = 0
-    assert not AX.am_expand(s, T, AP, 0, None)      # the only free hex is outside the card's modules
+    assert not AX.am_expand(s, T, AP, 0, LOG)      # the only free hex is outside the card's modules
     s[L.S_ROUND] = 5                   # round 5: all four modules
-    assert AX.am_expand(s, T, AP, 0, None)
+    assert AX.am_expand(s, T, AP, 0, LOG)
 
 
 def test_a04_expand_needs_money_for_land_and_unit():
@@ -289,7 +292,7 @@ def test_a04_expand_needs_money_for_land_and_unit():
     s[poff() + L.P_MONEY] = int(g.board.land_cost[free[0]])    # no unit affordable on top
     T = tables_with_card(g, 0)
     s[poff() + L.P_AM_SUPPORT] = 0
-    assert not AX.am_expand(s, T, AP, 0, None)
+    assert not AX.am_expand(s, T, AP, 0, LOG)
 
 
 def settlement_key(s, T, p, v):
@@ -412,7 +415,7 @@ def test_a455_neighborhood_purchase_money_and_merchants():
     T = tables_with_card(g, 0)
     s[poff() + L.P_AM_SUPPORT] = 0
     used = bin(int(s[poff() + L.P_PORTS_USED])).count("1")
-    assert AX.am_expand(s, T, AP, 0, None)
+    assert AX.am_expand(s, T, AP, 0, LOG)
     claimed = bin(int(s[poff() + L.P_PORTS_USED])).count("1") - used     # A-6 on the way
     assert s[poff() + L.P_MARKET + MILK] == 2
     assert s[L.S_PRICE_STEP + MILK] == marker + 2                      # two steps up
@@ -442,7 +445,7 @@ def test_a44_trade_direction_by_bracket_and_money():
             s[L.S_PRICE_STEP + gd] = T[end + gd]
         s[poff() + L.P_MERCH] = 5
         m0 = money(g)
-        assert A.am_trade(s, T, AP, 0, None)
+        assert A.am_trade(s, T, AP, 0, LOG)
         placed = s[poff() + L.P_MARKET:poff() + L.P_MARKET + 12]
         gd = int(np.flatnonzero(placed)[0]) % 6
         n = int(placed.sum())
@@ -459,11 +462,11 @@ def test_a44_trade_excludes_goods_with_an_automa_merchant():
     s[poff() + L.P_MERCH] = 5
     for gd in range(5):
         s[poff() + L.P_MARKET + gd] = 1
-    assert A.am_trade(s, T, AP, 0, None)
+    assert A.am_trade(s, T, AP, 0, LOG)
     assert s[poff() + L.P_MARKET + 5] + s[poff() + L.P_MARKET + 11] > 0
-    assert not A.am_trade(s, T, AP, 0, None)
+    assert not A.am_trade(s, T, AP, 0, LOG)
     s[poff() + L.P_MERCH] = 0
-    assert not A.am_trade(s, T, AP, 0, None)
+    assert not A.am_trade(s, T, AP, 0, LOG)
 
 
 def test_a42_technology_needs_three_workers_and_money():
@@ -476,14 +479,14 @@ def test_a42_technology_needs_three_workers_and_money():
     for v in forests[:2]:
         put(g, AP, LUMBERJACK, v)
     s[poff() + L.P_MONEY] = 50
-    assert not A.am_tech(s, T, AP, 0, None)
+    assert not A.am_tech(s, T, AP, 0, LOG)
     put(g, AP, LUMBERJACK, forests[2])
     s[poff() + L.P_MONEY] = T[L.T_TECH_COST] - 1
-    assert not A.am_tech(s, T, AP, 0, None)
+    assert not A.am_tech(s, T, AP, 0, LOG)
     s[poff() + L.P_MONEY] = T[L.T_TECH_COST]
-    assert A.am_tech(s, T, AP, 0, None)
+    assert A.am_tech(s, T, AP, 0, LOG)
     assert s[poff() + L.P_TECH] == 1 and money(g) == 0
-    assert not A.am_tech(s, T, AP, 0, None)
+    assert not A.am_tech(s, T, AP, 0, LOG)
 
 
 def test_a43_upgrade_order_from_support_card_and_ports():
@@ -494,15 +497,15 @@ def test_a43_upgrade_order_from_support_card_and_ports():
     s[poff() + L.P_AM_SUPPORT] = 0
     s[poff() + L.P_MONEY] = 20
     ship = int(s[poff() + L.P_SHIP])
-    assert A.am_upgrade(s, T, AP, 0, None)
+    assert A.am_upgrade(s, T, AP, 0, LOG)
     assert s[poff() + L.P_SHIP] == ship + 1
     s[poff() + L.P_SHIP] = T[L.T_SHIP_MAX]
     track = int(s[poff() + L.P_TRACK])
     m0 = money(g)
-    assert A.am_upgrade(s, T, AP, 0, None)
+    assert A.am_upgrade(s, T, AP, 0, LOG)
     assert s[poff() + L.P_TRACK] == track - 1 and money(g) == m0 - T[L.T_HIRE_COST]
     s[poff() + L.P_MONEY] = 3
-    assert not A.am_upgrade(s, T, AP, 0, None)
+    assert not A.am_upgrade(s, T, AP, 0, LOG)
 
 
 def test_a6_port_claim_gives_money_once():
@@ -516,10 +519,10 @@ def test_a6_port_claim_gives_money_once():
          and s[L.S_OCC + w] == EMPTY][0]
     put(g, AP, SHEEP, v)
     m0 = money(g)
-    AX.claim_ports(s, T, AP, None)
+    AX.claim_ports(s, T, AP, LOG)
     assert money(g) - m0 >= T[L.T_AM_PORT_MONEY] and (s[poff() + L.P_PORTS_USED] >> c) & 1
     m1 = money(g)
-    AX.claim_ports(s, T, AP, None)
+    AX.claim_ports(s, T, AP, LOG)
     assert money(g) == m1
 
 
@@ -531,7 +534,7 @@ def test_a46_rounds_1_to_3_cheapest_contract():
     s[poff() + L.P_MONEY] = 100
     offered = [int(c) for c in s[L.S_SLOTS:L.S_SLOTS + 6] if c >= 0]
     best = min(A.contract_money_cost(T, c) for c in offered)
-    assert A.am_take(s, T, AP, 0, None)
+    assert A.am_take(s, T, AP, 0, LOG)
     assert A.contract_money_cost(T, int(s[poff() + L.P_BOX])) == best
 
 
@@ -542,7 +545,7 @@ def test_a46_rounds_4_5_rarest_import_then_dearest():
     s[poff() + L.P_MONEY] = 100
     offered = [int(c) for c in s[L.S_SLOTS:L.S_SLOTS + 6] if c >= 0]
     keys = {c: A.rarity_key(s, T, AP, c) for c in offered}
-    assert A.am_take(s, T, AP, 0, None)
+    assert A.am_take(s, T, AP, 0, LOG)
     got = int(s[poff() + L.P_BOX])
     assert keys[got] == min(keys.values())
     assert A.contract_money_cost(T, got) == max(A.contract_money_cost(T, c) for c in offered
@@ -558,10 +561,10 @@ def test_a46_round5_only_affordable_and_fulfilled_at_once_a47():
     cheapest = min(A.contract_money_cost(T, c) for c in offered)
     fee = -T[L.T_AM_FEE + 4]
     s[poff() + L.P_MONEY] = fee + cheapest - 1
-    assert not A.am_take(s, T, AP, 0, None)
+    assert not A.am_take(s, T, AP, 0, LOG)
     s[poff() + L.P_MONEY] = fee + cheapest
     n0 = int(s[poff() + L.P_N_FULFILLED])
-    assert A.am_take(s, T, AP, 0, None)
+    assert A.am_take(s, T, AP, 0, LOG)
     assert s[poff() + L.P_BOX] == -1 and s[poff() + L.P_N_FULFILLED] == n0 + 1
     assert money(g) >= 0
 
@@ -573,10 +576,10 @@ def test_a47_fulfil_pays_c_and_gains_money_for_bonuses():
     s[poff() + L.P_BOX] = c
     cost = A.contract_money_cost(T, c)
     s[poff() + L.P_MONEY] = cost - 1
-    assert not A.am_fulfill(s, T, AP, 0, None)
+    assert not A.am_fulfill(s, T, AP, 0, LOG)
     s[poff() + L.P_MONEY] = cost
     imports0 = s[L.S_IMPORT:L.S_IMPORT + 3].copy()
-    assert A.am_fulfill(s, T, AP, 0, None)
+    assert A.am_fulfill(s, T, AP, 0, LOG)
     gain = (A.cval(T, c, L.C_GAIN_MONEY) + 5 * A.cval(T, c, L.C_GAIN_HEX)
             + 5 * A.cval(T, c, L.C_GAIN_UPG))
     marks = money(g) - gain
