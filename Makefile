@@ -14,7 +14,7 @@ comma  := ,
 CORE   := $(VENV)/.installed-core
 FULL   := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: demo test test-slow tournament serve browser clean
+.PHONY: demo test test-slow tournament serve browser bytecode clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -48,18 +48,18 @@ browser:
 
 # Parallel test workers (pytest-xdist; tests/conftest.py fills numba's cache once before they
 # start, and they share it by path); TEST_WORKERS=0 runs the tests in one process.
-# The suite starts some 100 Python processes that import the package: its bytecode is written
-# first (the gitignored __pycache__ folders, whatever PYTHONDONTWRITEBYTECODE says), else each
-# of them compiles the project's sources again (0.6 s a process).
+# The suite starts some 100 Python processes that import the package: `bytecode` writes its
+# bytecode first (the gitignored __pycache__ folders, whatever PYTHONDONTWRITEBYTECODE says),
+# else each of them compiles the project's sources again (0.6 s a process).
 TEST_WORKERS ?= auto
-PROJECT_PY   = caledonia_env agents train
-test: $(FULL) browser
-	$(BYTECODE) $(PROJECT_PY) || true
+test: $(FULL) browser bytecode
 	$(PY) -m pytest -rs -n $(TEST_WORKERS) --dist loadfile
 
-test-slow: $(FULL)
-	$(BYTECODE) $(PROJECT_PY) || true
+test-slow: $(FULL) bytecode
 	$(PY) -m pytest -m slow -n $(TEST_WORKERS) --dist loadfile
+
+bytecode: $(CORE)
+	$(BYTECODE) caledonia_env agents train || true
 
 # make tournament PLAYERS=mcts,greedy GAMES=20 WORKERS=2 CLANS=none
 PLAYERS ?= greedy,random,random,random
