@@ -14,27 +14,26 @@ comma  := ,
 CORE   := $(VENV)/.installed-core
 FULL   := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: demo test test-slow tournament serve browser bytecode clean
+.PHONY: demo test test-slow tournament serve browser clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 
-# pip compiles the installed packages' bytecode one file at a time (about 70 CPU s for the
-# extras' 13,500 files); compileall writes the same .pyc files on every core (-j 0), quietly
-# and whatever it returns: a few test files of the dependencies are not valid on this Python
-# (pip skips them the same way), and Python compiles anything missed when it imports it.
-SITE     = $$($(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
-BYTECODE = $(PY) -m compileall -qq -j 0
+# pip compiles the installed packages' bytecode one file at a time. The core's is written
+# after it on every core (compileall -j 0; quietly and whatever it returns: a few test files
+# of the dependencies are not valid on this Python, which pip skips the same way). The
+# extras' 13,500 files are not compiled ahead: `make test` writes the bytecode of what the
+# tests import, about a fifth of them, as they first import it (see `test`).
+SITE = $$($(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
 
 $(CORE): pyproject.toml | $(PY)
 	$(PY) -m pip install --no-compile -e .
-	$(BYTECODE) "$(SITE)" || true
+	$(PY) -m compileall -qq -j 0 "$(SITE)" || true
 	touch $@
 
 $(FULL): pyproject.toml | $(PY)
 	$(PY) -m pip install --no-compile -e ".[$(EXTRAS)]"
-	$(BYTECODE) "$(SITE)" || true
 	touch $@ $(CORE)
 
 demo: $(CORE)
@@ -48,18 +47,16 @@ browser:
 
 # Parallel test workers (pytest-xdist; tests/conftest.py fills numba's cache once before they
 # start, and they share it by path); TEST_WORKERS=0 runs the tests in one process.
-# The suite starts some 100 Python processes that import the package: `bytecode` writes its
-# bytecode first (the gitignored __pycache__ folders, whatever PYTHONDONTWRITEBYTECODE says),
-# else each of them compiles the project's sources again (0.6 s a process).
+# The suite starts some 100 Python processes: they write the bytecode of what they import
+# (PYTHONDONTWRITEBYTECODE emptied; the gitignored __pycache__ folders and the venv's), else
+# each would compile the sources it imports again, this project's 0.6 s a process.
 TEST_WORKERS ?= auto
-test: $(FULL) browser bytecode
-	$(PY) -m pytest -rs -n $(TEST_WORKERS) --dist loadfile
+TEST_ENV     := PYTHONDONTWRITEBYTECODE=
+test: $(FULL) browser
+	$(TEST_ENV) $(PY) -m pytest -rs -n $(TEST_WORKERS) --dist loadfile
 
-test-slow: $(FULL) bytecode
-	$(PY) -m pytest -m slow -n $(TEST_WORKERS) --dist loadfile
-
-bytecode: $(CORE)
-	$(BYTECODE) caledonia_env agents train || true
+test-slow: $(FULL)
+	$(TEST_ENV) $(PY) -m pytest -m slow -n $(TEST_WORKERS) --dist loadfile
 
 # make tournament PLAYERS=mcts,greedy GAMES=20 WORKERS=2 CLANS=none
 PLAYERS ?= greedy,random,random,random

@@ -68,9 +68,15 @@ def warm_numba_cache() -> None:
 def pytest_configure(config):
     """With parallel workers (``-n``), compile the common code once here, in the controller,
     before any worker starts: two workers compiling the same function at once both pay for
-    it. Without workers each test compiles what it needs, as it comes."""
+    it. Without workers each test compiles what it needs, as it comes. Workers get one
+    OpenMP thread each (``OMP_NUM_THREADS``, unless set)."""
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
+    # Each worker is one core's load: torch's OpenMP threads (one per core by default) spun
+    # on the cores the other workers use. One each, for the workers and the processes they
+    # start (numba's threads are NUMBA_NUM_THREADS): the training tests and notebooks took
+    # 161-175 CPU s instead of 227-258 s (-n 2 on 2 cores, docs/performance.md).
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
     t0 = time.perf_counter()
     warm_numba_cache()
     config.numba_warm_seconds = time.perf_counter() - t0
