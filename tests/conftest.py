@@ -75,7 +75,7 @@ def pytest_configure(config):
     # Each worker is one core's load: torch's OpenMP threads (one per core by default) spun
     # on the cores the other workers use. One each, for the workers and the processes they
     # start (numba's threads are NUMBA_NUM_THREADS): the training tests and notebooks took
-    # 161-175 CPU s instead of 227-258 s (-n 2 on 2 cores, docs/performance.md).
+    # 170-184 CPU s instead of 236-267 s (-n 2 on 2 cores, docs/performance.md).
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     t0 = time.perf_counter()
     warm_numba_cache()
