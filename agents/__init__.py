@@ -17,17 +17,17 @@ evaluator (:mod:`agents.evaluators`). See docs/agents.md.
 """
 from __future__ import annotations
 
-from . import builtin
-from .automa import AutomaMarker, automa_seats, make_automa
-from .base import Agent
-from .evaluators import Evaluator, GreedyRollouts, NetworkValues, PolicyRollouts
-from .greedy import GreedyAgent
-from .mcts import MCTSAgent
-from .nmcts import NetMCTSAgent
-from .ppo import PPOAgent
-from .puct import PUCTAgent
-from .random_agent import RandomAgent
-from .registry import available, kinds, make, parse_name, register, syntax
+from caledonia_env.agents import builtin
+from caledonia_env.agents.automa import AutomaMarker, automa_seats, make_automa
+from caledonia_env.agents.base import Agent
+from caledonia_env.agents.evaluators import Evaluator, GreedyRollouts, NetworkValues, PolicyRollouts
+from caledonia_env.agents.greedy import GreedyAgent
+from caledonia_env.agents.mcts import MCTSAgent
+from caledonia_env.agents.nmcts import NetMCTSAgent
+from caledonia_env.agents.ppo import PPOAgent
+from caledonia_env.agents.puct import PUCTAgent
+from caledonia_env.agents.random_agent import RandomAgent
+from caledonia_env.agents.registry import available, kinds, make, parse_name, register, syntax
 
 builtin.install()
 

@@ -5,8 +5,8 @@ holding markers into ``GameConfig(automa={seat: level})`` with :func:`automa_sea
 """
 from __future__ import annotations
 
-from .base import Agent
-from .registry import parse_name
+from caledonia_env.agents.base import Agent
+from caledonia_env.agents.registry import parse_name
 
 LEVELS = (1, 2, 3, 4, 5)
 

@@ -7,16 +7,16 @@ constructor.
 """
 from __future__ import annotations
 
-from .automa import make_automa
-from .greedy import GreedyAgent
-from .mcts import MCTSAgent
-from .nmcts import NetMCTSAgent
-from .policy import count_and_path
-from .ppo import PPOAgent
-from .puct import ROLLOUT_MIX, PUCTAgent
-from .random_agent import RandomAgent
-from .registry import Kind, register
-from .weights import SHIPPED, load_weights, names_weights
+from caledonia_env.agents.automa import make_automa
+from caledonia_env.agents.greedy import GreedyAgent
+from caledonia_env.agents.mcts import MCTSAgent
+from caledonia_env.agents.nmcts import NetMCTSAgent
+from caledonia_env.agents.policy import count_and_path
+from caledonia_env.agents.ppo import PPOAgent
+from caledonia_env.agents.puct import ROLLOUT_MIX, PUCTAgent
+from caledonia_env.agents.random_agent import RandomAgent
+from caledonia_env.agents.registry import Kind, register
+from caledonia_env.agents.weights import SHIPPED, load_weights, names_weights
 
 
 def _no_param(cls):

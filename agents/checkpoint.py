@@ -40,12 +40,12 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from ..atomic import atomic_path
-from ..data import load_ruleset
-from ..data.safe_io import InputError, read_bytes
-from ..engine.actions import N_ACTIONS
-from ..envs.observation import LAYOUT, OBS_SIZE
-from .network import (actor_critic_state, actor_state, build_actor,  # noqa: F401  (re-exports)
+from caledonia_env.atomic import atomic_path
+from caledonia_env.data import load_ruleset
+from caledonia_env.data.safe_io import InputError, read_bytes
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.envs.observation import LAYOUT, OBS_SIZE
+from caledonia_env.agents.network import (actor_critic_state, actor_state, build_actor,  # noqa: F401  (re-exports)
                       build_actor_critic, expected_shapes, sb3_state)
 
 FORMAT = "caledonia-ppo"

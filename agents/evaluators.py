@@ -34,18 +34,18 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ..engine.actions import N_ACTIONS
-from ..engine.automa_deck import automa_switch
-from ..engine.constants import MAX_PLAYERS
-from ..engine.jit import njit
-from ..engine.layout import S_NP, S_PLAYER, game_over
-from ..engine.mask import legal_mask
-from ..engine.playout import rollout
-from ..envs.observation import OBS_SIZE, encode_obs
-from ..envs.rewards import (REWARD_MODES, SCORE_DIFF_SCALE, projected_score_diff, reward_mode,
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.automa_deck import automa_switch
+from caledonia_env.engine.constants import MAX_PLAYERS
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import S_NP, S_PLAYER, game_over
+from caledonia_env.engine.mask import legal_mask
+from caledonia_env.engine.playout import rollout
+from caledonia_env.envs.observation import OBS_SIZE, encode_obs
+from caledonia_env.envs.rewards import (REWARD_MODES, SCORE_DIFF_SCALE, projected_score_diff, reward_mode,
                            terminal_rewards)
-from .evaluation import DEFAULT_WEIGHTS
-from .rollouts import (
+from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS
+from caledonia_env.agents.rollouts import (
     action_values,
     final_margin,
     greedy_action,
@@ -53,11 +53,11 @@ from .rollouts import (
     random_rollout_margins,
     rollout_margins,
 )
-from .greedy import greedy_weights
-from .netroll import (mixed_rollout, policy_action, policy_logits, policy_rollout_margins,
+from caledonia_env.agents.greedy import greedy_weights
+from caledonia_env.agents.netroll import (mixed_rollout, policy_action, policy_logits, policy_rollout_margins,
                       policy_weights)
-from .policy import PretrainedActor, is_pretrained, load_network
-from .policy import network_arrays as search_net  # the one NumPy copy of a loaded network
+from caledonia_env.agents.policy import PretrainedActor, is_pretrained, load_network
+from caledonia_env.agents.policy import network_arrays as search_net  # the one NumPy copy of a loaded network
 
 MAX_STEPS = 100000              # a rollout longer than this has not ended (a failed rollout)
 FAILED = -1e9                   # the value of a failed rollout (as in the numba playouts)

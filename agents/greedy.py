@@ -5,9 +5,9 @@ import numpy as np
 
 from caledonia_env.engine.actions import N_ACTIONS
 
-from .base import Agent
-from .evaluation import DEFAULT_WEIGHTS, N_WEIGHTS
-from .rollouts import greedy_action, seed_numba
+from caledonia_env.agents.base import Agent
+from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, N_WEIGHTS
+from caledonia_env.agents.rollouts import greedy_action, seed_numba
 
 
 def greedy_weights(weights=None) -> np.ndarray:

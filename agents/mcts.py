@@ -21,10 +21,10 @@ import time
 
 import numpy as np
 
-from ..engine.actions import A_PASS
-from .base import Agent
-from .rollouts import seed_numba
-from .evaluators import GreedyRollouts, RolloutEvaluator
+from caledonia_env.engine.actions import A_PASS
+from caledonia_env.agents.base import Agent
+from caledonia_env.agents.rollouts import seed_numba
+from caledonia_env.agents.evaluators import GreedyRollouts, RolloutEvaluator
 
 # decisions searched by default; the others (purchases, processing, port picks,
 # slaughter...) are the evaluator's own moves (the greedy bot's for mcts)

@@ -18,17 +18,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.actions import N_ACTIONS
-from ..engine.constants import CTX_GAME_OVER
-from ..engine.jit import njit
-from ..engine.layout import S_CTX, S_PLAYER, S_ROUND, copy_state
-from ..engine.mask import count_legal, legal_mask
-from ..engine.step import apply_action
-from ..envs.observation import OBS_SIZE, encode_obs
-from .rollouts import (_NO_IDS, _NO_VALUES, NO_HORIZON, determinize, greedy_action,
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.constants import CTX_GAME_OVER
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import S_CTX, S_PLAYER, S_ROUND, copy_state
+from caledonia_env.engine.mask import count_legal, legal_mask
+from caledonia_env.engine.step import apply_action
+from caledonia_env.envs.observation import OBS_SIZE, encode_obs
+from caledonia_env.agents.rollouts import (_NO_IDS, _NO_VALUES, NO_HORIZON, determinize, greedy_action,
                        leaf_margin, stop_round)
-from .network import NetArrays
-from .policy import network_arrays
+from caledonia_env.agents.network import NetArrays
+from caledonia_env.agents.policy import network_arrays
 
 
 def policy_weights(module, meta: dict) -> NetArrays:

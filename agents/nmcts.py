@@ -14,9 +14,9 @@ same with ``opponents="greedy"``: the greedy bot plays the other seats of the ro
 """
 from __future__ import annotations
 
-from .evaluators import PolicyRollouts
-from .mcts import SEARCHED_CONTEXTS, MCTSAgent
-from .ppo import need_torch
+from caledonia_env.agents.evaluators import PolicyRollouts
+from caledonia_env.agents.mcts import SEARCHED_CONTEXTS, MCTSAgent
+from caledonia_env.agents.ppo import need_torch
 
 
 class NetMCTSAgent(MCTSAgent):

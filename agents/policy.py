@@ -15,12 +15,12 @@ import os
 
 import numpy as np
 
-from ..engine.actions import N_ACTIONS
-from ..engine.constants import MAX_PLAYERS
-from ..engine.mask import legal_mask
-from ..envs.observation import O_NUM_PLAYERS, OBS_SIZE, encode_obs
-from . import checkpoint as ckpt
-from .network import NetArrays
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.constants import MAX_PLAYERS
+from caledonia_env.engine.mask import legal_mask
+from caledonia_env.envs.observation import O_NUM_PLAYERS, OBS_SIZE, encode_obs
+from caledonia_env.agents import checkpoint as ckpt
+from caledonia_env.agents.network import NetArrays
 
 PRETRAINED = "pretrained"
 

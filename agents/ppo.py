@@ -12,8 +12,8 @@ extra. By default the agent plays the most likely legal action (``deterministic=
 """
 from __future__ import annotations
 
-from .base import Agent
-from .policy import PolicyPlayer
+from caledonia_env.agents.base import Agent
+from caledonia_env.agents.policy import PolicyPlayer
 
 
 def need_torch(kind: str) -> None:

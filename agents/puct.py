@@ -53,13 +53,13 @@ import time
 
 import numpy as np
 
-from ..engine.actions import MASK_WIDTH, N_ACTIONS
-from ..engine.api import APPLIED, LEGAL_IDS, LEGAL_MASK, game_call
-from ..engine.layout import AM_LOG_SIZE, S_PLAYER, STATE_SIZE, game_over
-from .base import Agent
-from .rollouts import determinize
-from .evaluators import NetworkValues, softmax
-from .ppo import need_torch
+from caledonia_env.engine.actions import MASK_WIDTH, N_ACTIONS
+from caledonia_env.engine.api import APPLIED, LEGAL_IDS, LEGAL_MASK, game_call
+from caledonia_env.engine.layout import AM_LOG_SIZE, S_PLAYER, STATE_SIZE, game_over
+from caledonia_env.agents.base import Agent
+from caledonia_env.agents.rollouts import determinize
+from caledonia_env.agents.evaluators import NetworkValues, softmax
+from caledonia_env.agents.ppo import need_torch
 
 
 class _Node:

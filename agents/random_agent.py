@@ -5,8 +5,8 @@ built-in opponent ``"random"``, below the agents layer); this class adds only th
 interface (:class:`Agent`: a registry name, ``_numba_seed``)."""
 from __future__ import annotations
 
-from ..envs import opponents
-from .base import Agent
+from caledonia_env.envs import opponents
+from caledonia_env.agents.base import Agent
 
 
 class RandomAgent(opponents.RandomAgent, Agent):

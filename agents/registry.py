@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .base import Agent
+from caledonia_env.agents.base import Agent
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from caledonia_env.engine.rng import seed_rng
 from caledonia_env.engine.scratch import scratch
 from caledonia_env.engine.step import apply_action
 
-from .evaluation import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate, evaluate_known,
+from caledonia_env.agents.evaluation import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate, evaluate_known,
                          lookahead_table, update_memo)
 
 

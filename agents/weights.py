@@ -16,10 +16,10 @@ import os
 
 import numpy as np
 
-from ..atomic import atomic_path
-from ..data.safe_io import InputError, parse_json, read_bytes
-from . import evaluation
-from .checkpoint import PRETRAINED_DIR
+from caledonia_env.atomic import atomic_path
+from caledonia_env.data.safe_io import InputError, parse_json, read_bytes
+from caledonia_env.agents import evaluation
+from caledonia_env.agents.checkpoint import PRETRAINED_DIR
 
 #: the weights' names by index: W_MONEY_SLOPE (index 0) is "money_slope", ...
 WEIGHT_NAMES = tuple(name[2:].lower() for name, _ in sorted(

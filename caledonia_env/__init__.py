@@ -7,11 +7,11 @@ This root module is the facade at the top: it wires the registrations.
 """
 import gymnasium
 
-from . import plugins
-from .config import GameConfig
-from .game import Game, IllegalActionError
-from .records import RecordError, RecordWarning
-from .scenario import ScenarioError, to_scenario
+from caledonia_env import plugins
+from caledonia_env.config import GameConfig
+from caledonia_env.game import Game, IllegalActionError
+from caledonia_env.records import RecordError, RecordWarning
+from caledonia_env.scenario import ScenarioError, to_scenario
 
 from_scenario = Game.from_scenario
 
@@ -40,7 +40,7 @@ _register_gym()
 
 def _agent_factory(name: str, seed: int = 0):
     """Opponents by name for the envs: ``caledonia_env.agents.make`` (loaded on first use)."""
-    from . import agents        # here, not at the top: ``import caledonia_env`` stays light
+    from caledonia_env import agents        # here, not at the top: ``import caledonia_env`` stays light
     return agents.make(name, seed=seed)
 
 
@@ -53,20 +53,20 @@ def env(obs_type: str = "dict", **options):
     first use so ``import caledonia_env`` stays light): :func:`caledonia_env.envs.aec.env`;
     ``obs_type="flat"``: the Box observation, the mask in ``infos``
     (:mod:`caledonia_env.envs.flat`)."""
-    from .envs import flat      # inside: the envs load on first use
+    from caledonia_env.envs import flat      # inside: the envs load on first use
     return flat.make_aec(obs_type, **options)
 
 
 def parallel_env(**options):
     """The PettingZoo Parallel view of the turn-based game (the others wait while one agent
     decides): :func:`caledonia_env.envs.parallel.parallel_env`."""
-    from .envs import parallel  # inside: the envs load on first use
+    from caledonia_env.envs import parallel  # inside: the envs load on first use
     return parallel.parallel_env(**options)
 
 
 def __getattr__(name):
     """Lazy ``raw_env``: the bare PettingZoo AEC class :class:`caledonia_env.envs.aec.raw_env`."""
     if name == "raw_env":
-        from .envs import aec   # inside: the envs load on first use
+        from caledonia_env.envs import aec   # inside: the envs load on first use
         return aec.raw_env
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

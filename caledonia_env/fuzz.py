@@ -12,19 +12,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .config import CLAN_NAMES, GameConfig
-from .engine import layout as L
-from .engine.actions import N_ACTIONS
-from .engine.board import pofs
-from .engine.clans import crow
-from .engine.constants import (FISHERMAN, LUMBERJACK, MINER, N_GOODS, N_UNITS, NEUTRAL, OCC_STRIDE,
+from caledonia_env.config import CLAN_NAMES, GameConfig
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.board import pofs
+from caledonia_env.engine.clans import crow
+from caledonia_env.engine.constants import (FISHERMAN, LUMBERJACK, MINER, N_GOODS, N_UNITS, NEUTRAL, OCC_STRIDE,
                                PH_OVER, TERRAIN_LOCH, TERRAIN_PORT)
-from .engine.jit import njit
-from .engine.layout import game_over
-from .engine.playout import random_legal_action
-from .engine.step import apply_action
-from .engine.tables import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS
-from .game import Game
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import game_over
+from caledonia_env.engine.playout import random_legal_action
+from caledonia_env.engine.step import apply_action
+from caledonia_env.engine.tables import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS
+from caledonia_env.game import Game
 
 BLOCK = 16                 # consecutive games sharing one configuration (and its tables)
 MAX_STEPS = 20000          # a random game takes ~1,000 steps; more means it does not end

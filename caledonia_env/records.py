@@ -13,8 +13,8 @@ import warnings
 
 import numpy as np
 
-from .config import RULES_2026_11
-from .data.safe_io import InputError, check_depth, parse_json, read_bytes
+from caledonia_env.config import RULES_2026_11
+from caledonia_env.data.safe_io import InputError, check_depth, parse_json, read_bytes
 
 RECORD_VERSION = 5
 #: version 1: no checksums, no agents, no scores; version 2: the checksums also cover the

@@ -1,8 +1,8 @@
 """Human-readable text of a game state (``Game.render_text``)."""
-from .data.names import PORTS
-from .engine import layout as L
-from .engine.constants import GOOD_NAMES, IMPORT_NAMES, NEUTRAL, OCC_STRIDE, UNIT_NAMES
-from .engine.market import market_price
+from caledonia_env.data.names import PORTS
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.constants import GOOD_NAMES, IMPORT_NAMES, NEUTRAL, OCC_STRIDE, UNIT_NAMES
+from caledonia_env.engine.market import market_price
 
 CORNERS = "ABCD"
 

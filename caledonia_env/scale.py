@@ -46,11 +46,11 @@ import os
 import time
 from collections.abc import Callable
 
-from . import ray_connect
-from . import tournament as T
-from .game import Game
-from .ray_connect import CONNECT_TIMEOUT
-from .study_file import (FORMATS, MemorySink, StudySink, check_resume, complete_games,
+from caledonia_env import ray_connect
+from caledonia_env import tournament as T
+from caledonia_env.game import Game
+from caledonia_env.ray_connect import CONNECT_TIMEOUT
+from caledonia_env.study_file import (FORMATS, MemorySink, StudySink, check_resume, complete_games,
                          interrupt_note, num_players, read_rows, typed_row)
 
 __all__ = ["BACKENDS", "FORMATS", "TournamentStudy", "add_backend_options", "as_study",

@@ -11,8 +11,8 @@ import os
 import shutil
 import time
 
-from . import tournament as T
-from .atomic import atomic_path, refuse_replacing
+from caledonia_env import tournament as T
+from caledonia_env.atomic import atomic_path, refuse_replacing
 
 FORMATS = (".csv", ".parquet")
 INT_FIELDS = frozenset(("game", "game_seed", "player", "seat", "decisions", "money_left", "rank")

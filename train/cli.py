@@ -13,13 +13,13 @@ import argparse
 import os
 import sys
 
-from .. import tournament as tn
-from .cli_common import CommandError  # noqa: F401  (re-exports)
-from .cli_evaluate import add_evaluate_parser, cmd_evaluate  # noqa: F401
-from .cli_expert import add_expert_parser, cmd_expert  # noqa: F401
-from .cli_train import add_train_parser, cmd_train  # noqa: F401
-from .cli_tune import add_tune_parser, cmd_tune  # noqa: F401
-from .plot import plot_run
+from caledonia_env import tournament as tn
+from caledonia_env.train.cli_common import CommandError  # noqa: F401  (re-exports)
+from caledonia_env.train.cli_evaluate import add_evaluate_parser, cmd_evaluate  # noqa: F401
+from caledonia_env.train.cli_expert import add_expert_parser, cmd_expert  # noqa: F401
+from caledonia_env.train.cli_train import add_train_parser, cmd_train  # noqa: F401
+from caledonia_env.train.cli_tune import add_tune_parser, cmd_tune  # noqa: F401
+from caledonia_env.train.plot import plot_run
 
 PLOT_EXAMPLES = """\
 examples:

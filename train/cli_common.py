@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from .. import tournament as tn
-from ..config import GameConfig, clan_options
+from caledonia_env import tournament as tn
+from caledonia_env.config import GameConfig, clan_options
 
 
 class CommandError(Exception):

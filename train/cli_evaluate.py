@@ -11,13 +11,13 @@ import time
 import uuid
 import warnings
 
-from .. import scale
-from .. import tournament as tn
-from ..agents.checkpoint import PlayerCountWarning, load
-from ..agents.policy import checkpoint_path
-from . import rating
-from .cli_common import CommandError, game_options
-from .players import EvalStudy, checkpoint_sha256, summarize
+from caledonia_env import scale
+from caledonia_env import tournament as tn
+from caledonia_env.agents.checkpoint import PlayerCountWarning, load
+from caledonia_env.agents.policy import checkpoint_path
+from caledonia_env.train import rating
+from caledonia_env.train.cli_common import CommandError, game_options
+from caledonia_env.train.players import EvalStudy, checkpoint_sha256, summarize
 
 EVAL_EXAMPLES = """\
 examples:

@@ -6,11 +6,11 @@ import json
 import os
 import sys
 
-from .. import tournament as tn
-from ..agents.checkpoint import CheckpointError
-from ..agents.policy import checkpoint_path
-from . import expert
-from .cli_common import parse_int
+from caledonia_env import tournament as tn
+from caledonia_env.agents.checkpoint import CheckpointError
+from caledonia_env.agents.policy import checkpoint_path
+from caledonia_env.train import expert
+from caledonia_env.train.cli_common import parse_int
 
 EXPERT_EXAMPLES = """\
 examples:

@@ -5,10 +5,10 @@ import argparse
 import dataclasses
 import sys
 
-from .. import tournament as tn
-from ..agents.checkpoint import CheckpointError
-from .cli_common import game_options, parse_int
-from .config import TrainConfig, load_config
+from caledonia_env import tournament as tn
+from caledonia_env.agents.checkpoint import CheckpointError
+from caledonia_env.train.cli_common import game_options, parse_int
+from caledonia_env.train.config import TrainConfig, load_config
 
 TRAIN_EXAMPLES = """\
 examples:
@@ -176,7 +176,7 @@ def config_from_args(args) -> TrainConfig:
 
 def cmd_recipe(args) -> int:
     """``--recipe``: list the recipes, print one's commands, or run it into ``--out``."""
-    from . import recipe as recipes
+    from caledonia_env.train import recipe as recipes
     sub = argparse.ArgumentParser().add_subparsers()
     defaults = vars(add_train_parser(sub).parse_args([]))     # every option left unset
     own = {"recipe", "dry_run", "workers", "out", "quiet", "func"}
@@ -216,7 +216,7 @@ def cmd_train(args) -> int:
               "(pip install -e '.[train]': torch, stable-baselines3, sb3-contrib, tensorboard)",
               file=sys.stderr)
         return 2
-    from .trainer import train     # needs the train extra (sb3), checked just above
+    from caledonia_env.train.trainer import train     # needs the train extra (sb3), checked just above
     try:
         cfg = config_from_args(args)
         cfg.validate()

@@ -8,11 +8,11 @@ import shlex
 import sys
 import time
 
-from .. import tournament as tn
-from ..agents.weights import load_weights, save_weights
-from ..data import load_ruleset
-from . import tune_weights
-from .cli_common import CommandError, parse_int
+from caledonia_env import tournament as tn
+from caledonia_env.agents.weights import load_weights, save_weights
+from caledonia_env.data import load_ruleset
+from caledonia_env.train import tune_weights
+from caledonia_env.train.cli_common import CommandError, parse_int
 
 TUNE_EXAMPLES = """\
 examples:

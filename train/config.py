@@ -9,11 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import agents
-from ..agents import checkpoint as ckpt
-from ..config import GameConfig
-from ..envs.rewards import REWARD_MODES
-from .opponents import OpponentMix
+from caledonia_env import agents
+from caledonia_env.agents import checkpoint as ckpt
+from caledonia_env.config import GameConfig
+from caledonia_env.envs.rewards import REWARD_MODES
+from caledonia_env.train.opponents import OpponentMix
 
 
 @dataclass

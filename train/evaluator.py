@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..agents import checkpoint as ckpt
-from ..agents.policy import PolicyPlayer
-from ..tournament import solo_summary
-from .players import play_games, summarize
-from .rating import format_ratings
-from .runlog import EVAL_FIELDS, append_csv
+from caledonia_env.agents import checkpoint as ckpt
+from caledonia_env.agents.policy import PolicyPlayer
+from caledonia_env.tournament import solo_summary
+from caledonia_env.train.players import play_games, summarize
+from caledonia_env.train.rating import format_ratings
+from caledonia_env.train.runlog import EVAL_FIELDS, append_csv
 
 
 class EvaluationMixin:

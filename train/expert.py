@@ -30,15 +30,15 @@ import time
 
 import numpy as np
 
-from .. import agents
-from ..agents import checkpoint as ckpt
-from ..agents.nmcts import NetMCTSAgent
-from ..agents.puct import PUCTAgent
-from ..config import GameConfig
-from ..engine.actions import N_ACTIONS
-from ..envs.observation import OBS_SIZE, encode_obs
-from ..game import Game
-from ..tournament import pool_context, progress_bar
+from caledonia_env import agents
+from caledonia_env.agents import checkpoint as ckpt
+from caledonia_env.agents.nmcts import NetMCTSAgent
+from caledonia_env.agents.puct import PUCTAgent
+from caledonia_env.config import GameConfig
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.envs.observation import OBS_SIZE, encode_obs
+from caledonia_env.game import Game
+from caledonia_env.tournament import pool_context, progress_bar
 
 
 EXPERTS = ("puct", "nmcts", "nmctsg")

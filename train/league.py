@@ -21,7 +21,7 @@ from collections import deque
 
 import numpy as np
 
-from . import rating
+from caledonia_env.train import rating
 
 LEARNER = "learner"
 

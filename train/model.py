@@ -7,9 +7,9 @@ import torch.nn as nn
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from ..agents import checkpoint as ckpt
-from ..agents.network import FEATURE_ALIASES, activation_class
-from .config import TrainConfig
+from caledonia_env.agents import checkpoint as ckpt
+from caledonia_env.agents.network import FEATURE_ALIASES, activation_class
+from caledonia_env.train.config import TrainConfig
 
 
 class CaledoniaExtractor(BaseFeaturesExtractor):

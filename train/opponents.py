@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import agents
+from caledonia_env import agents
 
 POOL_KEYS = ("self", "snapshot", "latest", "league")
 

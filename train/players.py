@@ -24,10 +24,10 @@ from caledonia_env.engine.mask import legal_mask
 from caledonia_env.envs.observation import OBS_SIZE, encode_obs
 from caledonia_env.game import Game
 
-from .. import agents
-from ..agents import checkpoint as ckpt
-from ..agents.policy import PolicyPlayer, checkpoint_path, is_pretrained
-from ..tournament import game_seeds, result_rows, rule_fields, wilson
+from caledonia_env import agents
+from caledonia_env.agents import checkpoint as ckpt
+from caledonia_env.agents.policy import PolicyPlayer, checkpoint_path, is_pretrained
+from caledonia_env.tournament import game_seeds, result_rows, rule_fields, wilson
 
 _POLICIES: dict = {}
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 import json
 import os
 
-from ..config import GameConfig
-from ..game import Game
-from ..tournament import save_figure
-from .runlog import read_csv
+from caledonia_env.config import GameConfig
+from caledonia_env.game import Game
+from caledonia_env.tournament import save_figure
+from caledonia_env.train.runlog import read_csv
 
 
 def plot_run(run_dir: str, path: str, title: str | None = None) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .players import play_games, summarize
+from caledonia_env.train.players import play_games, summarize
 
 
 class FunctionPlayer:

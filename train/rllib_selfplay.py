@@ -18,9 +18,9 @@ from __future__ import annotations
 import argparse
 import os
 
-from ..envs.aec import env as aec_env
-from .policy_eval import format_rate, win_rate_vs
-from .rllib_module import masked_module_spec, module_policy
+from caledonia_env.envs.aec import env as aec_env
+from caledonia_env.train.policy_eval import format_rate, win_rate_vs
+from caledonia_env.train.rllib_module import masked_module_spec, module_policy
 
 ENV_NAME = "caledonia_v0"
 POLICY = "shared"

@@ -9,11 +9,11 @@ from dataclasses import asdict
 
 import torch
 
-from ..agents import checkpoint as ckpt
-from ..atomic import atomic_path
-from ..config import GameConfig
-from ..data import load_ruleset
-from .model import with_extractor_aliases
+from caledonia_env.agents import checkpoint as ckpt
+from caledonia_env.atomic import atomic_path
+from caledonia_env.config import GameConfig
+from caledonia_env.data import load_ruleset
+from caledonia_env.train.model import with_extractor_aliases
 
 
 class CheckpointMixin:

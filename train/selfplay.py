@@ -39,11 +39,11 @@ from caledonia_env.envs.observation import OBS_HIGH, OBS_SIZE, encode_obs
 from caledonia_env.envs.rewards import projected_score_diff, reward_mode, terminal_rewards
 from caledonia_env.game import Game, IllegalActionError
 
-from .. import agents
-from ..agents.checkpoint import build_actor
-from ..agents.policy import PolicyPlayer
-from .league import LEARNER
-from .opponents import POOL_KEYS, OpponentMix  # noqa: F401  (OpponentMix: re-exported)
+from caledonia_env import agents
+from caledonia_env.agents.checkpoint import build_actor
+from caledonia_env.agents.policy import PolicyPlayer
+from caledonia_env.train.league import LEARNER
+from caledonia_env.train.opponents import POOL_KEYS, OpponentMix  # noqa: F401  (OpponentMix: re-exported)
 
 
 class SnapshotPool:

@@ -44,18 +44,18 @@ import torch
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure
 
-from ..agents import checkpoint as ckpt
-from ..envs import make_sb3_vec_env
-from ..tournament import progress_bar
-from .config import TrainConfig, load_config  # noqa: F401  (re-exported: documented here)
-from .evaluator import EvaluationMixin
-from .league import League
-from .model import build_model
-from .plot import plot_run
-from .runlog import (EVAL_FIELDS, RUN_FILES, TRAIN_FIELDS,  # noqa: F401  (re-exported)
+from caledonia_env.agents import checkpoint as ckpt
+from caledonia_env.envs import make_sb3_vec_env
+from caledonia_env.tournament import progress_bar
+from caledonia_env.train.config import TrainConfig, load_config  # noqa: F401  (re-exported: documented here)
+from caledonia_env.train.evaluator import EvaluationMixin
+from caledonia_env.train.league import League
+from caledonia_env.train.model import build_model
+from caledonia_env.train.plot import plot_run
+from caledonia_env.train.runlog import (EVAL_FIELDS, RUN_FILES, TRAIN_FIELDS,  # noqa: F401  (re-exported)
                      append_csv, read_csv)
-from .runstate import CheckpointMixin
-from .selfplay import OpponentMix, SelfPlayVecEnv, SnapshotPool
+from caledonia_env.train.runstate import CheckpointMixin
+from caledonia_env.train.selfplay import OpponentMix, SelfPlayVecEnv, SnapshotPool
 
 
 class TrainerCallback(BaseCallback):

@@ -16,11 +16,11 @@ import time
 
 import numpy as np
 
-from ..agents.evaluation import DEFAULT_WEIGHTS, W_NOISE
-from ..agents.rollouts import final_margin, greedy_rollout, seed_numba
-from ..engine.automa_deck import automa_switch
-from ..game import Game
-from ..tournament.spec import TournamentSpec, game_seeds
+from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, W_NOISE
+from caledonia_env.agents.rollouts import final_margin, greedy_rollout, seed_numba
+from caledonia_env.engine.automa_deck import automa_switch
+from caledonia_env.game import Game
+from caledonia_env.tournament.spec import TournamentSpec, game_seeds
 
 MAX_STEPS = 100000
 SIGMA = 0.4             # the first generation's standard deviation, relative to each weight

@@ -23,10 +23,10 @@ import os
 import signal
 import sys
 
-from .. import scale
-from ..engine.first_run import CompileProgress
-from .common import Terminated, UsageError, terminated, watch_sigterm
-from .parser import build_parser
+from caledonia_env import scale
+from caledonia_env.engine.first_run import CompileProgress
+from caledonia_env.cli.common import Terminated, UsageError, terminated, watch_sigterm
+from caledonia_env.cli.parser import build_parser
 
 __all__ = ["Terminated", "UsageError", "build_parser", "interrupt_note", "main"]
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import signal
 
-from ..config import GameConfig, clan_options
-from ..tournament import check_output_file, check_output_folder, rules_from_args
+from caledonia_env.config import GameConfig, clan_options
+from caledonia_env.tournament import check_output_file, check_output_folder, rules_from_args
 
 
 class UsageError(Exception):

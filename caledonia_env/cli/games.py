@@ -8,16 +8,16 @@ import os
 import tempfile
 import time
 
-from .. import scale
-from .. import tournament as tn
-from ..config import CLAN_NAMES
-from ..data import RulesetError, load_ruleset
-from ..data.ranges import kind_mismatches, load_ranges
-from ..game import Game
-from ..tournament.perturb import (OtherDraw, ensemble_balance, ensemble_figure,
+from caledonia_env import scale
+from caledonia_env import tournament as tn
+from caledonia_env.config import CLAN_NAMES
+from caledonia_env.data import RulesetError, load_ruleset
+from caledonia_env.data.ranges import kind_mismatches, load_ranges
+from caledonia_env.game import Game
+from caledonia_env.tournament.perturb import (OtherDraw, ensemble_balance, ensemble_figure,
                                   ensemble_summary, format_ensemble, write_ensemble_csv)
-from ..tournament.spec import game_seeds
-from .common import UsageError, check_output_path, rules
+from caledonia_env.tournament.spec import game_seeds
+from caledonia_env.cli.common import UsageError, check_output_path, rules
 
 
 def _spec_from_args(args):

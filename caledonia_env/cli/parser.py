@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import argparse
 
-from .. import agents
-from ..scale import add_backend_options
-from ..tournament import VARIANTS, add_rules_options
-from ..train.cli import (add_evaluate_parser, add_expert_parser, add_plot_parser,
+from caledonia_env import agents
+from caledonia_env.scale import add_backend_options
+from caledonia_env.tournament import VARIANTS, add_rules_options
+from caledonia_env.train.cli import (add_evaluate_parser, add_expert_parser, add_plot_parser,
                          add_train_parser, add_tune_parser)
-from ..web.cli import add_serve_parser
-from .games import cmd_balance, cmd_play
-from .pictures import cmd_demo, cmd_render, cmd_replay
+from caledonia_env.web.cli import add_serve_parser
+from caledonia_env.cli.games import cmd_balance, cmd_play
+from caledonia_env.cli.pictures import cmd_demo, cmd_render, cmd_replay
 
 EXAMPLES = """examples:
   caledonia play --players greedy,random,random,random --games 100 --workers 2

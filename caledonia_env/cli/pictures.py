@@ -7,14 +7,14 @@ import time
 
 import numpy as np
 
-from ..data.names import PORTS
-from ..engine import layout as L
-from ..engine.constants import NEUTRAL, OCC_STRIDE, UNIT_NAMES
-from .. import records
-from ..game import Game, IllegalActionError
-from ..records import RecordError
-from ..tournament import save_figure
-from .common import UsageError, check_output_path, game_config, num_players
+from caledonia_env.data.names import PORTS
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.constants import NEUTRAL, OCC_STRIDE, UNIT_NAMES
+from caledonia_env import records
+from caledonia_env.game import Game, IllegalActionError
+from caledonia_env.records import RecordError
+from caledonia_env.tournament import save_figure
+from caledonia_env.cli.common import UsageError, check_output_path, game_config, num_players
 
 
 def read_record(path: str):
@@ -39,7 +39,7 @@ def read_record(path: str):
 
 def board_picture(game, title=None):
     """Matplotlib figure of the map with every unit and the port tiles."""
-    from ..map.render import render_board     # inside: matplotlib loads only to draw
+    from caledonia_env.map.render import render_board     # inside: matplotlib loads only to draw
     s = game.state
     units = {}
     for m in range(game.board.n_nodes):

@@ -7,9 +7,9 @@ Modules: ``names`` (fixed name orders), ``schema`` (pydantic models), ``checks``
 docs/ruleset.md. ``load_ruleset()`` returns the bundled default ``Ruleset``.
 """
 
-from .loader import DEFAULT_RULESET_DIR, load_ruleset  # noqa: F401  (re-exports)
-from .named import RULESETS_DIR, bundled_rulesets  # noqa: F401  (re-exports)
-from .names import (  # noqa: F401  (re-exports)
+from caledonia_env.data.loader import DEFAULT_RULESET_DIR, load_ruleset  # noqa: F401  (re-exports)
+from caledonia_env.data.named import RULESETS_DIR, bundled_rulesets  # noqa: F401  (re-exports)
+from caledonia_env.data.names import (  # noqa: F401  (re-exports)
     BASIC_GOODS,
     BUILDINGS,
     CLAN_START_FIELDS,
@@ -35,7 +35,7 @@ from .names import (  # noqa: F401  (re-exports)
     WORKERS,
     RulesetError,
 )
-from .tables import Ruleset  # noqa: F401  (re-export)
+from caledonia_env.data.tables import Ruleset  # noqa: F401  (re-export)
 
 __all__ = [
     "load_ruleset", "Ruleset", "RulesetError", "DEFAULT_RULESET_DIR", "RULESETS_DIR",

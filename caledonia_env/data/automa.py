@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .named import bundled_rulesets
-from .names import MODULES, source_kind
-from .safe_io import InputError, parse_json, read_text
+from caledonia_env.data.named import bundled_rulesets
+from caledonia_env.data.names import MODULES, source_kind
+from caledonia_env.data.safe_io import InputError, parse_json, read_text
 
 AUTOMA_DIR = Path(__file__).resolve().parent / "automa"
 #: the files a ruleset folder may carry to replace the bundled Automa data (docs/automa.md)

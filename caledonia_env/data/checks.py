@@ -6,7 +6,7 @@ import csv
 import io
 from typing import Any
 
-from .names import (BUILDINGS, CLANS, CONTRACT_COLUMNS, GOODS, META, PLAYER_COUNT_KEYS,
+from caledonia_env.data.names import (BUILDINGS, CLANS, CONTRACT_COLUMNS, GOODS, META, PLAYER_COUNT_KEYS,
                     RulesetError, show, where)
 
 
@@ -169,7 +169,7 @@ def _check_contract_columns(cols, ctx: Ctx, where: str) -> None:
 
 def check_contracts(rows: Any, ctx: Ctx, n_slots: int) -> None:
     from pydantic import ValidationError        # here: validation loads the models
-    from .schema import ContractRow, raise_first
+    from caledonia_env.data.schema import ContractRow, raise_first
     if not isinstance(rows, list):
         ctx.fail((), f"expected a list of contract rows, got {show(rows)}")
     seen: dict[int, int] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from .names import META
+from caledonia_env.data.names import META
 
 #: fields that state provenance rather than a game number (not walked, not fingerprinted)
 PROVENANCE_FIELDS = META + ("contracts_source",)

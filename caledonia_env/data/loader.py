@@ -13,12 +13,12 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from .automa import AUTOMA_FILES, AutomaDataError, load_automa
-from .checks import Ctx, check_contracts, cross_checks, parse_contracts_csv
-from .named import bundled_rulesets, ruleset_path
-from .names import JSON_TABLES, PLAYER_COUNT_KEYS, TABLES, RulesetError, show
-from .safe_io import InputError, check_depth, parse_json, read_text
-from .tables import Ruleset, build
+from caledonia_env.data.automa import AUTOMA_FILES, AutomaDataError, load_automa
+from caledonia_env.data.checks import Ctx, check_contracts, cross_checks, parse_contracts_csv
+from caledonia_env.data.named import bundled_rulesets, ruleset_path
+from caledonia_env.data.names import JSON_TABLES, PLAYER_COUNT_KEYS, TABLES, RulesetError, show
+from caledonia_env.data.safe_io import InputError, check_depth, parse_json, read_text
+from caledonia_env.data.tables import Ruleset, build
 
 DEFAULT_RULESET_DIR = Path(__file__).resolve().parent / "ruleset"
 
@@ -70,7 +70,7 @@ def _deep_merge(base: Any, over: Any) -> Any:
 
 def validate_and_build(tables: dict, labels: dict) -> Ruleset:
     """Validate the tables (schema, contracts, checks across tables) and build the ruleset."""
-    from .schema import validate_table      # here: pydantic's models load when validating
+    from caledonia_env.data.schema import validate_table      # here: pydantic's models load when validating
     ctxs = {k: Ctx(labels[k], k) for k in TABLES}
     for k in JSON_TABLES:
         validate_table(k, tables[k], labels[k])
@@ -111,7 +111,7 @@ def load_ruleset(override: str | os.PathLike | Mapping[str, Any] | Ruleset | Non
         return _DEFAULT
     texts, tables, labels = read_default()
     if override is None:        # validated already unless its files or checks changed since
-        from .validated import stamped
+        from caledonia_env.data.validated import stamped
         _DEFAULT = build(tables, labels) if stamped(texts) else validate_and_build(tables, labels)
         return _DEFAULT
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .names import RulesetError
+from caledonia_env.data.names import RulesetError
 
 DEFAULT_RANGES = Path(__file__).with_name("estimate_ranges.json")
 KINDS = ("int", "track_scale", "spacing", "permutation")

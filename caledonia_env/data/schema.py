@@ -16,7 +16,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, PlainValidat
                       ValidationError, create_model, model_validator)
 from pydantic_core import PydanticCustomError
 
-from .names import (CLAN_START_FIELDS, CLANS, CONTRACT_COLUMNS, GOODS, MAX_PLAYERS, MAX_VALUE, META,
+from caledonia_env.data.names import (CLAN_START_FIELDS, CLANS, CONTRACT_COLUMNS, GOODS, MAX_PLAYERS, MAX_VALUE, META,
                     PLAYER_COUNT_KEYS, PORT_KIND_PARAMS, PORT_KINDS, PORTS, SCORING_KINDS,
                     SCORING_TILES, SOURCE_FORMS, STARTING_TILES, TERRAINS, TRACKED_IMPORTS, UNITS,
                     RulesetError, show, source_kind, where)

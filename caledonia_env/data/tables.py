@@ -11,8 +11,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .estimates import strip_provenance, walk_provenance
-from .names import (BASIC_GOODS, CLAN_START_FIELDS, CLANS, CONTRACT_COLUMNS, GOODS, IMPORT_GOODS,
+from caledonia_env.data.estimates import strip_provenance, walk_provenance
+from caledonia_env.data.names import (BASIC_GOODS, CLAN_START_FIELDS, CLANS, CONTRACT_COLUMNS, GOODS, IMPORT_GOODS,
                     JSON_TABLES, LEGACY_PORTS, MAX_PLAYERS, META, MEATS, PLAYER_COUNT_KEYS, PORT_KINDS,
                     PORT_PARAMS, PORTS, SCORING_KINDS, SCORING_TILES, STARTING_TILES, TERRAINS, UNITS, RulesetError,
                     where)
@@ -268,7 +268,7 @@ class Ruleset:
     def error(self, table: str, path: str | list, msg: str) -> RulesetError:
         """A :class:`RulesetError` naming the file, ``table`` and JSON ``path`` (dotted or keys)."""
         keys = (path.split(".") if path else []) if isinstance(path, str) else list(path)
-        from .schema import SCHEMAS, describe     # here: the models load for errors only
+        from caledonia_env.data.schema import SCHEMAS, describe     # here: the models load for errors only
         segs = describe(table, keys) if table in SCHEMAS else [f"field '{k}'" for k in keys]
         return RulesetError(f"{where(self.files[table], table, segs)}: {msg}")
 

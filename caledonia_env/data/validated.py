@@ -41,7 +41,7 @@ def stamped(texts: Mapping[str, str]) -> bool:
 
 def main() -> int:
     """Validate the bundled default ruleset and write its stamp."""
-    from .loader import read_default, validate_and_build
+    from caledonia_env.data.loader import read_default, validate_and_build
     texts, tables, labels = read_default()
     validate_and_build(tables, labels)
     STAMP.write_text(digest(texts) + "\n")

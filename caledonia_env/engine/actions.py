@@ -6,7 +6,7 @@ Ids never depend on the player count or the map (nodes are padded to
 """
 import re
 
-from .constants import (GOOD_NAMES, MAX_BID, MAX_BREW, MAX_BUTTER, MAX_DRAW, MAX_MERCHANTS,
+from caledonia_env.engine.constants import (GOOD_NAMES, MAX_BID, MAX_BREW, MAX_BUTTER, MAX_DRAW, MAX_MERCHANTS,
                         MAX_NB_BUY, MAX_NODES, MAX_PROCESS, MAX_SLOTS, MAX_BOXES,
                         MAX_START_PICKS, N_CORNERS, N_GOODS, N_UNITS, N_BUILDING_KINDS,
                         UNIT_NAMES)

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import njit
-from .layout import game_over
-from .mask import legal_mask
-from .step import apply_action_log
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import game_over
+from caledonia_env.engine.mask import legal_mask
+from caledonia_env.engine.step import apply_action_log
 
 APPLIED = 0
 ILLEGAL = 1

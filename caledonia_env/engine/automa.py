@@ -9,25 +9,25 @@ round phases in :mod:`.automa_phases`.
 """
 import numpy as np
 
-from .automa_deck import (ACT_EXPAND, ACT_FULFILL, ACT_SKIP, ACT_TAKE, ACT_TECH, ACT_TRADE,
+from caledonia_env.engine.automa_deck import (ACT_EXPAND, ACT_FULFILL, ACT_SKIP, ACT_TAKE, ACT_TECH, ACT_TRADE,
                           ACT_UPGRADE, CARD_ACTIONS, CARD_N_ACTIONS, CARD_UPGRADE, card, draw_card,
                           is_automa, next_action_card)
-from .automa_expand import LOWER, UPPER, am_expand, bracket, claim_ports
-from .automa_log import (EV_FULFILL, EV_PASS, EV_SKIP, EV_TAKE, EV_TECH, EV_TRADE, EV_UPGRADE,
+from caledonia_env.engine.automa_expand import LOWER, UPPER, am_expand, bracket, claim_ports
+from caledonia_env.engine.automa_log import (EV_FULFILL, EV_PASS, EV_SKIP, EV_TAKE, EV_TECH, EV_TRADE, EV_UPGRADE,
                          log_event)
-from .board import count_units, pofs
-from .constants import LUMBERJACK, MAX_SLOTS, MINER, N_GOODS
-from .contracts import advance_import, cval
-from .market import move_price
-from .jit import njit
-from .layout import (C_GAIN_HEX, C_GAIN_IMPORT, C_GAIN_MONEY, C_GAIN_UPG, C_NEED, P_AM_SUPPORT,
+from caledonia_env.engine.board import count_units, pofs
+from caledonia_env.engine.constants import LUMBERJACK, MAX_SLOTS, MINER, N_GOODS
+from caledonia_env.engine.contracts import advance_import, cval
+from caledonia_env.engine.market import move_price
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import (C_GAIN_HEX, C_GAIN_IMPORT, C_GAIN_MONEY, C_GAIN_UPG, C_NEED, P_AM_SUPPORT,
                      P_BOX, P_FULFILLED, P_IMPORTS, P_MARKET, P_MEAT, P_MERCH, P_MONEY,
                      P_N_FULFILLED, P_PASSED, P_SHIP, P_TECH, P_TRACK, S_IMPORT, S_N_PASSED,
                      S_NEXT_ORDER, S_NP, S_ROUND, S_SLOTS, T_AM_C_COST, T_AM_FEE, T_AM_HEX_MONEY,
                      T_AM_RARITY_ROUND, T_AM_TECH_MIN, T_AM_TRADE_MAX, T_AM_TRADE_MONEY,
                      T_AM_UPG_MONEY, T_HIRE_COST, T_PASS_BONUS, T_ROUNDS, T_SHIP_COST, T_SHIP_MAX,
                      T_STATIC_IMPORTS, T_TECH_COST)
-from .rng import rand_int
+from caledonia_env.engine.rng import rand_int
 
 
 @njit(cache=True)

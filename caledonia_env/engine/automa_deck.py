@@ -5,13 +5,13 @@ the deck lives in the seat's P_AM_* fields.
 """
 import numpy as np
 
-from ..data.automa import (CARD_ACTIONS, CARD_CRITERIA, CARD_MODULES, CARD_N_ACTIONS,
+from caledonia_env.data.automa import (CARD_ACTIONS, CARD_CRITERIA, CARD_MODULES, CARD_N_ACTIONS,
                            CARD_REMOVE, CARD_ROUND, CARD_STEPS, CARD_UPGRADE)
-from .constants import BAKERY, COW, DAIRY, DISTILLERY, FIELD, MAX_PLAYERS, SHEEP
-from .jit import njit
-from .layout import (AM_CARD_W, P_AM_ACTION, P_AM_DISCARD, P_AM_NPILE, P_AM_PILE, P_AM_REMOVED,
+from caledonia_env.engine.constants import BAKERY, COW, DAIRY, DISTILLERY, FIELD, MAX_PLAYERS, SHEEP
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import (AM_CARD_W, P_AM_ACTION, P_AM_DISCARD, P_AM_NPILE, P_AM_PILE, P_AM_REMOVED,
                      P_AM_SUPPORT, S_ROUND, T_AM_CARDS, T_AM_LEVEL, T_AM_N_CARDS)
-from .rng import shuffle
+from caledonia_env.engine.rng import shuffle
 
 # action and criterion codes of a card (data.automa.ACTIONS / CRITERIA order)
 ACT_SKIP, ACT_TECH, ACT_UPGRADE, ACT_TRADE, ACT_EXPAND, ACT_FULFILL, ACT_TAKE = range(7)

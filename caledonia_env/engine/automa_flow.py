@@ -1,12 +1,12 @@
 """Automa seats in the turn flow (A-1.3 … A-1.5, A-3): resolved in numba until a
 non-Automa decision (or the end of the game) is pending."""
 
-from .automa import automa_turn
-from .automa_deck import is_automa
-from .constants import CTX_MAIN, CTX_START_PICK, CTX_START_WORKER
-from .flow import end_turn, resolve
-from .jit import njit
-from .layout import S_CTX, S_MAIN_DONE, S_PLAYER, S_SETUP_PTR
+from caledonia_env.engine.automa import automa_turn
+from caledonia_env.engine.automa_deck import is_automa
+from caledonia_env.engine.constants import CTX_MAIN, CTX_START_PICK, CTX_START_WORKER
+from caledonia_env.engine.flow import end_turn, resolve
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import S_CTX, S_MAIN_DONE, S_PLAYER, S_SETUP_PTR
 
 
 @njit(cache=True)

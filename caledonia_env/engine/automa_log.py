@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.names import PORTS
-from . import layout as L
-from .constants import GOOD_NAMES, UNIT_NAMES
-from .jit import njit
-from .layout import AM_EV_W, AM_LOG_CAP, S_AM_NLOG
+from caledonia_env.data.names import PORTS
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.constants import GOOD_NAMES, UNIT_NAMES
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import AM_EV_W, AM_LOG_CAP, S_AM_NLOG
 
 # event kinds of the log (read_events turns them into text)
 EV_SKIP, EV_TECH, EV_UPGRADE, EV_TRADE, EV_EXPAND, EV_FULFILL, EV_TAKE, EV_PASS, EV_WORKER, \

@@ -1,17 +1,17 @@
 """The Automa outside its turns: setup (A-1), the round phases (A-7), final scoring (A-8)."""
 import numpy as np
 
-from .automa_deck import N_CYCLE, any_automa, build_deck, is_automa
-from .automa_expand import start_workers
-from .board import count_units, pofs
-from .constants import LUMBERJACK, MAX_PLAYERS, MAX_START_PICKS, N_GOODS
-from .jit import njit
-from .layout import (P_AM_PREF, P_AM_REMOVED, P_GOODS, P_MONEY, P_N_FULFILLED, P_SCORE, P_SHIP,
+from caledonia_env.engine.automa_deck import N_CYCLE, any_automa, build_deck, is_automa
+from caledonia_env.engine.automa_expand import start_workers
+from caledonia_env.engine.board import count_units, pofs
+from caledonia_env.engine.constants import LUMBERJACK, MAX_PLAYERS, MAX_START_PICKS, N_GOODS
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import (P_AM_PREF, P_AM_REMOVED, P_GOODS, P_MONEY, P_N_FULFILLED, P_SCORE, P_SHIP,
                      S_NP, S_ORDER, S_PICK_CLANS, S_PICKS, SCORE_TOTAL, T_AM_GLORY, T_AM_LEVEL,
                      T_AM_MONEY, T_AM_MONEY_PER_VP, T_AM_PREP_MONEY, T_AM_PROD_MONEY, T_AM_SHIP,
                      T_AM_TWO_EXPORT, T_AM_TWO_SETTLE, T_EXPORT_MIN)
-from .rng import rand_int
-from .scoring import settlement_count
+from caledonia_env.engine.rng import rand_int
+from caledonia_env.engine.scoring import settlement_count
 
 
 @njit(cache=True)

@@ -3,10 +3,10 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import overload
 
-from .constants import (EMPTY, MAX_NODES, N_UNITS, NEUTRAL, OCC_SHIFT, OCC_STRIDE, TERRAIN_LOCH,
+from caledonia_env.engine.constants import (EMPTY, MAX_NODES, N_UNITS, NEUTRAL, OCC_SHIFT, OCC_STRIDE, TERRAIN_LOCH,
                         TERRAIN_PORT)
-from .jit import njit
-from .layout import (MAX_LEVEL, P_SHIP, P_SIZE, RB_LEN, RB_WORDS, S_OCC, S_PLAYERS, T_ACTIVE,
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import (MAX_LEVEL, P_SHIP, P_SIZE, RB_LEN, RB_WORDS, S_OCC, S_PLAYERS, T_ACTIVE,
                      T_N_NODES, T_NEIGHBOR, T_REACH_BITS, T_REACH_CNT, T_REACH_LIST, T_TERRAIN,
                      T_UNIT_GOOD)
 

@@ -7,15 +7,15 @@ and sizes the lower layers already define (clan, good and import names from
 :mod:`caledonia_env.data.names`; terrain bits, ``MAX_NODES`` and ``UNREACHABLE``
 from :mod:`caledonia_env.map`) are imported from there, not repeated.
 """
-from ..data.names import CLANS as CLAN_NAMES
-from ..data.names import GOODS as GOOD_NAMES
-from ..data.names import IMPORT_GOODS as IMPORT_NAMES
-from ..data.names import PORT_KINDS
-from ..data.names import UNITS as DATA_UNITS
-from ..map.board import MAX_NODES
-from ..map.format import (TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_MOUNTAIN, TERRAIN_PASTURE,
+from caledonia_env.data.names import CLANS as CLAN_NAMES
+from caledonia_env.data.names import GOODS as GOOD_NAMES
+from caledonia_env.data.names import IMPORT_GOODS as IMPORT_NAMES
+from caledonia_env.data.names import PORT_KINDS
+from caledonia_env.data.names import UNITS as DATA_UNITS
+from caledonia_env.map.board import MAX_NODES
+from caledonia_env.map.format import (TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_MOUNTAIN, TERRAIN_PASTURE,
                           TERRAIN_PORT)
-from ..map.reach import UNREACHABLE
+from caledonia_env.map.reach import UNREACHABLE
 
 # Goods (R-0). Basic goods first, then processed goods; processed = basic + 3.
 WOOL, GRAIN, MILK, BREAD, CHEESE, WHISKY = range(6)

@@ -1,9 +1,9 @@
 """Export contracts: pile, slots, obtain (R-3.2), fulfill (R-3.7), imports (R-3.7.1)."""
 
-from .clans import cpar
-from .constants import BREAD, CHEESE, MAX_CONTRACTS, MAX_SLOTS, WHISKY, WOOL
-from .jit import njit
-from .layout import (C_GAIN_HEX, C_GAIN_IMPORT, C_GAIN_MONEY, C_GAIN_UPG, C_NEED, C_WIDTH,
+from caledonia_env.engine.clans import cpar
+from caledonia_env.engine.constants import BREAD, CHEESE, MAX_CONTRACTS, MAX_SLOTS, WHISKY, WOOL
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import (C_GAIN_HEX, C_GAIN_IMPORT, C_GAIN_MONEY, C_GAIN_UPG, C_NEED, C_WIDTH,
                      P_BOX, P_FULFILLED, P_GOODS, P_IMPORTS, P_MEAT, P_MONEY, P_N_FULFILLED,
                      S_BONUS_HEX, S_BONUS_UPG, S_DECK, S_DECK_COUNT, S_DECK_HEAD, S_IMPORT,
                      S_MEAT_REM, S_ROUND, S_SLOTS, S_TURN_CONTRACTS, T_CLAN_PAY_ONCE,

@@ -19,8 +19,8 @@ import time
 
 from numba.core import event, types
 
-from .api import game_call
-from .setup import new_game_log
+from caledonia_env.engine.api import game_call
+from caledonia_env.engine.setup import new_game_log
 
 #: the Game entry points; their last argument ``automa`` (None, or True with Automa seats,
 #: ``automa_deck.automa_switch``) makes numba compile one version of each kind of game

@@ -9,11 +9,11 @@ compilation then leaves out every call of the Automa (A-7, A-8).
 """
 import numpy as np
 
-from .automa_deck import is_automa
-from .automa_phases import automa_final, automa_prepare, automa_production
-from .board import count_units, pofs
-from .clans import apply_clan, brew_max, butter_max, cellar_age, cellar_out, crow
-from .constants import (CLAN_AUCTION, CLAN_DRAFT, COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS,
+from caledonia_env.engine.automa_deck import is_automa
+from caledonia_env.engine.automa_phases import automa_final, automa_prepare, automa_production
+from caledonia_env.engine.board import count_units, pofs
+from caledonia_env.engine.clans import apply_clan, brew_max, butter_max, cellar_age, cellar_out, crow
+from caledonia_env.engine.constants import (CLAN_AUCTION, CLAN_DRAFT, COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS,
                         CTX_BREW, CTX_BUTTER, CTX_CELLAR, CTX_GAME_OVER, CTX_MAIN, CTX_NEIGHBOR,
                         CTX_PORT_COPY, CTX_PORT_DISCARD, CTX_PORT_GAIN, CTX_PORT_PRICE,
                         CTX_PORT_SWAP, CTX_PROCESS, CTX_ROW, CTX_SECOND_CONTRACT, CTX_SLAUGHTER,
@@ -22,9 +22,9 @@ from .constants import (CLAN_AUCTION, CLAN_DRAFT, COW, CTX_AFTER_MAIN, CTX_AUCTI
                         PH_ACTIONS, PH_OVER, PH_PRODUCTION, PH_SETUP_PICK, PH_SETUP_WORKERS,
                         PORT_BASIC_EXCHANGE, PORT_COPY, PORT_PRICE_SHIFT, PORT_PROCESSED_EXCHANGE,
                         PORT_SWAP_UNITS, SHEEP, WHISKY)
-from .contracts import draw, refill_slots
-from .jit import njit
-from .layout import (P_BID, P_CELLAR, P_GLORY, P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_PASSED,
+from caledonia_env.engine.contracts import draw, refill_slots
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import (P_BID, P_CELLAR, P_GLORY, P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_PASSED,
                      P_START_TILE, P_TECH, P_WHISKY_MADE, S_AUC_BIDDER, S_AUC_HIGH, S_AUC_LEADER,
                      S_AUC_OUT, S_AUC_SEAT, S_AUC_STAGE, S_BONUS_HEX, S_BONUS_UPG, S_BREW_LEFT,
                      S_CTX, S_DECK_COUNT, S_DONE, S_DRAWN, S_KEEP_LEFT, S_MAIN_DONE, S_MEAT_REM,
@@ -36,10 +36,10 @@ from .layout import (P_BID, P_CELLAR, P_GLORY, P_GOODS, P_MARKET, P_MERCH, P_MON
                      T_CLAN_INCOME, T_CLAN_MODE, T_CLAN_STRUCT_DRAW, T_CLAN_STRUCT_KEEP,
                      T_CLAN_WORKERS, T_ROUNDS, T_SCORING_TILES_ON, T_SEAT_MONEY, T_START_GOODS,
                      T_START_MONEY, T_UNIT_GOOD, T_UNIT_YIELD)
-from .options import (any_after_main_port, any_free_hex, any_nb_buy, any_start_worker,
+from caledonia_env.engine.options import (any_after_main_port, any_free_hex, any_nb_buy, any_start_worker,
                       any_upgrade_bonus, can_obtain_with_cellar, free_box_count, process_max)
-from .scoring import final_scoring, tile_glory
-from .solo import is_market_round, market_phase
+from caledonia_env.engine.scoring import final_scoring, tile_glory
+from caledonia_env.engine.solo import is_market_round, market_phase
 
 
 # ------------------------------------------------------------------ setup

@@ -7,8 +7,8 @@ compiles them in. :func:`game_over` is the one test of a finished game.
 """
 from numba.extending import register_jitable
 
-from ..data.automa import CARD_WIDTH as AM_CARD_W
-from .constants import (CTX_GAME_OVER, MAX_BOXES, MAX_CONTRACTS, MAX_COVER, MAX_DRAW, MAX_NODES,
+from caledonia_env.data.automa import CARD_WIDTH as AM_CARD_W
+from caledonia_env.engine.constants import (CTX_GAME_OVER, MAX_BOXES, MAX_CONTRACTS, MAX_COVER, MAX_DRAW, MAX_NODES,
                         MAX_PLAYERS, MAX_PROCESS, MAX_SLOTS, MAX_START_PICKS, N_CLANS, N_CORNERS,
                         N_GOODS, N_IMPORTS, N_PORT_TILES, N_ROUNDS_MAX, N_SCORING_TILES, N_TRACKED,
                         N_UNITS)

@@ -1,36 +1,36 @@
 """The legal-action mask for the pending decision (exact for every context)."""
 import numpy as np
 
-from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_CELLAR_IN,
+from caledonia_env.engine.actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_CELLAR_IN,
                       A_CELLAR_OUT, A_CELLAR_SKIP, A_DECLINE_HEX, A_DECLINE_UPGRADE, A_END_TURN,
                       A_FULFILL, A_FULFILL_BOTH, A_KEEP, A_KEEP_NONE, A_NB_BUY,
                       A_NB_DONE, A_OBTAIN, A_OBTAIN_DONE, A_PASS, A_PICK_GOOD, A_PLACE, A_PORT,
                       A_PRICE, A_PROCESS, A_RETRIEVE, A_ROW, A_SELECT, A_START_PICK,
                       A_STRUCT_DECLINE, A_STRUCT_DRAW, A_TRADE, PRICE_DELTAS)
-from .clans import brew_max, butter_max, can_row_from, cpar, may_row, row_ok
-from .board import ctz, pofs, reach_bits, reach_of, table_word
-from .constants import (COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS, CTX_BREW, CTX_BUTTER,
+from caledonia_env.engine.clans import brew_max, butter_max, can_row_from, cpar, may_row, row_ok
+from caledonia_env.engine.board import ctz, pofs, reach_bits, reach_of, table_word
+from caledonia_env.engine.constants import (COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS, CTX_BREW, CTX_BUTTER,
                         CTX_CELLAR, CTX_MAIN, CTX_NEIGHBOR, CTX_PORT_COPY, CTX_PORT_DISCARD,
                         CTX_PORT_GAIN, CTX_PORT_PRICE, CTX_PORT_SWAP, CTX_PROCESS, CTX_ROW,
                         CTX_SECOND_CONTRACT, CTX_SLAUGHTER, CTX_START_PICK, CTX_START_WORKER,
                         CTX_STRUCTURE, FISHERMAN, MAX_BUTTER, MAX_DRAW, MAX_MERCHANTS, MAX_NB_BUY,
                         MAX_NODES, MAX_PROCESS, MAX_SLOTS, MAX_START_PICKS, N_CORNERS, N_GOODS,
                         NEUTRAL, OCC_STRIDE, PORT_BASIC_EXCHANGE, PORT_PRICE_SHIFT, SHEEP)
-from .contracts import can_afford_contract, goods_ok, meat_deficit, meat_deficit2, need_good
-from .economy import can_nb_buy, can_trade, upgrade_mask
-from .jit import njit
-from .layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY, RB_LEN, RB_WORDS,
+from caledonia_env.engine.contracts import can_afford_contract, goods_ok, meat_deficit, meat_deficit2, need_good
+from caledonia_env.engine.economy import can_nb_buy, can_trade, upgrade_mask
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY, RB_LEN, RB_WORDS,
                      S_AUC_HIGH, S_BONUS_HEX, S_BONUS_UPG, S_BREW_LEFT, S_CTX, S_DRAWN, S_MAIN_DONE,
                      S_MEAT_PORTS, S_MEAT_REM, S_N_DRAWN, S_NB_PENDING, S_OCC, S_PICKS, S_PLAYER,
                      S_PORT_KIND, S_PORT_LEFT, S_PRICE_SHIFT_GOOD, S_PROC_KIND, S_ROW_FROM,
                      S_SLOTS, T_ADJ, T_AUCTION_MAX, T_CLAN_FULFILL_MAX, T_CLAN_MARKET_MONEY,
                      T_CLAN_ROWS, T_N_NODES, T_PRICE_SHIFT_EXACT, T_UNIT_NODES)
-from .market import market_price
-from .options import (can_obtain, place_scan, free_box_count, meat_ports, n_boxes, nb_limit,
+from caledonia_env.engine.market import market_price
+from caledonia_env.engine.options import (can_obtain, place_scan, free_box_count, meat_ports, n_boxes, nb_limit,
                       process_max, retrieve_ok, start_worker_scan)
-from .ports import (copy_ok, owns, port_param, ports_open, price_move_ok, usable_ports,
+from caledonia_env.engine.ports import (copy_ok, owns, port_param, ports_open, price_move_ok, usable_ports,
                     swap_completes, swap_ok)
-from .scratch import scratch
+from caledonia_env.engine.scratch import scratch
 
 N_DELTAS = len(PRICE_DELTAS)
 

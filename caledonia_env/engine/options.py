@@ -1,22 +1,22 @@
 """Legality checks shared by the mask and the flow (one definition per rule)."""
 import numpy as np
 
-from .board import ctz, placeable, pofs, reach_of, table_word
-from .actions import A_PLACE
-from .clans import (base_cost, board_avail, crow, fisher_spot, land_part, total_cost)
-from .constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N_CORNERS, N_GOODS,
+from caledonia_env.engine.board import ctz, placeable, pofs, reach_of, table_word
+from caledonia_env.engine.actions import A_PLACE
+from caledonia_env.engine.clans import (base_cost, board_avail, crow, fisher_spot, land_part, total_cost)
+from caledonia_env.engine.constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N_CORNERS, N_GOODS,
                         N_UNITS, PORT_COPY, PORT_MEAT_REDUCTION, PROCESS_IN, TERRAIN_LOCH,
                         TERRAIN_PORT)
-from .contracts import can_afford_contract
-from .economy import can_hire, can_nb_buy, can_ship, can_tech
-from .jit import njit
-from .layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, RB_WORDS, S_NB_BOUGHT,
+from caledonia_env.engine.contracts import can_afford_contract
+from caledonia_env.engine.economy import can_hire, can_nb_buy, can_ship, can_tech
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, RB_WORDS, S_NB_BOUGHT,
                      S_NB_PENDING, S_OCC, S_PORTS, S_PRICE_SHIFT_GOOD, T_ACTIVE, T_BORDER,
                      T_CLAN_BORDER_START, T_CLAN_BOXES, T_CLAN_CELLAR_MONEY, T_CLAN_DELTA_DISC,
                      T_DELTA, T_DELTA_BITS, T_LAND_COST, T_LAND_LE, T_LAND_MAX, T_N_NODES,
                      T_NB_LIMIT, T_RETRIEVE_BUY, T_TERRAIN, T_UNIT_COUNT, T_UNIT_NODES,
                      T_UNIT_TERRAIN, T_UNIT_YIELD)
-from .ports import (corner_of, effect_applicable, port_param, port_reachable, ports_open,
+from caledonia_env.engine.ports import (corner_of, effect_applicable, port_param, port_reachable, ports_open,
                     reachable_ports)
 
 

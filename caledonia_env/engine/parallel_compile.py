@@ -31,8 +31,8 @@ import time
 import numpy as np
 from numba import typeof
 
-from .first_run import cached_signatures, engine_cached
-from .jit import plain_value, project_sources
+from caledonia_env.engine.first_run import cached_signatures, engine_cached
+from caledonia_env.engine.jit import plain_value, project_sources
 
 #: the environment variable that turns the helper off ("0")
 SWITCH = "CALEDONIA_COMPILE_HELPER"
@@ -209,12 +209,12 @@ def engine_jobs(T, automa) -> list:
     the turn flow below ``new_game_log``, the helper compiles production (R-2.2, R-7) and the
     port effects, then the legal-action mask and the step (below ``game_call``). Measured
     by ``benchmarks/cold_start.py`` (docs/performance.md)."""
-    from .actions import MASK_WIDTH
-    from .flow import production_next
-    from .layout import AM_LOG_SIZE, STATE_SIZE
-    from .mask import legal_mask
-    from .ports import effect_applicable
-    from .step import apply_action_log
+    from caledonia_env.engine.actions import MASK_WIDTH
+    from caledonia_env.engine.flow import production_next
+    from caledonia_env.engine.layout import AM_LOG_SIZE, STATE_SIZE
+    from caledonia_env.engine.mask import legal_mask
+    from caledonia_env.engine.ports import effect_applicable
+    from caledonia_env.engine.step import apply_action_log
     s = np.zeros(STATE_SIZE, np.int32)
     return [(production_next, (s, T, automa)),
             (effect_applicable, (s, T, 0, 0, False)),

@@ -1,12 +1,12 @@
 """Random legal playouts inside numba (benchmarks, property tests, rollouts)."""
 import numpy as np
 
-from .actions import N_ACTIONS
-from .jit import njit
-from .layout import STATE_SIZE, copy_state, game_over
-from .mask import legal_mask
-from .setup import new_game
-from .step import apply_action
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import STATE_SIZE, copy_state, game_over
+from caledonia_env.engine.mask import legal_mask
+from caledonia_env.engine.setup import new_game
+from caledonia_env.engine.step import apply_action
 
 
 N_WORDS = N_ACTIONS // 8            # whole 8-byte words of the mask; the tail is read bytewise

@@ -2,21 +2,21 @@
 
 import numpy as np
 
-from .board import in_reach, neighbor_goods, node_words, pofs, table_word
-from .clans import board_avail, take_from_board
-from .constants import (FIELD, FISHERMAN, N_CORNERS, N_UNITS, NEUTRAL, OCC_STRIDE,
+from caledonia_env.engine.board import in_reach, neighbor_goods, node_words, pofs, table_word
+from caledonia_env.engine.clans import board_avail, take_from_board
+from caledonia_env.engine.constants import (FIELD, FISHERMAN, N_CORNERS, N_UNITS, NEUTRAL, OCC_STRIDE,
                         PORT_BASIC_EXCHANGE, PORT_COPY, PORT_MEAT_REDUCTION, PORT_MONEY,
                         PORT_MONEY_STRUCTURE, PORT_PRICE_SHIFT, PORT_PROCESSED_EXCHANGE,
                         PORT_SWAP_UNITS, PORT_UPGRADE_GLORY)
-from .economy import can_trade
-from .jit import njit
-from .layout import (MAX_LEVEL, P_BOARD, P_BOX, P_GLORY, P_GOODS, P_MONEY, P_PORTS_USED, P_SHIP,
+from caledonia_env.engine.economy import can_trade
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import (MAX_LEVEL, P_BOARD, P_BOX, P_GLORY, P_GOODS, P_MONEY, P_PORTS_USED, P_SHIP,
                      RB_WORDS, S_BONUS_UPG, S_OCC, S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE, S_PORTS,
                      S_PRICE_SHIFT_GOOD, S_PRICE_STEP, S_STRUCT_PENDING, S_SWAP_IN, S_SWAP_NODE,
                      S_SWAP_OUT, T_N_NODES, T_PORT_NODE, T_PORT_PARAM, T_PORT_REACHERS, T_TERRAIN,
                      T_UNIT_TERRAIN)
-from .market import clamp_step
-from .layout import S_NB_PENDING, T_NEIGHBOR_BONUS, T_SWAP_NB_BONUS   # the swap's bonuses
+from caledonia_env.engine.market import clamp_step
+from caledonia_env.engine.layout import S_NB_PENDING, T_NEIGHBOR_BONUS, T_SWAP_NB_BONUS   # the swap's bonuses
 
 
 @njit(cache=True, inline="always")

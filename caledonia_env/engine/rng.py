@@ -1,7 +1,7 @@
 """Seeded random numbers stored in the state (minstd), so clones replay exactly."""
 
-from .jit import njit
-from .layout import S_RNG
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import S_RNG
 
 _MOD = 2147483647
 

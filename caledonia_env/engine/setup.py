@@ -2,18 +2,18 @@
 (R-1.7, R-9.4), solo blockers (R-9.2) and the smaller map (R-9.3)."""
 import numpy as np
 
-from .board import pofs
-from .clans import apply_clan
-from .constants import (CLAN_AUCTION, CLAN_DRAFT, CLAN_FIXED, EMPTY, MAX_CONTRACTS, MAX_COVER,
+from caledonia_env.engine.board import pofs
+from caledonia_env.engine.clans import apply_clan
+from caledonia_env.engine.constants import (CLAN_AUCTION, CLAN_DRAFT, CLAN_FIXED, EMPTY, MAX_CONTRACTS, MAX_COVER,
                         MAX_DRAW, MAX_NODES, MAX_PLAYERS, MAX_SLOTS, MAX_START_PICKS, N_CLANS,
                         N_CORNERS, N_GOODS, N_PORT_TILES, N_ROUNDS_MAX, N_SCORING_TILES, N_UNITS,
                         NEUTRAL, PH_SETUP_PICK, TERRAIN_LOCH, TERRAIN_PORT)
-from .contracts import fill_slots
-from .automa_phases import automa_setup
-from .automa_flow import run_automata
-from .flow import resolve, start_auction
-from .jit import njit
-from .layout import (P_BOARD, P_BOX, P_START_TILE, S_AUC_LEADER, S_AUC_SEAT, S_DECK, S_DECK_COUNT,
+from caledonia_env.engine.contracts import fill_slots
+from caledonia_env.engine.automa_phases import automa_setup
+from caledonia_env.engine.automa_flow import run_automata
+from caledonia_env.engine.flow import resolve, start_auction
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import (P_BOARD, P_BOX, P_START_TILE, S_AUC_LEADER, S_AUC_SEAT, S_DECK, S_DECK_COUNT,
                      S_DECK_HEAD, S_DRAWN, S_NEXT_ORDER, S_NP, S_OCC, S_ORDER, S_PHASE,
                      S_PICK_CLANS, S_PICKS, S_PORT_KIND, S_PORTS, S_PRICE_SHIFT_GOOD, S_PRICE_STEP,
                      S_ROUND, S_ROW_FROM, S_SETUP_PTR, S_SLOTS, S_SWAP_NODE, S_TILES, STATE_SIZE,
@@ -21,8 +21,8 @@ from .layout import (P_BOARD, P_BOX, P_START_TILE, S_AUC_LEADER, S_AUC_SEAT, S_D
                      T_N_CONTRACTS, T_N_COVER, T_N_HEX, T_N_START_TILES, T_NP, T_PORT_POOL,
                      T_PORTS_ON, T_ROUNDS, T_SCORING_TILES_ON, T_SMALL_MAP,
                      T_SOLO_START_SLOTS, T_STEP_START, T_TERRAIN, T_TILE_POOL, T_UNIT_COUNT)
-from .solo import place_blockers
-from .rng import rand_int, seed_rng, shuffle
+from caledonia_env.engine.solo import place_blockers
+from caledonia_env.engine.rng import rand_int, seed_rng, shuffle
 
 
 @njit(cache=True, inline="always")

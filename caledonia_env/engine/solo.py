@@ -1,15 +1,15 @@
 """Solo mode (R-9.2): neutral blockers, the market phase with its two dice, solo scoring."""
 
-from .constants import EMPTY, NEUTRAL, TERRAIN_LOCH, TERRAIN_PORT
-from .contracts import refill_slots
-from .market import move_price
-from .jit import njit
-from .layout import (MAX_THRESH, S_OCC, S_PRICE_STEP, S_ROUND, S_SLOTS, T_ACTIVE, T_LAND_COST,
+from caledonia_env.engine.constants import EMPTY, NEUTRAL, TERRAIN_LOCH, TERRAIN_PORT
+from caledonia_env.engine.contracts import refill_slots
+from caledonia_env.engine.market import move_price
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import (MAX_THRESH, S_OCC, S_PRICE_STEP, S_ROUND, S_SLOTS, T_ACTIVE, T_LAND_COST,
                      T_N_HEX, T_SOLO_AVG_HI, T_SOLO_AVG_LO, T_SOLO_BLOCK_COST,
                      T_SOLO_GOODS_DIE, T_SOLO_GOODS_FACES, T_SOLO_MARKET_ROUNDS,
                      T_SOLO_N_CHANGE, T_SOLO_PRICE_DIE, T_SOLO_PRICE_FACES, T_SOLO_REMOVE,
                      T_TERRAIN)
-from .rng import rand_int
+from caledonia_env.engine.rng import rand_int
 
 
 @njit(cache=True, inline="always")

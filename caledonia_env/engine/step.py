@@ -1,27 +1,27 @@
 """Apply one action to the state (the mask says it is legal), then resolve the next decision."""
 import numpy as np
 
-from .actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_CELLAR_IN,
+from caledonia_env.engine.actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER, A_BUTTER_DONE, A_CELLAR_IN,
                       A_CELLAR_OUT, A_DECLINE_HEX, A_DECLINE_UPGRADE, A_END_TURN,
                       A_FULFILL, A_FULFILL_BOTH, A_HIRE, A_KEEP, A_KEEP_NONE, A_NB_BUY,
                       A_NB_DONE, A_OBTAIN, A_OBTAIN_DONE, A_PASS, A_PICK_GOOD, A_PLACE, A_PORT,
                       A_PRICE, A_PROCESS, A_RETRIEVE, A_ROW, A_SELECT, A_SHIP, A_START_PICK,
                       A_STRUCT_DRAW, A_STRUCT_DECLINE, A_TRADE, PRICE_DELTAS)
-from .clans import cellar_out, cpar, do_brew, do_butter, take_from_board
-from .board import count_units, neighbor_goods, pofs
-from .constants import (CLAN_AUCTION, COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS, CTX_BREW,
+from caledonia_env.engine.clans import cellar_out, cpar, do_brew, do_butter, take_from_board
+from caledonia_env.engine.board import count_units, neighbor_goods, pofs
+from caledonia_env.engine.constants import (CLAN_AUCTION, COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS, CTX_BREW,
                         CTX_BUTTER, CTX_CELLAR, CTX_MAIN, CTX_NEIGHBOR, CTX_PORT_COPY,
                         CTX_PORT_DISCARD, CTX_PORT_GAIN, CTX_PORT_PRICE, CTX_PORT_SWAP, CTX_PROCESS,
                         CTX_ROW, CTX_SECOND_CONTRACT, CTX_SLAUGHTER, CTX_START_PICK,
                         CTX_START_WORKER, CTX_STRUCTURE, DAIRY, DISTILLERY, EMPTY, HOPS, MAX_DRAW,
                         MAX_MERCHANTS, MAX_NB_BUY, MAX_NODES, MAX_PROCESS, N_GOODS, N_UNITS,
                         OCC_STRIDE, PORT_COPY, PROCESS_IN, PROCESS_OUT, SHEEP, WHISKY)
-from .contracts import cval, fulfill, put_under, take_contract
-from .economy import do_nb_buy, do_trade, do_upgrade
-from .automa_flow import run_automata
-from .flow import auction_bid, auction_pick_done, end_turn, resolve, structure_draw, take_pair
-from .jit import njit
-from .layout import (C_GAIN_IMPORT, P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY,
+from caledonia_env.engine.contracts import cval, fulfill, put_under, take_contract
+from caledonia_env.engine.economy import do_nb_buy, do_trade, do_upgrade
+from caledonia_env.engine.automa_flow import run_automata
+from caledonia_env.engine.flow import auction_bid, auction_pick_done, end_turn, resolve, structure_draw, take_pair
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import (C_GAIN_IMPORT, P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY,
                      P_PASSED, P_PORTS_USED, P_WHISKY_MADE, S_AM_NLOG, S_BONUS_HEX, S_BONUS_UPG,
                      S_BREW_LEFT, S_CTX, S_DRAWN, S_KEEP_LEFT, S_MAIN_DONE, S_MEAT_PORTS,
                      S_MEAT_REM, S_N_DRAWN, S_N_PASSED, S_NB_BOUGHT, S_NB_PENDING, S_NEXT_ORDER,
@@ -30,9 +30,9 @@ from .layout import (C_GAIN_IMPORT, P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET,
                      S_SETUP_PTR, S_SLOTS, S_STRUCT_PENDING, T_CLAN_BEER_MAX, T_CLAN_MODE,
                      T_CLAN_OBTAIN_MAX, T_CLAN_WHISKY_MONEY, T_NEIGHBOR_BONUS, T_PASS_BONUS,
                      T_STATIC_IMPORTS, T_STRUCT_BUILDINGS, T_UNIT_COUNT)
-from .market import move_price
-from .options import free_box_count, meat_ports, n_boxes, unit_cost
-from .ports import apply_effect, do_swap, port_param, swap_neighborhood, use_port
+from caledonia_env.engine.market import move_price
+from caledonia_env.engine.options import free_box_count, meat_ports, n_boxes, unit_cost
+from caledonia_env.engine.ports import apply_effect, do_swap, port_param, swap_neighborhood, use_port
 
 N_DELTAS = len(PRICE_DELTAS)
 

@@ -10,14 +10,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..data import names as R
-from . import layout as L
-from .constants import (MAX_PLAYERS, N_PORT_TILES, N_SCORING_TILES, N_UNITS, TERRAIN_FOREST,
+from caledonia_env.data import names as R
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.constants import (MAX_PLAYERS, N_PORT_TILES, N_SCORING_TILES, N_UNITS, TERRAIN_FOREST,
                         TERRAIN_MOUNTAIN, TERRAIN_PASTURE, UNIT_NAMES)
-from .tables_automa import automa_tables
-from .tables_clans import clan_tables
-from .tables_limits import BEHAVIOUR_LIMITS, CAPACITY_LIMITS, check_engine_support
-from .tables_map import map_tables, map_variant_tables
+from caledonia_env.engine.tables_automa import automa_tables
+from caledonia_env.engine.tables_clans import clan_tables
+from caledonia_env.engine.tables_limits import BEHAVIOUR_LIMITS, CAPACITY_LIMITS, check_engine_support
+from caledonia_env.engine.tables_map import map_tables, map_variant_tables
 
 # readings of two switchable interpretations (docs/interpretations.md); the first is the default
 SWAP_BONUS_READINGS = ("first-edition", "erratum")   # port swap: building bonus only / + neighborhood

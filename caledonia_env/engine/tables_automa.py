@@ -3,9 +3,9 @@
 """
 import numpy as np
 
-from ..data.automa import CONTRACT_GOODS, PRODUCERS, load_automa
-from . import layout as L
-from .constants import MAX_NODES, MAX_PLAYERS, N_UNITS, TERRAIN_LOCH, UNIT_NAMES, UNREACHABLE
+from caledonia_env.data.automa import CONTRACT_GOODS, PRODUCERS, load_automa
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.constants import MAX_NODES, MAX_PLAYERS, N_UNITS, TERRAIN_LOCH, UNIT_NAMES, UNREACHABLE
 
 
 def _steps_from(board, sources):

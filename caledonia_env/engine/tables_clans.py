@@ -3,9 +3,9 @@ parameter row per clan (row NO_CLAN holds the no-clan values).
 """
 import numpy as np
 
-from ..data import names as R
-from . import layout as L
-from .constants import (BREWER, BUCHANAN, CAMPBELL, CLAN_NAMES, CUNNINGHAM, FERGUSSON, FISHERMAN,
+from caledonia_env.data import names as R
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.constants import (BREWER, BUCHANAN, CAMPBELL, CLAN_NAMES, CUNNINGHAM, FERGUSSON, FISHERMAN,
                         LUMBERJACK, MACDONALD, MACKENZIE, MAX_PLAYERS, MAX_PROCESS, MINER, N_CLANS,
                         N_UNITS, NO_CLAN, ROBERTSON, STEWART)
 

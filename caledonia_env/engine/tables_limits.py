@@ -2,10 +2,10 @@
 effects it implements one way only; :func:`check_engine_support` refuses anything else
 before the tables are built (docs/ruleset.md).
 """
-from ..data import names as R
-from . import layout as L
-from .actions import PRICE_DELTAS
-from .constants import (MAX_BID, MAX_BOXES, MAX_BREW, MAX_CONTRACTS, MAX_DRAW, MAX_MERCHANTS,
+from caledonia_env.data import names as R
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.actions import PRICE_DELTAS
+from caledonia_env.engine.constants import (MAX_BID, MAX_BOXES, MAX_BREW, MAX_CONTRACTS, MAX_DRAW, MAX_MERCHANTS,
                         MAX_NB_BUY, MAX_PLAYERS, MAX_PROCESS, MAX_SLOTS, MAX_START_PICKS,
                         N_ROUNDS_MAX)
 

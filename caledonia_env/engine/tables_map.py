@@ -3,8 +3,8 @@ reach as lists and node bitsets, port reach, land-cost bitsets and covered hexes
 """
 import numpy as np
 
-from . import layout as L
-from .constants import (FISHERMAN, MAX_COVER, MAX_NODES, N_CORNERS, N_UNITS, TERRAIN_LOCH,
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.constants import (FISHERMAN, MAX_COVER, MAX_NODES, N_CORNERS, N_UNITS, TERRAIN_LOCH,
                         TERRAIN_PORT, UNREACHABLE)
 
 

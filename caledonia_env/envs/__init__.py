@@ -8,16 +8,16 @@ and uses the engine's exact legal mask. Each env module's docstring is its card;
 PettingZoo AEC env, :func:`caledonia_env.envs.aec.env` (``obs_type="flat"``:
 :mod:`.flat`); ``caledonia_env.parallel_env(**options)`` the Parallel view (:mod:`.parallel`).
 """
-from .aec import env, raw_env
-from .flat import OBS_TYPES, flat_env
-from .gym_env import CaledoniaEnv
-from .observation import LAYOUT, MAP_CHANNELS, OBS_HIGH, OBS_SIZE, encode_obs
-from .observation_text import decode_observation, describe_observation
-from .parallel import WAIT, CaledoniaParallelEnv, parallel_env
-from .opponents import RandomAgent, make_opponent
-from .rewards import REWARD_MODES, terminal_rewards
-from .solo import CaledoniaSoloEnv
-from .vector import CaledoniaVectorEnv, make_sb3_vec_env
+from caledonia_env.envs.aec import env, raw_env
+from caledonia_env.envs.flat import OBS_TYPES, flat_env
+from caledonia_env.envs.gym_env import CaledoniaEnv
+from caledonia_env.envs.observation import LAYOUT, MAP_CHANNELS, OBS_HIGH, OBS_SIZE, encode_obs
+from caledonia_env.envs.observation_text import decode_observation, describe_observation
+from caledonia_env.envs.parallel import WAIT, CaledoniaParallelEnv, parallel_env
+from caledonia_env.envs.opponents import RandomAgent, make_opponent
+from caledonia_env.envs.rewards import REWARD_MODES, terminal_rewards
+from caledonia_env.envs.solo import CaledoniaSoloEnv
+from caledonia_env.envs.vector import CaledoniaVectorEnv, make_sb3_vec_env
 
 GYM_ID = "Caledonia-v0"     # registered by ``import caledonia_env``
 

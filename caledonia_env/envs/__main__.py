@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from .observation_text import layout_markdown
+from caledonia_env.envs.observation_text import layout_markdown
 
 BEGIN = "<!-- BEGIN GENERATED LAYOUT -->"
 END = "<!-- END GENERATED LAYOUT -->"

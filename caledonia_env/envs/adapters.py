@@ -12,7 +12,7 @@ from __future__ import annotations
 from gymnasium import spaces
 from pettingzoo.utils import BaseWrapper
 
-from .aec import env as aec_env
+from caledonia_env.envs.aec import env as aec_env
 
 
 class RLlibKeys(BaseWrapper):

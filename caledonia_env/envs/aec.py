@@ -39,11 +39,11 @@ from gymnasium.logger import warn
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from ..engine.actions import N_ACTIONS
-from ..engine.constants import CONTEXT_NAMES
-from ..engine.layout import S_CTX, S_PLAYER, S_ROUND
-from ..game import Game, IllegalActionError
-from .common import (
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.constants import CONTEXT_NAMES
+from caledonia_env.engine.layout import S_CTX, S_PLAYER, S_ROUND
+from caledonia_env.game import Game, IllegalActionError
+from caledonia_env.envs.common import (
     ILLEGAL_MODES,
     RENDER_MODES,
     SEED_BOUND,
@@ -55,8 +55,8 @@ from .common import (
     render,
     rewards_of,
 )
-from .observation import OBS_HIGH, OBS_SIZE
-from .rewards import reward_mode
+from caledonia_env.envs.observation import OBS_HIGH, OBS_SIZE
+from caledonia_env.envs.rewards import reward_mode
 
 
 class raw_env(AECEnv):

@@ -5,12 +5,12 @@ import dataclasses
 
 import numpy as np
 
-from ..config import PLAYER_COUNTS, GameConfig
-from ..engine import layout as L
-from ..engine.constants import MAX_PLAYERS, NEUTRAL, OCC_STRIDE, UNIT_NAMES
-from ..game import PORT_TILE_NAMES, Game, IllegalActionError
-from .observation import OBS_SIZE, encode_obs
-from .rewards import projected_score_diff, terminal_rewards
+from caledonia_env.config import PLAYER_COUNTS, GameConfig
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.constants import MAX_PLAYERS, NEUTRAL, OCC_STRIDE, UNIT_NAMES
+from caledonia_env.game import PORT_TILE_NAMES, Game, IllegalActionError
+from caledonia_env.envs.observation import OBS_SIZE, encode_obs
+from caledonia_env.envs.rewards import projected_score_diff, terminal_rewards
 
 ILLEGAL_MODES = ("raise", "penalize")
 RENDER_MODES = ("human", "ansi", "rgb_array")
@@ -152,7 +152,7 @@ def render(game: Game, mode):
         return game.render_text()
     if mode == "rgb_array":
         # here, not at the top: importing map.render switches matplotlib to its Agg backend
-        from ..map.render import board_to_rgb_array
+        from caledonia_env.map.render import board_to_rgb_array
         units, tiles = board_pieces(game)
         return board_to_rgb_array(game.board, units=units, port_tiles=tiles)
     return None

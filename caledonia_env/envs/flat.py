@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from pettingzoo.utils import BaseWrapper
 
-from .aec import OrderEnforcing, raw_env
-from .aec import env as dict_env
-from .common import check_choice, observe
+from caledonia_env.envs.aec import OrderEnforcing, raw_env
+from caledonia_env.envs.aec import env as dict_env
+from caledonia_env.envs.common import check_choice, observe
 
 OBS_TYPES = ("dict", "flat")
 

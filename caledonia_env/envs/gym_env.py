@@ -36,11 +36,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..engine.actions import N_ACTIONS
-from ..engine.constants import CONTEXT_NAMES
-from ..engine.layout import S_CTX, S_PLAYER, S_ROUND
-from ..game import Game, IllegalActionError
-from .common import (
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.constants import CONTEXT_NAMES
+from caledonia_env.engine.layout import S_CTX, S_PLAYER, S_ROUND
+from caledonia_env.game import Game, IllegalActionError
+from caledonia_env.envs.common import (
     ILLEGAL_MODES,
     RENDER_MODES,
     SEED_BOUND,
@@ -53,9 +53,9 @@ from .common import (
     render,
     rewards_of,
 )
-from .observation import OBS_HIGH, OBS_SIZE
-from .opponents import automa_level, make_opponent, opponent_specs, reset_opponent
-from .rewards import reward_mode
+from caledonia_env.envs.observation import OBS_HIGH, OBS_SIZE
+from caledonia_env.envs.opponents import automa_level, make_opponent, opponent_specs, reset_opponent
+from caledonia_env.envs.rewards import reward_mode
 
 
 class CaledoniaEnv(gym.Env):

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.names import CLANS, PORTS
-from ..engine import layout as L
-from ..engine.board import ctz, node_words, pofs
-from ..engine.constants import (
+from caledonia_env.data.names import CLANS, PORTS
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.board import ctz, node_words, pofs
+from caledonia_env.engine.constants import (
     CONTEXT_NAMES,
     CTX_AUCTION,
     CTX_BREW,
@@ -53,9 +53,9 @@ from ..engine.constants import (
     TERRAIN_PORT,
     UNIT_NAMES,
 )
-from ..engine.jit import njit
-from ..engine.market import market_price
-from ..engine.scoring import import_values, tile_glory_of, units_by_player
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.market import market_price
+from caledonia_env.engine.scoring import import_values, tile_glory_of, units_by_player
 
 N_PHASES = 5
 N_CLANS = len(CLANS)

@@ -4,9 +4,9 @@ docs/observation.md). The layout itself and the numba encoder that writes it are
 :mod:`caledonia_env.envs.observation`."""
 import numpy as np
 
-from ..data.names import SCORING_TILES
-from ..engine.constants import CONTEXT_NAMES, GOOD_NAMES, MAX_PLAYERS
-from .observation import (CF, CONTRACT_FEATURES, CONTRACT_SCALE, GLORY_SCALE, LAYOUT,
+from caledonia_env.data.names import SCORING_TILES
+from caledonia_env.engine.constants import CONTEXT_NAMES, GOOD_NAMES, MAX_PLAYERS
+from caledonia_env.envs.observation import (CF, CONTRACT_FEATURES, CONTRACT_SCALE, GLORY_SCALE, LAYOUT,
                           MAP_CHANNELS, MC, MC_OCC, MONEY_SCALE, O_MAP, O_PLAYERS, OBS_SIZE, PB,
                           PF, PORT_FEATURES, PRICE_SCALE, SPF, START_PICK_FEATURES)
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import plugins
-from ..engine.actions import N_ACTIONS
-from ..engine.mask import legal_mask
+from caledonia_env import plugins
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.mask import legal_mask
 
 
 class RandomAgent:

@@ -39,11 +39,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from ..engine.actions import N_ACTIONS
-from ..game import IllegalActionError
-from .aec import raw_env
-from .common import RENDER_MODES, observe
-from .flat import check_obs_type
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.game import IllegalActionError
+from caledonia_env.envs.aec import raw_env
+from caledonia_env.envs.common import RENDER_MODES, observe
+from caledonia_env.envs.flat import check_obs_type
 
 #: the action of the agents that do not decide now (their only legal action)
 WAIT = N_ACTIONS

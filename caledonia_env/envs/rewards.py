@@ -17,12 +17,12 @@ API uses: most money left over after buying VP ([interp] R-7).
 """
 import numpy as np
 
-from ..engine.board import pofs
-from ..engine.constants import MAX_PLAYERS
-from ..engine.jit import njit
-from ..engine.layout import (copy_state, P_MONEY, P_SCORE, S_NP, SCORE_FIELDS, T_AM_LEVEL,
+from caledonia_env.engine.board import pofs
+from caledonia_env.engine.constants import MAX_PLAYERS
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import (copy_state, P_MONEY, P_SCORE, S_NP, SCORE_FIELDS, T_AM_LEVEL,
                              T_AM_MONEY_PER_VP, T_MONEY_PER_VP)
-from ..engine.scoring import final_scoring
+from caledonia_env.engine.scoring import final_scoring
 
 REWARD_MODES = ("win", "rank", "score_diff", "vp")
 R_WIN, R_RANK, R_SCORE_DIFF, R_VP = range(4)

@@ -33,13 +33,13 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..config import GameConfig
-from ..engine.actions import N_ACTIONS
-from ..engine.constants import CONTEXT_NAMES
-from ..engine.layout import P_GLORY, S_CTX, S_PLAYERS, S_ROUND
-from ..game import Game
-from .common import ILLEGAL_MODES, learner_step, RENDER_MODES, SEED_BOUND, check_choice, observe, render
-from .observation import OBS_HIGH, OBS_SIZE
+from caledonia_env.config import GameConfig
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.constants import CONTEXT_NAMES
+from caledonia_env.engine.layout import P_GLORY, S_CTX, S_PLAYERS, S_ROUND
+from caledonia_env.game import Game
+from caledonia_env.envs.common import ILLEGAL_MODES, learner_step, RENDER_MODES, SEED_BOUND, check_choice, observe, render
+from caledonia_env.envs.observation import OBS_HIGH, OBS_SIZE
 
 SOLO_REWARDS = ("vp", "round")
 

@@ -51,22 +51,22 @@ from itertools import product
 import numpy as np
 from gymnasium import spaces
 
-from ..config import MODULES, GameConfig
-from ..engine import parallel_compile as pc
-from ..engine.actions import N_ACTIONS
-from ..engine.automa_deck import automa_switch
-from ..engine.actions import MASK_WIDTH
-from ..engine.constants import MAX_PLAYERS
-from ..engine.layout import S_PLAYER, STATE_SIZE, game_over
-from ..engine.mask import legal_mask
-from ..engine.step import apply_action
-from ..game import Game, IllegalActionError, _variants, action_ids, get_static
-from .common import VecEnvMethods, make_config, render
-from .observation import OBS_HIGH, OBS_SIZE
-from .opponents import (automa_level, is_random_spec, make_opponent, opponent_specs,
+from caledonia_env.config import MODULES, GameConfig
+from caledonia_env.engine import parallel_compile as pc
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.automa_deck import automa_switch
+from caledonia_env.engine.actions import MASK_WIDTH
+from caledonia_env.engine.constants import MAX_PLAYERS
+from caledonia_env.engine.layout import S_PLAYER, STATE_SIZE, game_over
+from caledonia_env.engine.mask import legal_mask
+from caledonia_env.engine.step import apply_action
+from caledonia_env.game import Game, IllegalActionError, _variants, action_ids, get_static
+from caledonia_env.envs.common import VecEnvMethods, make_config, render
+from caledonia_env.envs.observation import OBS_HIGH, OBS_SIZE
+from caledonia_env.envs.opponents import (automa_level, is_random_spec, make_opponent, opponent_specs,
                         reset_opponent)
-from .rewards import reward_mode
-from .vector_kernels import (CFG_ADVANCE, OP_APPLY, OP_OBSERVE, OP_RESET, OP_SETTLE, OP_STEP,
+from caledonia_env.envs.rewards import reward_mode
+from caledonia_env.envs.vector_kernels import (CFG_ADVANCE, OP_APPLY, OP_OBSERVE, OP_RESET, OP_SETTLE, OP_STEP,
                              first_illegal, sample_legal_actions, step_parallel, vector_call)
 
 PARALLEL_MIN_ENVS = 16

@@ -17,16 +17,16 @@ function (issue #37; docs/performance.md, the first compile).
 import numpy as np
 from numba import prange
 
-from ..engine.actions import N_ACTIONS
-from ..engine.board import pofs
-from ..engine.constants import MAX_PLAYERS
-from ..engine.jit import njit
-from ..engine.layout import P_SCORE, S_PLAYER, T_NP, game_over
-from ..engine.mask import legal_mask
-from ..engine.setup import new_game
-from ..engine.step import apply_action
-from .observation import encode_obs
-from .rewards import SCORE_TOTAL, terminal_rewards
+from caledonia_env.engine.actions import N_ACTIONS
+from caledonia_env.engine.board import pofs
+from caledonia_env.engine.constants import MAX_PLAYERS
+from caledonia_env.engine.jit import njit
+from caledonia_env.engine.layout import P_SCORE, S_PLAYER, T_NP, game_over
+from caledonia_env.engine.mask import legal_mask
+from caledonia_env.engine.setup import new_game
+from caledonia_env.engine.step import apply_action
+from caledonia_env.envs.observation import encode_obs
+from caledonia_env.envs.rewards import SCORE_TOTAL, terminal_rewards
 
 SEED_LIMIT = 2**31 - 2
 _BYTE_ONES = np.uint64(0x0101010101010101)

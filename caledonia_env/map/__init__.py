@@ -9,11 +9,11 @@ See ``docs/map.md`` for the side-file format, the coordinate system and the
 meaning of every Board field. Rendering lives in :mod:`caledonia_env.map.render`
 (imported lazily: it needs matplotlib).
 """
-from .board import MAX_NODES, N_PORTS, Board, all_configs, assemble, build_board, parse_config
-from .format import (MAPS_DIR, MODULE_CORNER, MODULE_SIDES, MODULES, TERRAIN_FOREST,
+from caledonia_env.map.board import MAX_NODES, N_PORTS, Board, all_configs, assemble, build_board, parse_config
+from caledonia_env.map.format import (MAPS_DIR, MODULE_CORNER, MODULE_SIDES, MODULES, TERRAIN_FOREST,
                      TERRAIN_LOCH, TERRAIN_MOUNTAIN, TERRAIN_PASTURE, TERRAIN_PORT, MapError,
                      Side, load_side, parse_side)
-from .reach import UNREACHABLE
+from caledonia_env.map.reach import UNREACHABLE
 
 __all__ = [
     "build_board", "Board", "MapError", "MODULE_SIDES", "MAX_NODES", "UNREACHABLE",

@@ -10,10 +10,10 @@ import sys
 
 import matplotlib.pyplot as plt
 
-from .board import all_configs, build_board
-from .format import (MODULE_SIDES, TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_MOUNTAIN,
+from caledonia_env.map.board import all_configs, build_board
+from caledonia_env.map.format import (MODULE_SIDES, TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_MOUNTAIN,
                      TERRAIN_PASTURE, MapError, load_side)
-from .render import render_board, render_side
+from caledonia_env.map.render import render_board, render_side
 
 EPILOG = """examples:
   python -m caledonia_env.map --config A1,B2,C1,D2 --players 4 -o map.png

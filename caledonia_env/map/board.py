@@ -15,10 +15,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from .format import (MODULE_SIDES, MODULES, PORT_COUNTS, TERRAIN_FOREST, TERRAIN_LOCH,
+from caledonia_env.map.format import (MODULE_SIDES, MODULES, PORT_COUNTS, TERRAIN_FOREST, TERRAIN_LOCH,
                      TERRAIN_MOUNTAIN, TERRAIN_PASTURE, TERRAIN_PORT, MapError, Side, load_side,
                      odd_r_neighbors)
-from .reach import neighbor_lists, pad_lists, ship_requirements
+from caledonia_env.map.reach import neighbor_lists, pad_lists, ship_requirements
 
 #: Fixed padding for node-indexed engine arrays and action ids (>= every configuration's n_nodes).
 MAX_NODES = 160

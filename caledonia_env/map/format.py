@@ -24,7 +24,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from ..data.names import MODULES
+from caledonia_env.data.names import MODULES
 
 MAPS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                         "data", "maps")

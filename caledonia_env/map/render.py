@@ -22,8 +22,8 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import FancyBboxPatch, Patch  # noqa: E402
 
-from .board import Board, build_board, hex_xy  # noqa: E402
-from .format import (MODULE_SIDES, MODULES, TERRAIN_FOREST, TERRAIN_LOCH,  # noqa: E402
+from caledonia_env.map.board import Board, build_board, hex_xy  # noqa: E402
+from caledonia_env.map.format import (MODULE_SIDES, MODULES, TERRAIN_FOREST, TERRAIN_LOCH,  # noqa: E402
                      TERRAIN_MOUNTAIN, TERRAIN_PASTURE, TERRAIN_PORT, odd_r_neighbors)
 
 COLORS = {TERRAIN_PASTURE: "#b5d98a", TERRAIN_FOREST: "#3f7f3a", TERRAIN_MOUNTAIN: "#9a8c7e",

@@ -12,11 +12,11 @@ Modules: ``fields`` (keys, names, typed readers), ``setup`` (the GameConfig),
 ``pending`` (work left in the current decision), ``dump`` (state -> dict),
 ``versions`` (older scenario formats read as the current one).
 """
-from .dump import to_scenario
-from .fields import PENDING, PHASES, PLAYER_KEYS, TOP_KEYS, ScenarioError
-from .position import write_scenario
-from .setup import scenario_config
-from .versions import PORT_LABELS_V1, SCENARIO_VERSION, ScenarioWarning, upgrade_scenario
+from caledonia_env.scenario.dump import to_scenario
+from caledonia_env.scenario.fields import PENDING, PHASES, PLAYER_KEYS, TOP_KEYS, ScenarioError
+from caledonia_env.scenario.position import write_scenario
+from caledonia_env.scenario.setup import scenario_config
+from caledonia_env.scenario.versions import PORT_LABELS_V1, SCENARIO_VERSION, ScenarioWarning, upgrade_scenario
 
 __all__ = ["ScenarioError", "ScenarioWarning", "SCENARIO_VERSION", "PORT_LABELS_V1",
            "upgrade_scenario", "scenario_config", "write_scenario", "to_scenario", "TOP_KEYS",

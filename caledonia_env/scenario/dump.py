@@ -1,13 +1,13 @@
 """A game state as a scenario dict: the inverse of :func:`~.position.write_scenario`."""
 from __future__ import annotations
 
-from ..config import CLAN_NAMES
-from ..engine import layout as L
-from ..engine.constants import (CONTEXT_NAMES, GOOD_NAMES, IMPORT_NAMES, MAX_DRAW, MAX_START_PICKS,
+from caledonia_env.config import CLAN_NAMES
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.constants import (CONTEXT_NAMES, GOOD_NAMES, IMPORT_NAMES, MAX_DRAW, MAX_START_PICKS,
                                 NEUTRAL, OCC_STRIDE, UNIT_NAMES)
-from ..engine.market import market_price
-from .fields import CORNERS, PENDING, PHASES, PORT_TILES, SCORING_TILES, SIDES, TECH
-from .versions import SCENARIO_VERSION
+from caledonia_env.engine.market import market_price
+from caledonia_env.scenario.fields import CORNERS, PENDING, PHASES, PORT_TILES, SCORING_TILES, SIDES, TECH
+from caledonia_env.scenario.versions import SCENARIO_VERSION
 
 
 def _marker(game, g):

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..config import CLAN_NAMES, MODULES
-from ..data.names import PORTS as PORT_TILES  # noqa: F401  (the scenario's names)
-from ..data.names import SCORING_TILES  # noqa: F401
-from ..data.names import WORKERS
-from ..engine import layout as L
-from ..engine.constants import (N_GOODS, PH_ACTIONS, PH_OVER, PH_PRODUCTION, PH_SETUP_PICK,
+from caledonia_env.config import CLAN_NAMES, MODULES
+from caledonia_env.data.names import PORTS as PORT_TILES  # noqa: F401  (the scenario's names)
+from caledonia_env.data.names import SCORING_TILES  # noqa: F401
+from caledonia_env.data.names import WORKERS
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.constants import (N_GOODS, PH_ACTIONS, PH_OVER, PH_PRODUCTION, PH_SETUP_PICK,
                                 PH_SETUP_WORKERS, TERRAIN_LOCH, TERRAIN_PORT)
 
 PHASES = {"setup_pick": PH_SETUP_PICK, "setup_workers": PH_SETUP_WORKERS,

@@ -1,11 +1,11 @@
 """The ``pending`` part of a scenario: work left in the current decision (docs/scenarios.md)."""
 from __future__ import annotations
 
-from ..engine import layout as L
-from ..engine.constants import (CONTEXT_NAMES, FISHERMAN, MAX_CONTRACTS, MAX_NB_BUY, NEUTRAL,
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.constants import (CONTEXT_NAMES, FISHERMAN, MAX_CONTRACTS, MAX_NB_BUY, NEUTRAL,
                                 OCC_STRIDE, PH_ACTIONS, UNIT_NAMES)
-from ..engine.flow import resolve
-from .fields import PENDING, PENDING_DEFAULTS, TURN_WORK, ScenarioError, read_int, read_list
+from caledonia_env.engine.flow import resolve
+from caledonia_env.scenario.fields import PENDING, PENDING_DEFAULTS, TURN_WORK, ScenarioError, read_int, read_list
 
 
 # pending fields whose value is an index: (lowest, highest) given num_players players / nodes

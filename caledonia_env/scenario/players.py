@@ -1,12 +1,12 @@
 """One player of a scenario written into a state: stock, units, contracts (docs/scenarios.md)."""
 from __future__ import annotations
 
-from ..config import CLAN_NAMES
-from ..data.names import CLAN_START_FIELDS
-from ..engine import layout as L
-from ..engine.constants import (FISHERMAN, GOOD_NAMES, MAX_BOXES, MAX_CONTRACTS, N_CORNERS,
+from caledonia_env.config import CLAN_NAMES
+from caledonia_env.data.names import CLAN_START_FIELDS
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.constants import (FISHERMAN, GOOD_NAMES, MAX_BOXES, MAX_CONTRACTS, N_CORNERS,
                                 NO_CLAN, OCC_STRIDE, EMPTY, TERRAIN_LOCH, TERRAIN_PORT, UNIT_NAMES)
-from .fields import (CORNERS, SIDES, TECH, MAX_COUNT, ScenarioError, clan_name, contract_index,
+from caledonia_env.scenario.fields import (CORNERS, SIDES, TECH, MAX_COUNT, ScenarioError, clan_name, contract_index,
                      is_land, lookup, node_of, read_bool, read_dict, read_int, read_list,
                      start_tile)
 

@@ -5,17 +5,17 @@ import json
 
 import numpy as np
 
-from ..config import CLAN_NAMES
-from ..engine import layout as L
-from ..engine.constants import (CONTEXT_NAMES, EMPTY, IMPORT_NAMES, MAX_CONTRACTS, MAX_DRAW,
+from caledonia_env.config import CLAN_NAMES
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.constants import (CONTEXT_NAMES, EMPTY, IMPORT_NAMES, MAX_CONTRACTS, MAX_DRAW,
                                 MAX_NODES, MAX_SLOTS, MAX_START_PICKS, N_CORNERS, N_ROUNDS_MAX,
                                 NEUTRAL, GOOD_NAMES)
-from .fields import (CORNERS, PHASE_CONTEXTS, PHASES, PORT_TILES, SCORING_TILES, Places,
+from caledonia_env.scenario.fields import (CORNERS, PHASE_CONTEXTS, PHASES, PORT_TILES, SCORING_TILES, Places,
                      ScenarioError, clan_name, contract_index, is_land, lookup, node_of,
                      read_bool, read_dict, read_int, read_list, start_tile)
-from .pending import check_pending, write_pending
-from .players import set_player
-from .versions import upgrade_scenario
+from caledonia_env.scenario.pending import check_pending, write_pending
+from caledonia_env.scenario.players import set_player
+from caledonia_env.scenario.versions import upgrade_scenario
 
 
 def market_step(track, g: str, v) -> int:

@@ -1,9 +1,9 @@
 """The setup part of a scenario dict: its GameConfig (docs/scenarios.md)."""
 from __future__ import annotations
 
-from ..config import GameConfig
-from .fields import PLAYER_KEYS, TOP_KEYS, ScenarioError, clan_name, read_dict, read_int, read_list
-from .versions import upgrade_scenario
+from caledonia_env.config import GameConfig
+from caledonia_env.scenario.fields import PLAYER_KEYS, TOP_KEYS, ScenarioError, clan_name, read_dict, read_int, read_list
+from caledonia_env.scenario.versions import upgrade_scenario
 
 
 def scenario_config(d: dict) -> GameConfig:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import warnings
 
-from ..data.names import LEGACY_PORTS, PORTS
-from .fields import ScenarioError
+from caledonia_env.data.names import LEGACY_PORTS, PORTS
+from caledonia_env.scenario.fields import ScenarioError
 
 SCENARIO_VERSION = 2
 READABLE_VERSIONS = (1, 2)

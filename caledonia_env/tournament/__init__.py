@@ -11,15 +11,15 @@ of the commands), ``spec`` (TournamentSpec, seeds, the balanced clan schedule), 
 (one game and its CSV rows), ``runner`` (the process pool), ``output`` (output path
 checks, CSV writing), ``stats`` (win rates, tables, head to head), ``figures`` (plots).
 """
-from .figures import balance_figure, save_figure
-from .games import CSV_FIELDS, SCORE_FIELDS, play_game, result_rows, warm_agent
-from .options import add_rules_options, parse_clans, rules_from_args
-from .output import check_output_file, check_output_folder, write_csv, write_text
-from .runner import pool_context, progress_bar, run
-from .spec import TournamentSpec, balance_schedule, game_seeds, validate
-from .stats import (describe_rules, format_head_to_head, format_solo, format_table,
+from caledonia_env.tournament.figures import balance_figure, save_figure
+from caledonia_env.tournament.games import CSV_FIELDS, SCORE_FIELDS, play_game, result_rows, warm_agent
+from caledonia_env.tournament.options import add_rules_options, parse_clans, rules_from_args
+from caledonia_env.tournament.output import check_output_file, check_output_folder, write_csv, write_text
+from caledonia_env.tournament.runner import pool_context, progress_bar, run
+from caledonia_env.tournament.spec import TournamentSpec, balance_schedule, game_seeds, validate
+from caledonia_env.tournament.stats import (describe_rules, format_head_to_head, format_solo, format_table,
                     group_stats, head_to_head, report, solo_summary, wilson)
-from .variants import RULE_FIELDS, VARIANTS, rule_fields, variant_options
+from caledonia_env.tournament.variants import RULE_FIELDS, VARIANTS, rule_fields, variant_options
 
 __all__ = [
     "CSV_FIELDS", "RULE_FIELDS", "SCORE_FIELDS", "VARIANTS", "TournamentSpec",

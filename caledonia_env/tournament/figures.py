@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from ..atomic import atomic_path
+from caledonia_env.atomic import atomic_path
 
 
 def balance_figure(stats: list[dict], names, ahead, meet, num_players: int, title: str):

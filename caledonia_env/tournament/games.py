@@ -4,11 +4,11 @@ from __future__ import annotations
 import pickle
 import time
 
-from .. import agents
-from ..engine import layout as L
-from ..game import Game
-from .spec import TournamentSpec, game_seeds
-from .variants import RULE_FIELDS, rule_fields
+from caledonia_env import agents
+from caledonia_env.engine import layout as L
+from caledonia_env.game import Game
+from caledonia_env.tournament.spec import TournamentSpec, game_seeds
+from caledonia_env.tournament.variants import RULE_FIELDS, rule_fields
 
 SCORE_FIELDS = tuple(L.SCORE_FIELDS)
 CSV_FIELDS = ("game", "game_seed", "map", "player", "seat", "agent", "clan") + SCORE_FIELDS + (

@@ -2,10 +2,10 @@
 --variant, --ruleset) and their reading into GameConfig options."""
 from __future__ import annotations
 
-from ..config import CLAN_NAMES
-from ..data import bundled_rulesets, load_ruleset
-from ..engine.tables import check_engine_support
-from .variants import VARIANTS, variant_options
+from caledonia_env.config import CLAN_NAMES
+from caledonia_env.data import bundled_rulesets, load_ruleset
+from caledonia_env.engine.tables import check_engine_support
+from caledonia_env.tournament.variants import VARIANTS, variant_options
 
 
 def add_rules_options(p, clans: bool = True, auction: bool = True, solo: bool = True) -> None:

@@ -11,8 +11,8 @@ import csv
 import io
 import os
 
-from ..atomic import atomic_path, refuse_replacing
-from .games import CSV_FIELDS
+from caledonia_env.atomic import atomic_path, refuse_replacing
+from caledonia_env.tournament.games import CSV_FIELDS
 
 
 def check_output_file(path: str, what: str) -> None:

@@ -13,11 +13,11 @@ import re
 
 import numpy as np
 
-from ..data import load_ruleset
-from ..data.ranges import Estimate, Range, estimate_groups, spacing_of
-from .output import write_text
-from .runner import run
-from .stats import group_stats
+from caledonia_env.data import load_ruleset
+from caledonia_env.data.ranges import Estimate, Range, estimate_groups, spacing_of
+from caledonia_env.tournament.output import write_text
+from caledonia_env.tournament.runner import run
+from caledonia_env.tournament.stats import group_stats
 
 STEP = 0.2                                   # the sensitivity move: ±20% of the estimate
 _SEG = re.compile(r"([^.\[\]]+)|\[(\d+)\]")

@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 from tqdm import tqdm
 
-from .games import play_game
-from .output import write_text
-from .spec import TournamentSpec, validate
+from caledonia_env.tournament.games import play_game
+from caledonia_env.tournament.output import write_text
+from caledonia_env.tournament.spec import TournamentSpec, validate
 
 
 def progress_bar(total: int, label: str = "games", quiet: bool = False, unit: str = "game",

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import agents
-from ..agents import automa_seats
-from ..config import GameConfig, clan_options
-from ..data import load_ruleset
+from caledonia_env import agents
+from caledonia_env.agents import automa_seats
+from caledonia_env.config import GameConfig, clan_options
+from caledonia_env.data import load_ruleset
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 
-from ..config import GameConfig
-from ..game import Game
-from .games import SCORE_FIELDS
-from .variants import RULE_FIELDS
+from caledonia_env.config import GameConfig
+from caledonia_env.game import Game
+from caledonia_env.tournament.games import SCORE_FIELDS
+from caledonia_env.tournament.variants import RULE_FIELDS
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:

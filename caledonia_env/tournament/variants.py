@@ -2,8 +2,8 @@
 game was played under."""
 from __future__ import annotations
 
-from ..config import GameConfig
-from ..data import load_ruleset
+from caledonia_env.config import GameConfig
+from caledonia_env.data import load_ruleset
 
 RULE_FIELDS = ("clan_mode", "variants", "ruleset", "ruleset_fingerprint")
 

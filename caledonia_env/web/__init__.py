@@ -8,7 +8,7 @@ Needs the ``web`` extra (FastAPI, uvicorn), imported only when the app is made, 
 def create_app(limit: int = 32, **options):
     """The ASGI app (FastAPI); ``limit`` games are kept in memory; ``options`` as
     :func:`caledonia_env.web.app.create_app` (agent menu, Host names, rulesets)."""
-    from .app import create_app as _create_app     # fastapi: the optional web extra
+    from caledonia_env.web.app import create_app as _create_app     # fastapi: the optional web extra
     return _create_app(limit, **options)
 
 

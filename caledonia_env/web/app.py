@@ -22,14 +22,14 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from ..config import CLAN_NAMES
-from ..engine.first_run import ESTIMATE_S, engine_cached
-from ..game import IllegalActionError
-from ..map import MODULE_SIDES
-from .guards import BodyGuard, allowed_hosts
-from .seats import AgentMenu
-from .sessions import Store, new_session, replay_session
-from .view import board_json, position_json
+from caledonia_env.config import CLAN_NAMES
+from caledonia_env.engine.first_run import ESTIMATE_S, engine_cached
+from caledonia_env.game import IllegalActionError
+from caledonia_env.map import MODULE_SIDES
+from caledonia_env.web.guards import BodyGuard, allowed_hosts
+from caledonia_env.web.seats import AgentMenu
+from caledonia_env.web.sessions import Store, new_session, replay_session
+from caledonia_env.web.view import board_json, position_json
 
 STATIC = Path(__file__).parent / "static"
 #: Largest record accepted by /api/replays (characters).

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..engine.first_run import ESTIMATE_S, engine_cached
+from caledonia_env.engine.first_run import ESTIMATE_S, engine_cached
 
 SERVE_EXAMPLES = """examples:
   caledonia serve                       # http://127.0.0.1:8000/
@@ -67,8 +67,8 @@ def cmd_serve(args) -> int:
     try:
         import uvicorn          # the optional web extra (the app needs fastapi; the agents
                                 # it loads stay out of 'caledonia --help' this way)
-        from .app import create_app
-        from .seats import AgentMenu, Limits, scan_agent_dir
+        from caledonia_env.web.app import create_app
+        from caledonia_env.web.seats import AgentMenu, Limits, scan_agent_dir
     except ImportError as e:
         return _fail(f"needs the web extra ({e.name} is missing): pip install "
                      f"'caledonia-env[web]'")

@@ -14,14 +14,14 @@ import math
 import os
 from dataclasses import dataclass
 
-from ..agents import kinds, make
-from ..agents.automa import LEVELS
-from ..agents.builtin import split_suffixes
-from ..agents.checkpoint import pretrained_path
-from ..agents.weights import SHIPPED as WEIGHT_SETS
-from ..agents.weights import names_weights
-from ..engine.constants import N_ROUNDS_MAX
-from .guards import shown
+from caledonia_env.agents import kinds, make
+from caledonia_env.agents.automa import LEVELS
+from caledonia_env.agents.builtin import split_suffixes
+from caledonia_env.agents.checkpoint import pretrained_path
+from caledonia_env.agents.weights import SHIPPED as WEIGHT_SETS
+from caledonia_env.agents.weights import names_weights
+from caledonia_env.engine.constants import N_ROUNDS_MAX
+from caledonia_env.web.guards import shown
 
 log = logging.getLogger("caledonia_env.web")
 

@@ -17,12 +17,12 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from ..agents import automa_seats
-from ..config import clan_options
-from ..game import Game, GameConfig
-from .guards import shown
-from .seats import AgentMenu
-from .uploads import parse_upload
+from caledonia_env.agents import automa_seats
+from caledonia_env.config import clan_options
+from caledonia_env.game import Game, GameConfig
+from caledonia_env.web.guards import shown
+from caledonia_env.web.seats import AgentMenu
+from caledonia_env.web.uploads import parse_upload
 
 HUMAN = "human"
 #: Bot moves played in one request at most (guards a runaway loop; a game is a few hundred).

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from ..data.named import bundled_rulesets
-from .guards import check_depth, shown
+from caledonia_env.data.named import bundled_rulesets
+from caledonia_env.web.guards import check_depth, shown
 
 RECORD_HELP = ("written by Game.to_json or 'caledonia play --record-dir'")
 

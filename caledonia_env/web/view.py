@@ -8,14 +8,14 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from ..data.names import PORT_KINDS, PORT_PARAMS, PORTS, SCORING_KINDS
-from ..engine import layout as L
-from ..engine.actions import A_PLACE, A_PORT, A_ROW, A_SELECT
-from ..engine.constants import GOOD_NAMES, IMPORT_NAMES, MAX_NODES, N_CORNERS, N_UNITS, UNIT_NAMES
-from ..map.format import odd_r_neighbors
-from ..map.board import hex_xy
-from ..map.render import COLORS, PLAYER_COLORS, RIVER_COLOR, UNIT_SHORT
-from ..scenario import to_scenario
+from caledonia_env.data.names import PORT_KINDS, PORT_PARAMS, PORTS, SCORING_KINDS
+from caledonia_env.engine import layout as L
+from caledonia_env.engine.actions import A_PLACE, A_PORT, A_ROW, A_SELECT
+from caledonia_env.engine.constants import GOOD_NAMES, IMPORT_NAMES, MAX_NODES, N_CORNERS, N_UNITS, UNIT_NAMES
+from caledonia_env.map.format import odd_r_neighbors
+from caledonia_env.map.board import hex_xy
+from caledonia_env.map.render import COLORS, PLAYER_COLORS, RIVER_COLOR, UNIT_SHORT
+from caledonia_env.scenario import to_scenario
 
 TERRAINS = ("pasture", "forest", "mountain", "loch", "port")
 
