@@ -179,7 +179,7 @@ def test_an_edited_legal_action_diverges_at_its_step(finished):
 def _v2_records():
     """Version-2 records (two with Automa seats, one from a scenario) written by the engine
     whose state row still ended with the Automa event log."""
-    with open(Path(__file__).parent / "fixtures" / "records_v2.json") as f:
+    with open(Path(__file__).parents[1] / "fixtures" / "records_v2.json") as f:
         return json.load(f)
 
 

@@ -23,7 +23,7 @@ from caledonia_env.scenario import (PORT_LABELS_V1, SCENARIO_VERSION, ScenarioEr
 PRINTED = {"P1": "meat_reduction", "P2": "basic_exchange", "P3": "processed_exchange",
            "P4": "upgrade_glory", "P5": "money", "P6": "price_shift", "P7": "swap_units",
            "P8": "money_structure", "P9": "copy_port"}
-FIXTURE = Path(__file__).parent / "fixtures" / "records_v2.json"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "records_v2.json"
 #: the bundled default's fingerprint before the tiles took their printed numbers
 NUMBERS_2026_11 = "81baf3f4d327e44d6610ec24f041f3a5b15e7141e2b804ca7b00cdac1355473e"
 

@@ -17,7 +17,7 @@ from caledonia_env.config import CLAN_NAMES
 from signals import terminate_when
 
 BASE_CLANS = [c for c in CLAN_NAMES if c != "brewer"]
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _rows(path):

@@ -19,7 +19,7 @@ from caledonia_env.cli import main
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SPEC = T.TournamentSpec(players=("random", "greedy"), games=8, seed=7)
 
 

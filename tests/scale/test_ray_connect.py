@@ -18,7 +18,7 @@ from signals import terminate_when
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install -e '.[ray]'")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SPEC = T.TournamentSpec(players=("random", "greedy"), games=8, seed=7)
 
 
