@@ -27,11 +27,12 @@ ORDER = ("fuzz", "fidelity", "compare_peers", "env_speed", "cold_start", "bots",
          "strength_policies", "strength_searches", "calibration", "sensitivity", "automa",
          "balance", "balance_ensemble", "strength_estimates")
 
-#: The README's headline rows: (block, table, (column, value) picking the row, figure column,
-#: claim, note column or None). A row that is missing from the newest file is an error.
+#: The README's headline rows: (block, table, (column, value) picking the row or None for the
+#: first, figure column, claim, note column or None). The claim may name the row's cells
+#: (``{games}``). A row that is missing from the newest file is an error.
 HEADLINES = (
-    ("fuzzing", "fuzz", ("games", 1_000_000), "failures", "random legal games, every invariant "
-     "checked after every step: failures", None),
+    ("fuzzing", "fuzz", None, "failures", "failures in {games} random legal games, every "
+     "invariant checked after every step", None),
     ("fidelity", "fidelity", ("source", "named source (all but estimate)"), "share",
      "ruleset values that name their source (rulebook, errata, public sources, community)",
      None),
@@ -146,14 +147,16 @@ def render_results(tables: dict[str, dict]) -> str:
 def headline_rows(tables: dict[str, dict]) -> dict[str, list[str]]:
     """{block: its table's lines}, each row linking to its table in docs/results.md."""
     blocks: dict[str, list[str]] = {}
-    for block, table, (key, value), figure, claim, note_key in HEADLINES:
+    for block, table, pick, figure, claim, note_key in HEADLINES:
         r = tables.get(table)
         if r is None:
             raise ValueError(f"headline {claim!r}: no result file of table {table!r}")
-        row = next((x for x in r["rows"] if x.get(key) == value), None)
+        row = next((x for x in r["rows"] if pick is None or x.get(pick[0]) == pick[1]), None)
         if row is None:
-            raise ValueError(f"headline {claim!r}: {r['path'].name} has no row {key}={value!r}")
+            raise ValueError(f"headline {claim!r}: {r['path'].name} has no row "
+                             f"{pick[0]}={pick[1]!r}")
         col = {c["key"]: c for c in r["columns"]}
+        claim = claim.format(**{k: cell(v, col[k]) for k, v in row.items() if k in col})
         text = cell(row[figure], col[figure])
         if note_key and row.get(note_key):
             text += f", target {cell(row[note_key], col[note_key])}"

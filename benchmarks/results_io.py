@@ -75,13 +75,24 @@ def commit() -> str:
     return head + ("+dirty" if dirty else "")
 
 
-def write_result(table: str, *, title: str, meaning: str, columns: list, rows: list,
-                 ruleset: str = "default", notes: str = "", path: str | os.PathLike | None = None) -> Path:
+def write_result(table: str, *, columns: list, rows: list, title: str = "", meaning: str = "",
+                 ruleset: str = "default", notes: str = "", merge_key: str = "",
+                 path: str | os.PathLike | None = None) -> Path:
     """Write one result file (see the module docstring) and return its path; the command,
-    date, commit and machine are this run's. ``path`` defaults to
-    ``benchmarks/results/<table>-<date>.json`` (an existing file of the same day is
-    replaced: the newest run of a day is the day's result)."""
+    date, commit and machine are this run's. ``title`` and ``meaning`` default to those of
+    the table's newest file. ``path`` defaults to ``benchmarks/results/<table>-<date>.json``;
+    an existing file there is replaced, or with ``merge_key`` keeps its rows whose
+    ``merge_key`` value this run did not measure (one run per player count, one file)."""
     date = datetime.date.today().isoformat()
+    out = Path(path) if path else RESULTS / f"{table}-{date}.json"
+    before = [r for r in read_results(RESULTS) if r["table"] == table]
+    last = max(before, key=lambda r: (r["date"], r["path"].name)) if before else {}
+    title, meaning = title or last.get("title", table), meaning or last.get("meaning", "")
+    if merge_key and out.exists():
+        new = {r[merge_key] for r in rows}
+        old = json.loads(out.read_text(encoding="utf-8"))["rows"]
+        rows = sorted([r for r in old if r.get(merge_key) not in new] + rows,
+                      key=lambda r: r[merge_key])
     result = {"table": table, "benchmark": Path(sys.argv[0]).name, "title": title,
               "meaning": meaning,
               "command": "python " + shlex.join(
@@ -90,7 +101,6 @@ def write_result(table: str, *, title: str, meaning: str, columns: list, rows: l
               "source": "measured", "columns": columns, "rows": rows}
     if notes:
         result["notes"] = notes
-    out = Path(path) if path else RESULTS / f"{table}-{date}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"result written to {out}", file=sys.stderr)
