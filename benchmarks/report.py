@@ -4,11 +4,13 @@ Every table of docs/results.md is the newest result file of its ``table`` (by da
 benchmarks/results_io.py for the schema), printed with its command, date, commit, machine
 and what it means. The README's headline tables sit between marker comments
 (``<!-- results:begin BLOCK -->`` … ``<!-- results:end BLOCK -->``); their rows are the
-figures named in ``HEADLINES`` below, taken from the same files. A re-measurement is a new
+figures named in this script's ``HEADLINES``, taken from the same files. A re-measurement is a new
 result file and a re-render, never an edit of the rendered text.
 
     python benchmarks/report.py            # rewrite docs/results.md and the README blocks
     python benchmarks/report.py --check    # exit 1 with a diff where they are out of date
+
+A result file that is not valid JSON or lacks a required key exits 2, naming the file.
 """
 from __future__ import annotations
 
@@ -133,7 +135,7 @@ def render_results(tables: dict[str, dict]) -> str:
         r = tables[t]
         out += ["", f"## {r['title']}", "", r["meaning"], "",
                 f"- command: `{r['command']}`",
-                f"- measured {r['date']} at commit {r['commit']}, on {machine_text(r['machine'])}",
+                f"- date {r['date']}, commit {r['commit']}; machine: {machine_text(r['machine'])}",
                 f"- ruleset: {r['ruleset']}"]
         if r.get("source") and r["source"] != "measured":
             out.append(f"- {r['source']}")

@@ -76,7 +76,7 @@ def test_the_newest_file_of_a_table_wins(tmp_path):
     (old.parent / "fuzz-2099-01-01.json").write_text(json.dumps(data), encoding="utf-8")
     assert run("--root", str(repo)).returncode == 0
     text = (repo / "docs" / "results.md").read_text(encoding="utf-8")
-    assert "measured 2099-01-01 at commit abc1234" in text and "fuzz-2026-11-23" not in text
+    assert "date 2099-01-01, commit abc1234" in text and "fuzz-2026-11-23" not in text
 
 
 @pytest.mark.parametrize("change, says", [
