@@ -184,6 +184,9 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=None, metavar="FILE.csv",
                    help="rows as CSV (the sensitivity rows with --sensitivity)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--save", action="store_true",
+                   help="also write the calibration table to benchmarks/results/"
+                        "calibration-DATE.json (benchmarks/report.py renders it)")
     a = p.parse_args(argv)
     if a.games < 1 or a.workers < 1:
         p.error(f"--games and --workers must be >= 1, got {a.games} and {a.workers}")
@@ -220,7 +223,24 @@ def main(argv=None) -> int:
         tn.write_text(a.out, _csv(rows))
         if not a.json:
             print(f"{len(rows)} rows written to {a.out}")
+    if a.save:
+        save(result["calibration"], a.ruleset)
     return 0
+
+
+def save(results: dict, ruleset) -> None:
+    """The calibration table as a result file (benchmarks/results_io.py)."""
+    from results_io import write_result
+    bands = list(next(iter(results.values()))["bands"])
+    columns = [{"key": "agent", "label": "agent"},
+               {"key": "games", "label": "games", "format": "d"},
+               {"key": "mean_vp", "label": "mean VP (95% CI)", "format": ".1f"}]
+    columns += [{"key": b.lower(), "label": b, "format": "g", "unit": "%"} for b in bands]
+    rows = [{"agent": f"`{name}`", "games": st["games"],
+             "mean_vp": [round(st["vp"], 1), round(st["vp_ci_low"], 1), round(st["vp_ci_high"], 1)],
+             **{b.lower(): round(100 * st["bands"][b] / st["games"], 1) for b in bands}}
+            for name, st in results.items()]
+    write_result("calibration", columns=columns, rows=rows, ruleset=ruleset or "default")
 
 
 if __name__ == "__main__":

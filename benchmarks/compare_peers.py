@@ -318,18 +318,37 @@ def table(rows) -> str:
     return "\n".join(out)
 
 
+def save(rows: dict, info: dict) -> None:
+    """The table as a result file (benchmarks/results_io.py): the same cells as :func:`table`."""
+    from results_io import write_result
+    keys = ("what", "ours", "peer", "ratio")
+    cells = [dict(zip(keys, (c.strip() for c in line.strip("|").split(" | "))))
+             for line in table(rows).splitlines()[2:]]
+    v = info["versions"]
+    write_result("compare_peers", rows=cells, columns=[
+        {"key": "what", "label": "what"}, {"key": "ours", "label": "this project"},
+        {"key": "peer", "label": "peer on the same machine"}, {"key": "ratio", "label": "ratio"}],
+        notes=f"Load average {info['load_start'][0]:.2f} at start, {info['load_end'][0]:.2f} at "
+              "end; versions: " + ", ".join(f"{k} {x}" for k, x in v.items() if x) + ".")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one run (s)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per row (median)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--save", action="store_true",
+                        help="also write the table to benchmarks/results/compare_peers-DATE.json "
+                             "(benchmarks/report.py renders it)")
     args = parser.parse_args()
     if args.seconds <= 0 or args.repeats < 1:
         parser.error("--seconds must be > 0 and --repeats >= 1")
     info = machine()
     rows = run(args.seconds, args.repeats)
     info["load_end"] = list(os.getloadavg())
+    if args.save:
+        save(rows, info)
     if args.json:
         print(json.dumps({"machine": info, "rows": rows}))
         return 0

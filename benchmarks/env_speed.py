@@ -184,6 +184,10 @@ def main() -> int:
                              "alternated 1-thread / all-threads runs per size, and the "
                              "same games over as many processes (default 0: off)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--save", action="store_true",
+                        help="also write this player count's row to benchmarks/results/"
+                             "env_speed-DATE.json (the day's other rows are kept; "
+                             "benchmarks/report.py renders it)")
     args = parser.parse_args()
     sizes = [int(x) for x in args.sizes.split(",") if x.strip()]
     if not sizes or min(sizes) < 1:
@@ -215,6 +219,8 @@ def main() -> int:
                                    for n, v in vec.items()},
         "vector_parallel": {n: v["parallel"] for n, v in vec.items()},
     }
+    if args.save:
+        save(result, sizes)
     if args.json:
         print(json.dumps(result))
         return 0
@@ -229,6 +235,22 @@ def main() -> int:
               f"{v['game_steps_per_s']:>12,.0f}/s (x{result['vector_ratio_to_engine'][n]} of "
               f"the engine){' prange' if v['parallel'] else ''}")
     return 0
+
+
+def save(result: dict, sizes) -> None:
+    """One row of the env_speed result file (benchmarks/results_io.py)."""
+    from results_io import write_result
+    col = lambda key, label: {"key": key, "label": label, "format": ",.0f"}
+    columns = [{"key": "players", "label": "players", "format": "d"},
+               col("engine", "engine, 1 thread"), col("aec", "PettingZoo AEC")]
+    row = {"players": result["players"], "engine": result["engine_steps_per_s"],
+           "aec": result["aec_steps_per_s"]}
+    for n in sizes:
+        columns += [col(f"v{n}_learner", f"vector N={n} learner"),
+                    col(f"v{n}_all", f"N={n} all moves")]
+        row[f"v{n}_learner"] = result["vector_steps_per_s"][n]
+        row[f"v{n}_all"] = result["vector_game_steps_per_s"][n]
+    write_result("env_speed", columns=columns, rows=[row], merge_key="players")
 
 
 def print_scaling(args, sizes) -> int:

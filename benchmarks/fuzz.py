@@ -18,6 +18,11 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 CHUNK = 2000
+COLUMNS = [{"key": "games", "label": "games", "format": ",d"},       # of the result file
+           {"key": "steps", "label": "steps", "format": ".1f", "unit": " M"},
+           {"key": "failures", "label": "failures", "format": "d"},
+           {"key": "games_per_s", "label": "games/s", "format": ",.0f"},
+           {"key": "steps_per_s", "label": "steps/s (all checks)", "format": ",.0f"}]
 
 
 def _chunk(args):
@@ -80,6 +85,9 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     ap.add_argument("--start", type=int, default=0, help="index of the first game (default 0)")
     ap.add_argument("--replay", type=int, metavar="I", help="re-play game I of this seed")
+    ap.add_argument("--save", action="store_true",
+                    help="also write the figures to benchmarks/results/fuzz-DATE.json "
+                         "(benchmarks/report.py renders them)")
     a = ap.parse_args(argv)
     if a.games < 1 or a.workers < 1 or a.seed < 0 or a.start < 0:
         ap.error("--games and --workers must be >= 1, --seed and --start >= 0")
@@ -94,6 +102,11 @@ def main(argv=None) -> int:
         print(f"FAIL game {i} at step {step}: {fuzz.FAILURES[code]} — {fuzz.case(a.seed, i).config}"
               f"\n     replay: python benchmarks/fuzz.py --seed {a.seed} --replay {i}")
     print("clean" if not failures else f"{len(failures)} failing game(s)")
+    if a.save:
+        from results_io import write_result
+        write_result("fuzz", columns=COLUMNS, rows=[{
+            "games": n, "steps": round(steps / 1e6, 1), "failures": len(failures),
+            "games_per_s": round(n / dt), "steps_per_s": round(steps / dt)}])
     return 1 if failures else 0
 
 

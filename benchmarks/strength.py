@@ -47,6 +47,9 @@ def parse(argv=None):
     p.add_argument("--scale", type=float, default=1.0,
                    help="multiply the default game counts (e.g. 0.1 for a quick look)")
     p.add_argument("--out", default=None, metavar="FILE.md", help="also write the table here")
+    p.add_argument("--save", default=None, metavar="TABLE",
+                   help="also write the rows to benchmarks/results/TABLE-DATE.json (e.g. "
+                        "strength_policies; benchmarks/report.py renders it)")
     return p, p.parse_known_args(argv)
 
 
@@ -83,23 +86,54 @@ def play(agents: list[str], games: int, seed: int, workers: int) -> tuple[list[d
     return rows, time.perf_counter() - t0
 
 
-def summary_line(agents, rows, target, seconds) -> str:
+def summary(agents, rows, target) -> dict:
+    """The first agent's figures of one match: win share and interval, par, target met, mean
+    VP and VP by component (R-7), for it and for its opponents."""
     from caledonia_env.tournament import wilson
     mine = [r for r in rows if r["role"] == 0]
     other = [r for r in rows if r["role"] != 0]
     n = len(mine)
     wins = float(sum(r["win"] for r in mine))
     lo, hi = wilson(wins, n)
-    rate = wins / n
     met = "" if target is None else ("yes" if lo >= target else
                                      "no" if hi < target else "not shown")
-    comp = lambda rs: " / ".join(f"{np.mean([r[c] for r in rs]):.1f}" for c in COMPONENTS)
-    name = f"`{agents[0]}` vs " + " + ".join(f"`{a}`" for a in agents[1:])
-    return (f"| {len(agents)}p {name} | {n} | {100 * rate:.1f}% ({100 * lo:.1f}–{100 * hi:.1f}) "
-            f"| {100 / len(agents):.0f}% | {'' if target is None else f'{100 * target:.0f}%'} "
-            f"| {met} | {np.mean([r['total'] for r in mine]):.1f} : "
-            f"{np.mean([r['total'] for r in other]):.1f} | {comp(mine)} | {comp(other)} "
-            f"| {seconds:.0f} s |")
+    comp = lambda rs: [float(np.mean([r[c] for r in rs])) for c in COMPONENTS]
+    return {"match": f"{len(agents)}p `{agents[0]}` vs " + " + ".join(f"`{a}`" for a in agents[1:]),
+            "games": n, "win": [100 * wins / n, 100 * lo, 100 * hi], "par": 100 / len(agents),
+            "target": "" if target is None else f"{100 * target:.0f}%", "met": met,
+            "vp": (float(np.mean([r["total"] for r in mine])),
+                   float(np.mean([r["total"] for r in other]))),
+            "components": (comp(mine), comp(other))}
+
+
+def summary_line(agents, rows, target, seconds) -> str:
+    s = summary(agents, rows, target)
+    comp = lambda xs: " / ".join(f"{x:.1f}" for x in xs)
+    rate, lo, hi = s["win"]
+    return (f"| {s['match']} | {s['games']} | {rate:.1f}% ({lo:.1f}–{hi:.1f}) "
+            f"| {s['par']:.0f}% | {s['target']} "
+            f"| {s['met']} | {s['vp'][0]:.1f} : {s['vp'][1]:.1f} | {comp(s['components'][0])} "
+            f"| {comp(s['components'][1])} | {seconds:.0f} s |")
+
+
+def result_row(agents, rows, target) -> dict:
+    """One row of a result file (benchmarks/results_io.py), columns as ``RESULT_COLUMNS``."""
+    s = summary(agents, rows, target)
+    goods, imports = (s["components"][0][COMPONENTS.index(c)] for c in ("goods", "imports"))
+    return {"match": s["match"], "games": s["games"], "win": [round(x, 1) for x in s["win"]],
+            "par": round(s["par"]), "target": s["target"] + (f" ({VERDICTS[s['met']]})" if s["met"] else ""),
+            "mean_vp": f"{s['vp'][0]:.1f} : {s['vp'][1]:.1f}",
+            "goods_imports": f"{goods:.1f} / {imports:.1f}"}
+
+
+VERDICTS = {"yes": "met", "no": "not met", "not shown": "inside the CI"}
+RESULT_COLUMNS = [{"key": "match", "label": "match"},
+                  {"key": "games", "label": "games", "format": ",d"},
+                  {"key": "win", "label": "win share (95% CI)", "format": ".1f", "unit": "%"},
+                  {"key": "par", "label": "par", "format": "d", "unit": "%"},
+                  {"key": "target", "label": "target"},
+                  {"key": "mean_vp", "label": "mean VP (agent : each opponent)"},
+                  {"key": "goods_imports", "label": "agent's VP from goods / imports"}]
 
 
 def check_checkpoints(p, todo) -> None:
@@ -133,12 +167,13 @@ def main(argv=None):
     head = ("| match | games | win share (95% CI) | par | target | target met | mean VP (agent : "
             "others) | agent VP by component (" + " / ".join(COMPONENTS) + ") | opponents' VP "
             "by component | wall |\n|---|---:|---|---:|---:|---|---|---|---|---:|")
-    lines = [head]
+    lines, saved = [head], []
     print(head, flush=True)
     for agents, games, target in todo:
         rows, secs = play(agents, games, a.seed, a.workers)
         line = summary_line(agents, rows, target, secs)
         lines.append(line)
+        saved.append(result_row(agents, rows, target))
         print(line, flush=True)
     print(f"\nseed {a.seed}; clans drafted (the standard game, R-1.7); seats rotated; "
           f"'target met' = the whole 95% interval is at or above the target ('no': entirely "
@@ -146,6 +181,11 @@ def main(argv=None):
     if a.out:
         with open(a.out, "w") as f:
             f.write("\n".join(lines) + "\n")
+    if a.save:
+        import os
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from results_io import write_result
+        write_result(a.save, columns=RESULT_COLUMNS, rows=saved)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-_PATH = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "strength.py")
+_PATH = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "strength.py")
 spec = importlib.util.spec_from_file_location("strength_bench", _PATH)
 strength = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(strength)

@@ -12,7 +12,7 @@ from caledonia_env.data import load_ruleset
 from caledonia_env.data.ranges import estimate_groups
 from caledonia_env.tournament.perturb import apply, write_ruleset
 
-_PATH = os.path.join(os.path.dirname(__file__), "..", "benchmarks", "calibration.py")
+_PATH = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "calibration.py")
 spec = importlib.util.spec_from_file_location("calibration_bench", _PATH)
 cal = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(cal)

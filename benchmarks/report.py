@@ -1,0 +1,225 @@
+"""Render docs/results.md and the README's headline rows from benchmarks/results/*.json.
+
+Every table of docs/results.md is the newest result file of its ``table`` (by date; see
+benchmarks/results_io.py for the schema), printed with its command, date, commit, machine
+and what it means. The README's headline tables sit between marker comments
+(``<!-- results:begin BLOCK -->`` … ``<!-- results:end BLOCK -->``); their rows are the
+figures named in this script's ``HEADLINES``, taken from the same files. A re-measurement is a new
+result file and a re-render, never an edit of the rendered text.
+
+    python benchmarks/report.py            # rewrite docs/results.md and the README blocks
+    python benchmarks/report.py --check    # exit 1 with a diff where they are out of date
+
+A result file that is not valid JSON or lacks a required key exits 2, naming the file.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from results_io import RESULTS, ROOT, read_results  # noqa: E402
+
+#: The order of the tables in docs/results.md; tables not named here follow, by name.
+ORDER = ("fuzz", "fidelity", "compare_peers", "env_speed", "cold_start", "bots",
+         "strength_policies", "strength_searches", "calibration", "sensitivity", "automa",
+         "balance", "balance_ensemble", "strength_estimates")
+
+#: The README's headline rows: (block, table, (column, value) picking the row or None for the
+#: first, figure column, claim, note column or None). The claim may name the row's cells
+#: (``{games}``). A row that is missing from the newest file is an error.
+HEADLINES = (
+    ("fuzzing", "fuzz", None, "failures", "failures in {games} random legal games, every "
+     "invariant checked after every step", None),
+    ("fidelity", "fidelity", ("source", "named source (all but estimate)"), "share",
+     "ruleset values that name their source (rulebook, errata, public sources, community)",
+     None),
+    ("fidelity", "fidelity", ("source", "estimate"), "values", "values still estimated (the "
+     "market tracks among them)", None),
+    ("fidelity", "calibration", ("agent", "`mcts:256c36:solo`"), "mean_vp", "best solo agent "
+     "against the rulebook's bands (Expert 146+)", None),
+    ("speed", "compare_peers", ("what", "Python loop: `legal_actions()` + random choice + "
+     "`step()`, 4p"), "ratio", "Python game loop, vs OpenSpiel chess via pyspiel", None),
+    ("speed", "compare_peers", ("what", "`Game.clone()` (mid-game)"), "ratio",
+     "`Game.clone()`, vs OpenSpiel chess `state.clone()`", None),
+    ("speed", "compare_peers", ("what", "PettingZoo AEC loop (last() + mask + step()), 4p"),
+     "ratio", "PettingZoo AEC loop, vs connect_four_v3 / chess_v6", None),
+    ("speed", "compare_peers", ("what", "whole 4p games per thread"), "ratio",
+     "whole 4p games (Python API), vs Catanatron", None),
+    ("speed", "compare_peers", ("what", "engine loop inside numba, 4p drafted clans (mask "
+     "every step)"), "ratio", "engine loop inside numba, vs OpenSpiel C++ (maedn)", None),
+    ("strength", "strength_policies", ("match", "2p `ppo:pretrained` vs `greedy`"), "win",
+     "2p `ppo:pretrained` vs `greedy`", "target"),
+    ("strength", "strength_policies", ("match", "3p `ppo:pretrained` vs `greedy` + `greedy`"),
+     "win",
+     "3p `ppo:pretrained` vs 2 × `greedy`", "target"),
+    ("strength", "strength_policies", ("match", "4p `ppo:pretrained` vs `greedy` + `greedy` + "
+     "`greedy`"), "win",
+     "4p `ppo:pretrained` vs 3 × `greedy`", "target"),
+    ("strength", "strength_searches", ("match", "2p `mcts:32:solo` vs `mcts:32`"), "win",
+     "2p `mcts:32:solo` vs `mcts:32`", "target"),
+    ("strength", "strength_searches", ("match", "4p `nmctsg:64h2:solo` vs 3 × `mcts:32`"),
+     "win", "4p `nmctsg:64h2:solo` vs 3 × `mcts:32`", "target"),
+    ("strength", "automa", ("agent", "`mcts:32:solo` (the weights tuned for the solo game)"),
+     "automa_3", "2p `mcts:32:solo` vs `automa:3`, VP agent:Automa (every agent loses to "
+     "levels 3–5)", None),
+)
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor of a markdown heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def cell(value, column: dict) -> str:
+    """A value as the table prints it: numbers in the column's format, ``[lo, hi]`` as a
+    range, ``[value, lo, hi]`` as a value and its interval."""
+    spec, unit = column.get("format", ""), column.get("unit", "")
+
+    def num(x):
+        return format(x, spec) if isinstance(x, (int, float)) and spec else str(x)
+    if value is None or value == "":
+        return ""
+    if isinstance(value, list) and len(value) == 2:
+        return f"{num(value[0])}–{num(value[1])}{unit}"
+    if isinstance(value, list) and len(value) == 3:
+        return f"{num(value[0])}{unit} ({num(value[1])}–{num(value[2])})"
+    return f"{num(value)}{unit}" if isinstance(value, (int, float)) else str(value)
+
+
+def newest(results: list[dict]) -> dict[str, dict]:
+    """{table: its newest result file} (by date, then file name)."""
+    best: dict[str, dict] = {}
+    for r in sorted(results, key=lambda r: (r["date"], r["path"].name)):
+        best[r["table"]] = r
+    return best
+
+
+def machine_text(m: dict) -> str:
+    if "description" in m:
+        return m["description"]
+    parts = [m.get("cpu", "?"), f"{m['cores']} cores" if "cores" in m else None,
+             f"python {m['python']}" if "python" in m else None,
+             f"numba {m['numba']}" if "numba" in m else None]
+    return ", ".join(p for p in parts if p)
+
+
+def render_table(r: dict) -> list[str]:
+    cols = r["columns"]
+    out = ["| " + " | ".join(c["label"] for c in cols) + " |",
+           "|" + "|".join("---:" if c.get("format") else "---" for c in cols) + "|"]
+    for row in r["rows"]:
+        out.append("| " + " | ".join(cell(row.get(c["key"]), c) for c in cols) + " |")
+    return out
+
+
+def render_results(tables: dict[str, dict]) -> str:
+    """The text of docs/results.md."""
+    names = [t for t in ORDER if t in tables] + sorted(set(tables) - set(ORDER))
+    out = ["# Results", "",
+           "<!-- Generated by `python benchmarks/report.py` from benchmarks/results/*.json: "
+           "add a result file and re-render, do not edit. -->", "",
+           "Every table is the newest result file of its kind under `benchmarks/results/` "
+           "(one JSON file per measurement run: command, date, commit, machine, figures). "
+           "A benchmark run with `--save` writes a new one; `python benchmarks/report.py` "
+           "renders this page and the README's headline rows from them. What each benchmark "
+           "measures and how to run it: [performance.md](performance.md) (speed), "
+           "[training.md](training.md) (the trained agents), [agents.md](agents.md) (the "
+           "bots and searches). Win shares are percentages with 95% Wilson intervals.", ""]
+    out += [f"- [{tables[t]['title']}](#{slug(tables[t]['title'])})" for t in names]
+    for t in names:
+        r = tables[t]
+        out += ["", f"## {r['title']}", "", r["meaning"], "",
+                f"- command: `{r['command']}`",
+                f"- date {r['date']}, commit {r['commit']}; machine: {machine_text(r['machine'])}",
+                f"- ruleset: {r['ruleset']}"]
+        if r.get("source") and r["source"] != "measured":
+            out.append(f"- {r['source']}")
+        out.append(f"- file: `{r['path'].relative_to(ROOT).as_posix()}`")
+        out += [""] + render_table(r)
+        if r.get("notes"):
+            out += ["", r["notes"]]
+    return "\n".join(out) + "\n"
+
+
+def headline_rows(tables: dict[str, dict]) -> dict[str, list[str]]:
+    """{block: its table's lines}, each row linking to its table in docs/results.md."""
+    blocks: dict[str, list[str]] = {}
+    for block, table, pick, figure, claim, note_key in HEADLINES:
+        r = tables.get(table)
+        if r is None:
+            raise ValueError(f"headline {claim!r}: no result file of table {table!r}")
+        row = next((x for x in r["rows"] if pick is None or x.get(pick[0]) == pick[1]), None)
+        if row is None:
+            raise ValueError(f"headline {claim!r}: {r['path'].name} has no row "
+                             f"{pick[0]}={pick[1]!r}")
+        col = {c["key"]: c for c in r["columns"]}
+        claim = claim.format(**{k: cell(v, col[k]) for k, v in row.items() if k in col})
+        text = cell(row[figure], col[figure])
+        if note_key and row.get(note_key):
+            text += f", target {cell(row[note_key], col[note_key])}"
+        lines = blocks.setdefault(block, ["| claim | figure | |", "|---|---|---|"])
+        lines.append(f"| {claim} | {text} | [table](docs/results.md#{slug(r['title'])}) |")
+    return blocks
+
+
+def render_readme(readme: str, tables: dict[str, dict]) -> str:
+    """``readme`` with every marked block's rows replaced; ``ValueError`` for a block of
+    ``HEADLINES`` that has no markers."""
+    for block, lines in headline_rows(tables).items():
+        pat = re.compile(rf"(<!-- results:begin {block} -->\n).*?(<!-- results:end {block} -->)",
+                         re.S)
+        if not pat.search(readme):
+            raise ValueError(f"README.md has no <!-- results:begin {block} --> block")
+        readme = pat.sub(lambda m: m.group(1) + "\n".join(lines) + "\n" + m.group(2), readme)
+    return readme
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; exit 1 with a diff if docs/results.md or the README's "
+                        "marked blocks differ from what the result files render")
+    p.add_argument("--root", type=Path, default=ROOT,
+                   help="repository to render (default: this one); its benchmarks/results/, "
+                        "docs/results.md and README.md are used")
+    a = p.parse_args(argv)
+    results_dir = a.root / RESULTS.relative_to(ROOT)
+    try:
+        found = read_results(results_dir)
+        for r in found:                       # paths in the text are the repository's
+            r["path"] = ROOT / r["path"].relative_to(a.root)
+        tables = newest(found)
+        readme_path = a.root / "README.md"
+        targets = {a.root / "docs" / "results.md": render_results(tables),
+                   readme_path: render_readme(readme_path.read_text(encoding="utf-8"), tables)}
+    except ValueError as e:
+        print(f"report.py: {e}", file=sys.stderr)
+        return 2
+    stale = 0
+    for path, text in targets.items():
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        if old == text:
+            continue
+        stale += 1
+        if a.check:
+            name = path.relative_to(a.root).as_posix()
+            sys.stdout.writelines(difflib.unified_diff(
+                old.splitlines(True), text.splitlines(True), name, name + " (rendered)"))
+        else:
+            path.write_text(text, encoding="utf-8")
+            print(f"wrote {path.relative_to(a.root).as_posix()}")
+    if a.check and stale:
+        print(f"report.py --check: {stale} file(s) out of date; run python benchmarks/report.py",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

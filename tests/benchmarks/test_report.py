@@ -1,0 +1,103 @@
+"""benchmarks/report.py: docs/results.md and the README's headline rows are what the result
+files of benchmarks/results/ render, and a changed figure makes ``--check`` fail."""
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+REPORT = ROOT / "benchmarks" / "report.py"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import report  # noqa: E402
+import results_io  # noqa: E402
+
+sys.path.pop(0)
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(REPORT), *args], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+
+
+def copy_repo(tmp_path):
+    """The files report.py reads and writes, in a folder of their own."""
+    (tmp_path / "docs").mkdir()
+    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
+    shutil.copy(ROOT / "docs" / "results.md", tmp_path / "docs" / "results.md")
+    shutil.copytree(ROOT / "benchmarks" / "results", tmp_path / "benchmarks" / "results")
+    return tmp_path
+
+
+def test_the_rendered_files_are_in_sync_with_the_results():
+    r = run("--check")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr
+
+
+def test_every_result_file_parses_and_says_how_it_was_measured():
+    results = results_io.read_results()
+    assert results
+    for r in results:
+        for key in ("command", "date", "commit", "machine"):
+            assert r[key], f"{r['path'].name}: empty {key}"
+        keys = {c["key"] for c in r["columns"]}
+        for row in r["rows"]:
+            assert set(row) <= keys, f"{r['path'].name}: a row has keys outside its columns"
+
+
+def test_every_table_has_a_file_and_every_headline_a_row():
+    tables = report.newest(results_io.read_results())
+    assert set(report.ORDER) <= set(tables)
+    blocks = report.headline_rows(tables)
+    assert set(blocks) == {"speed", "strength", "fidelity", "fuzzing"}
+
+
+def test_a_changed_figure_fails_the_check(tmp_path):
+    repo = copy_repo(tmp_path)
+    path = repo / "benchmarks" / "results" / "fuzz-2026-11-23.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["rows"][0]["failures"] = 1
+    path.write_text(json.dumps(data), encoding="utf-8")
+    r = run("--check", "--root", str(repo))
+    assert r.returncode == 1 and "out of date" in r.stderr
+    assert "-| 1,000,000 | 111.3 M | 0 |" in r.stdout and "+| 1,000,000 | 111.3 M | 1 |" in r.stdout
+    assert run("--root", str(repo)).returncode == 0          # a re-render puts it in sync
+    assert run("--check", "--root", str(repo)).returncode == 0
+    assert "| 1 | [table]" in (repo / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_newest_file_of_a_table_wins(tmp_path):
+    repo = copy_repo(tmp_path)
+    old = repo / "benchmarks" / "results" / "fuzz-2026-11-23.json"
+    data = json.loads(old.read_text(encoding="utf-8"))
+    data.update(date="2099-01-01", commit="abc1234")
+    (old.parent / "fuzz-2099-01-01.json").write_text(json.dumps(data), encoding="utf-8")
+    assert run("--root", str(repo)).returncode == 0
+    text = (repo / "docs" / "results.md").read_text(encoding="utf-8")
+    assert "date 2099-01-01, commit abc1234" in text and "fuzz-2026-11-23" not in text
+
+
+@pytest.mark.parametrize("change, says", [
+    (lambda d: d.pop("commit"), "missing commit"),
+    (lambda d: d.update(date="yesterday"), "is not YYYY-MM-DD")])
+def test_an_incomplete_result_file_is_an_error_naming_it(tmp_path, change, says):
+    repo = copy_repo(tmp_path)
+    path = repo / "benchmarks" / "results" / "bots-2026-11-26.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    r = run("--check", "--root", str(repo))
+    assert r.returncode == 2 and "bots-2026-11-26.json" in r.stderr and says in r.stderr
+
+
+def test_write_result_records_the_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "argv", [str(ROOT / "benchmarks" / "fuzz.py"), "--games", "3"])
+    path = results_io.write_result(
+        "fuzz", title="t", meaning="m", columns=[{"key": "games", "label": "games"}],
+        rows=[{"games": 3}], path=tmp_path / "fuzz-x.json")
+    r = json.loads(path.read_text(encoding="utf-8"))
+    assert r["command"] == "python benchmarks/fuzz.py --games 3"
+    assert r["benchmark"] == "fuzz.py" and r["source"] == "measured"
+    assert r["commit"] and r["machine"]["cores"] >= 1 and "python" in r["machine"]
