@@ -23,8 +23,8 @@ $(PY):
 # pip compiles the installed packages' bytecode one file at a time. The core's is written
 # after it on every core (compileall -j 0; quietly and whatever it returns: a few test files
 # of the dependencies are not valid on this Python, which pip skips the same way). The
-# extras' 13,500 files are not compiled ahead: `make test` writes the bytecode of what the
-# tests import, about a fifth of them, as they first import it (see `test`).
+# extras' files are not compiled ahead: the tests import only a small part of them, and
+# `make test` writes the bytecode of what they import as they first import it (see `test`).
 SITE = $$($(PY) -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
 
 $(CORE): pyproject.toml | $(PY)
@@ -47,9 +47,9 @@ browser:
 
 # Parallel test workers (pytest-xdist; tests/conftest.py fills numba's cache once before they
 # start, and they share it by path); TEST_WORKERS=0 runs the tests in one process.
-# The suite starts some 100 Python processes: they write the bytecode of what they import
+# The suite starts many Python processes: they write the bytecode of what they import
 # (PYTHONDONTWRITEBYTECODE emptied; the gitignored __pycache__ folders and the venv's), else
-# each would compile the sources it imports again, this project's 0.6 s a process.
+# each would compile the sources it imports again.
 TEST_WORKERS ?= auto
 TEST_ENV     := PYTHONDONTWRITEBYTECODE=
 test: $(FULL) browser

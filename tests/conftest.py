@@ -45,8 +45,8 @@ def warm_numba_cache() -> None:
     shares by path: :func:`warm_kernels` in a second process while this one runs
     :func:`warm_game_paths` (the two use two cores; the engine functions both call are
     compiled twice, and each write to the cache replaces its file whole). Neither starts a
-    ``Game``'s compile helper (engine/parallel_compile.py): with the two cores busy it made
-    the warm-up 3 s slower (81 s against 78 s from an empty cache)."""
+    ``Game``'s compile helper (engine/parallel_compile.py): with both cores already busy a
+    third compiling process only adds contention."""
     switch, before = pc.SWITCH, os.environ.get(pc.SWITCH)
     helper = subprocess.Popen([sys.executable, "-c", "import conftest; conftest.warm_kernels()"],
                               cwd=os.path.dirname(__file__), stdout=subprocess.PIPE,
@@ -72,10 +72,9 @@ def pytest_configure(config):
     OpenMP thread each (``OMP_NUM_THREADS``, unless set)."""
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
-    # Each worker is one core's load: torch's OpenMP threads (one per core by default) spun
-    # on the cores the other workers use. One each, for the workers and the processes they
-    # start (numba's threads are NUMBA_NUM_THREADS): the training tests and notebooks took
-    # 170-184 CPU s instead of 236-267 s (-n 2 on 2 cores, docs/performance.md).
+    # Each worker is one core's load: torch's OpenMP threads (one per core by default) would
+    # spin on the cores the other workers use. One each, for the workers and the processes
+    # they start (numba's threads are NUMBA_NUM_THREADS and stay as they are).
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     t0 = time.perf_counter()
     warm_numba_cache()
