@@ -1,9 +1,9 @@
 """The greedy policy, determinization and rollouts, compiled with numba.
 
 ``greedy_action`` is one-step lookahead: apply each legal action to a copy of the state (the
-engine resolves what follows) and keep the best :func:`agents.evaluation.evaluate` for the
+engine resolves what follows) and keep the best :func:`agents.greedy_value.evaluate` for the
 deciding player, the map of each copy counted only where the action changed it
-(:func:`agents.evaluation.update_memo`). ``greedy_rollout`` plays a whole game with it; the
+(:func:`agents.greedy_value.update_memo`). ``greedy_rollout`` plays a whole game with it; the
 search bots use it as their rollout policy. ``determinize`` samples the hidden information
 (R-1.4, A-2) and ``rollout_margins`` finishes many determinized copies of a position, giving
 each one's final margin (``final_margin``).
@@ -35,14 +35,14 @@ from caledonia_env.engine.rng import seed_rng
 from caledonia_env.engine.scratch import scratch
 from caledonia_env.engine.step import apply_action
 
-from caledonia_env.agents.evaluation import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate, evaluate_known,
+from caledonia_env.agents.greedy_value import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate, evaluate_known,
                          lookahead_table, update_memo)
 
 
 @njit(cache=True, inline="always")
 def after(s, T, p, w, a, table, buf, memo, automa):
     """p's evaluation of the state one action ``a`` after ``s`` (written into ``buf``), its
-    map counted from ``s``'s :func:`agents.evaluation.lookahead_table` (``memo``: scratch)."""
+    map counted from ``s``'s :func:`agents.greedy_value.lookahead_table` (``memo``: scratch)."""
     copy_state(buf, s)
     apply_action(buf, T, a, automa)
     update_memo(s, table, buf, T, p, memo)
@@ -182,7 +182,7 @@ def final_margin(s, T, p):
 @njit(cache=True)
 def leaf_margin(s, T, p, w):
     """p's margin where a rollout stopped: the final margin (:func:`final_margin`) once the
-    game is over, else p's estimated final VP (:func:`agents.evaluation.evaluate`) minus the
+    game is over, else p's estimated final VP (:func:`agents.greedy_value.evaluate`) minus the
     best opponent's (p's alone in a solo game)."""
     if game_over(s):
         return final_margin(s, T, p)

@@ -20,7 +20,7 @@ A study (picklable: it travels to the workers) has
   and what this study plays in that game (None: they match), so that ``resume`` refuses
   the file of another study with a message naming the difference; a study without it
   gives ``belongs(row) -> bool`` for the game's first row instead.
-:class:`TournamentStudy` is the one for tournaments; ``caledonia_env.train.players.EvalStudy``
+:class:`TournamentStudy` is the one for tournaments; ``caledonia_env.train.batched_play.EvalStudy``
 (``caledonia evaluate``) another.
 
 ``out`` is never touched before the first chunk is in (a backend that does not start

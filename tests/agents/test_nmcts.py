@@ -16,7 +16,7 @@ from caledonia_env.tournament import TournamentSpec, run, wilson
 torch = pytest.importorskip("torch", reason="nmcts needs the train extra (torch)")
 
 from caledonia_env.agents.nmcts import NetMCTSAgent  # noqa: E402
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS  # noqa: E402
+from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS  # noqa: E402
 from caledonia_env.agents.rollouts import greedy_action  # noqa: E402
 from caledonia_env.agents.netroll import (mixed_rollout, policy_action,  # noqa: E402
                                           policy_call, policy_logits, policy_rollout,

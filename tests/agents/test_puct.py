@@ -15,9 +15,9 @@ from caledonia_env.engine.constants import MAX_CONTRACTS
 torch = pytest.importorskip("torch", reason="puct and ppo agents need the train extra (torch)")
 
 from caledonia_env.agents import checkpoint as ck  # noqa: E402
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS  # noqa: E402
+from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS  # noqa: E402
 from caledonia_env.agents.rollouts import determinize, greedy_rollout, seed_numba  # noqa: E402
-from caledonia_env.agents.evaluators import (search_net, shaping_weight,  # noqa: E402
+from caledonia_env.agents.search_values import (search_net, shaping_weight,  # noqa: E402
                                              terminal_mode)
 from caledonia_env.agents.policy import PolicyPlayer, PretrainedActor  # noqa: E402
 from caledonia_env.agents.puct import ROLLOUT_MIX, PUCTAgent  # noqa: E402
@@ -411,7 +411,7 @@ def test_ppo_pretrained_plays_games_of_every_size_with_one_agent(monkeypatch):
 
 def test_play_games_batches_ppo_pretrained_in_3p_games(monkeypatch):
     pytest.importorskip("sb3_contrib")
-    from caledonia_env.train.players import play_games    # needs sb3_contrib (skipped without)
+    from caledonia_env.train.batched_play import play_games    # needs sb3_contrib (skipped without)
     monkeypatch.setattr(ck, "_FALLBACK_WARNED", set())
     with _fallback_expected(3):
         rows = play_games(["ppo:pretrained", "random", "random"], 2, seed=1)

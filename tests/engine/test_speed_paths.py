@@ -11,7 +11,7 @@ from numba.core.errors import TypingError
 import caledonia_env
 from caledonia_env import Game, GameConfig
 from caledonia_env.agents import netroll, rollouts
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS
+from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.board import pofs, reach_bits, reach_mask, reach_of

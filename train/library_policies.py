@@ -3,14 +3,14 @@
 A library's policy is a function ``policy(obs, masks) -> actions`` on batches
 (``obs``: float32[B, OBS_SIZE], ``masks``: int8[B, N_ACTIONS]; one legal action id per row).
 :func:`win_rate_vs` plays it against a bot (``"random"`` by default) with
-:func:`caledonia_env.train.players.play_games`: the policy's seat rotates over the games
+:func:`caledonia_env.train.batched_play.play_games`: the policy's seat rotates over the games
 (game g puts it at player index g mod n), so no seat advantage enters the rate.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from caledonia_env.train.players import play_games, summarize
+from caledonia_env.train.batched_play import play_games, summarize
 
 
 class FunctionPlayer:

@@ -1,12 +1,12 @@
-"""The search agents' evaluators (agents/evaluators.py): one interface, prior and values."""
+"""The search agents' evaluators (agents/search_values.py): one interface, prior and values."""
 import numpy as np
 import pytest
 
 from caledonia_env import agents
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS
+from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS
 from caledonia_env.agents.rollouts import (action_values, determinize, final_margin,
                                            greedy_action, seed_numba)
-from caledonia_env.agents.evaluators import (FAILED, Evaluator, GreedyRollouts,
+from caledonia_env.agents.search_values import (FAILED, Evaluator, GreedyRollouts,
                                              RolloutEvaluator)
 from caledonia_env.agents.mcts import MCTSAgent
 from caledonia_env.engine import layout as L
@@ -18,7 +18,7 @@ from caledonia_env.envs.rewards import terminal_rewards
 
 torch = pytest.importorskip("torch", reason="the network evaluators need the train extra")
 
-from caledonia_env.agents.evaluators import NetworkValues, PolicyRollouts  # noqa: E402
+from caledonia_env.agents.search_values import NetworkValues, PolicyRollouts  # noqa: E402
 from caledonia_env.agents.policy import load_network  # noqa: E402
 from small_nets import save_small  # noqa: E402
 from test_puct import _position  # noqa: E402

@@ -1,8 +1,8 @@
-"""train/policy_eval.py: a library policy's win rate against a bot, seats rotated."""
+"""train/library_policies.py: a library policy's win rate against a bot, seats rotated."""
 import numpy as np
 import pytest
 
-from caledonia_env.train.policy_eval import FunctionPlayer, format_rate, random_policy, win_rate_vs
+from caledonia_env.train.library_policies import FunctionPlayer, format_rate, random_policy, win_rate_vs
 
 
 def test_win_rate_of_a_policy_against_random_with_rotated_seats():
