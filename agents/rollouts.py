@@ -141,8 +141,8 @@ def determinize(s, T, seed):
     shuffle_pile(s, seed)
     for p in range(s[S_NP]):
         if T[T_AM_LEVEL + p] > 0:
-            po = pofs(p)
-            _canonical_shuffle(s, po + P_AM_PILE, s[po + P_AM_NPILE], False)
+            poff = pofs(p)
+            _canonical_shuffle(s, poff + P_AM_PILE, s[poff + P_AM_NPILE], False)
     seed_rng(s, np.random.randint(1, 2**31 - 2))
 
 
@@ -165,8 +165,8 @@ def final_margin(s, T, p):
     """p's final VP minus the best opponent's (ties: leftover money, R-7 [interp]);
     p's final VP in a solo game."""
     per = T[T_MONEY_PER_VP]
-    po = pofs(p)
-    mine = s[po + P_SCORE + SCORE_TOTAL] + (s[po + P_MONEY] % per) * 0.01
+    poff = pofs(p)
+    mine = s[poff + P_SCORE + SCORE_TOTAL] + (s[poff + P_MONEY] % per) * 0.01
     if s[S_NP] == 1:
         return mine
     best = -1e18

@@ -92,8 +92,8 @@ def _shuffle_hidden(game, seed):
     idx = L.S_DECK + (head + np.arange(cnt)) % MAX_CONTRACTS
     s[idx] = s[idx][rng.permutation(cnt)]
     for p in range(g.num_players):
-        po = L.S_PLAYERS + p * L.P_SIZE
-        pile = slice(po + L.P_AM_PILE, po + L.P_AM_PILE + int(s[po + L.P_AM_NPILE]))
+        poff = L.S_PLAYERS + p * L.P_SIZE
+        pile = slice(poff + L.P_AM_PILE, poff + L.P_AM_PILE + int(s[poff + L.P_AM_NPILE]))
         s[pile] = rng.permutation(s[pile])
     s[L.S_RNG] = int(rng.integers(1, 2**31 - 2))
     return g
