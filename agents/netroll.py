@@ -10,9 +10,9 @@ Each layer reads only the weight rows of its non-zero inputs (about 15% of the o
 fewer of the hidden units after a ReLU), and logits are computed for the legal actions alone.
 Each compiled function links and generates the code of the whole engine below it again
 (issue #37), so the policy's rollouts are one compiled function, :func:`policy_call`, behind
-the Python functions :func:`mixed_rollout`, :func:`policy_rollout` and
-:func:`policy_rollout_margins` (as :func:`rollouts.greedy_call` for the greedy bot's);
-``mixed_rollout_to`` and the margins' loop are inlined into it.
+the Python functions :func:`mixed_rollout` and :func:`policy_rollout_margins` (as
+:func:`rollouts.greedy_call` for the greedy bot's); ``mixed_rollout_to`` and the margins' loop
+are inlined into it.
 """
 from __future__ import annotations
 
@@ -201,13 +201,6 @@ def mixed_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, max
     every seat. Returns the steps taken (negative if a position had no legal action)."""
     return int(policy_call(OP_FINISH, s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me,
                            gw, gw, 0, _NO_IDS, _NO_IDS, 0, max_steps, s[:0], _NO_VALUES, automa))
-
-
-def policy_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, max_steps, automa) -> int:
-    """Play the policy for every player until the game ends; returns the steps taken
-    (negative if a position had no legal action)."""
-    return mixed_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, -1, _NO_VALUES,
-                         max_steps, automa)
 
 
 def policy_rollout_margins(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, greedy_others,

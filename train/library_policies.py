@@ -47,12 +47,6 @@ def win_rate_vs(policy, games: int = 100, num_players: int = 2, opponent: str = 
     return summarize(rows, role=0)
 
 
-def random_policy(seed: int = 0):
-    """A uniform random legal policy in the ``policy(obs, masks)`` form (a baseline)."""
-    rng = np.random.default_rng(seed)
-    return lambda obs, masks: np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-
-
 def format_rate(label: str, st: dict) -> str:
     """One line: ``label: win rate 0.47 [0.38, 0.56] over 100 games vs random``."""
     return (f"{label}: win rate {st['win_rate']:.2f} [{st['ci_low']:.2f}, {st['ci_high']:.2f}] "

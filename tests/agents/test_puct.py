@@ -256,7 +256,8 @@ def test_actor_critic_matches_the_sb3_policy_and_the_search_net(tmp_path):
     obs = env.reset()
     for _ in range(15):
         obs, *_ = env.step(env.sample_actions())
-    ck.save_model(model, tmp_path / "m.zip", num_players=2)
+    ck.save(tmp_path / "m.zip", model.policy.state_dict(),
+            ck.make_meta(model.caledonia_arch, 2, model.num_timesteps))
     c = ck.load(tmp_path / "m.zip")
     net = ck.load_actor_critic(c)
     t = torch.as_tensor(obs)

@@ -541,7 +541,8 @@ def test_actor_matches_the_sb3_policy(tmp_path):
         obs, *_ = env.step(env.sample_actions())
     masks = env.action_masks()
     want, _ = model.predict(obs, action_masks=masks, deterministic=True)
-    ck.save_model(model, tmp_path / "m.zip", num_players=2)
+    ck.save(tmp_path / "m.zip", model.policy.state_dict(),
+            ck.make_meta(model.caledonia_arch, 2, model.num_timesteps))
     actor = ck.load_actor(ck.load(tmp_path / "m.zip"))
     with torch.no_grad():
         logits = actor(torch.as_tensor(obs)).numpy()
