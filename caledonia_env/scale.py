@@ -9,8 +9,7 @@ is appended to ``out`` at once, so an interrupted study restarts with ``resume=T
 plays only the missing games.
 
 A study (picklable: it travels to the workers) has
-- ``games`` (games ``0 .. games-1``) and ``num_players`` (rows per game; ``n_players``,
-  the former name, is still read);
+- ``games`` (games ``0 .. games-1``) and ``num_players`` (rows per game);
 - ``validate()``: ValueError for a bad study, before anything runs;
 - ``play(games) -> rows``: the tournament CSV rows (``tournament.CSV_FIELDS``) of those
   games, ``game`` being the game's number; it must depend only on the numbers;
