@@ -19,14 +19,13 @@ from __future__ import annotations
 import numpy as np
 
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.engine.constants import CTX_GAME_OVER
 from caledonia_env.engine.jit import njit
-from caledonia_env.engine.layout import S_CTX, S_PLAYER, S_ROUND, copy_state
+from caledonia_env.engine.layout import S_PLAYER
 from caledonia_env.engine.mask import count_legal, legal_mask
 from caledonia_env.engine.step import apply_action
 from caledonia_env.envs.observation import OBS_SIZE, encode_obs
-from caledonia_env.agents.rollouts import (_NO_IDS, _NO_VALUES, NO_HORIZON, determinize, greedy_action,
-                       leaf_margin, stop_round)
+from caledonia_env.agents.rollouts import (_NO_IDS, _NO_VALUES, NO_HORIZON, greedy_action, reached,
+                                           rollout_value, start_rollout)
 from caledonia_env.agents.network import NetArrays
 from caledonia_env.agents.policy import network_arrays
 
@@ -143,7 +142,7 @@ def mixed_rollout_to(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, 
     logits = np.empty(N_ACTIONS, np.float32)
     buf = np.empty_like(s)
     steps = 0
-    while s[S_CTX] != CTX_GAME_OVER and s[S_ROUND] < stop and steps < max_steps:
+    while not reached(s, stop) and steps < max_steps:
         if me < 0 or s[S_PLAYER] == me:
             a = policy_action(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, mask, obs,
                               logits)
@@ -162,16 +161,10 @@ def _policy_rollout_margins(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, m
     """:func:`policy_rollout_margins` with the policy in seat ``me`` only (< 0: in every
     seat), as in :func:`mixed_rollout`."""
     for i in range(actions.shape[0]):
-        copy_state(buf, s)
-        determinize(buf, T, seeds[i])
-        stop = stop_round(buf, horizon)
-        apply_action(buf, T, actions[i], automa)
+        stop = start_rollout(buf, s, T, actions[i], seeds[i], horizon, automa)
         steps = mixed_rollout_to(buf, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw,
                                  stop, 100000, automa)
-        if steps < 0 or not (buf[S_CTX] == CTX_GAME_OVER or buf[S_ROUND] >= stop):
-            out[i] = -1e9
-        else:
-            out[i] = leaf_margin(buf, T, p, lw)
+        out[i] = rollout_value(buf, T, p, lw, steps, stop)
 
 
 OP_FINISH, OP_MARGINS = range(2)        # what policy_call does

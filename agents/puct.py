@@ -216,7 +216,7 @@ class PUCTAgent(Agent):
         """Apply ``a``, then every forced move (a decision with one legal action) until a
         real choice or the end; the mask of a state reached before the end is left in
         ``self._mask``. The code every ``Game`` runs, one engine call per move: no compiled
-        function of its own (a cold start compiled one for 4-5 s, issue #37)."""
+        function of its own (each links and compiles the whole engine again, issue #37)."""
         while True:
             if self._engine(buf, T, a) != APPLIED:
                 raise RuntimeError(f"puct: action {a} is not legal in the simulated position")

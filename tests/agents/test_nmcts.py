@@ -9,7 +9,6 @@ from caledonia_env import Game, GameConfig, agents
 from caledonia_env.config import RULES_2026_11
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.engine.constants import CTX_GAME_OVER
 from caledonia_env.envs.observation import OBS_SIZE, encode_obs
 from caledonia_env.tournament import TournamentSpec, run, wilson
 
@@ -64,7 +63,7 @@ def test_the_policy_in_every_seat_finishes_the_game_and_samples_at_a_temperature
         agents.rollouts.seed_numba(seed)
         s = game.state.copy()
         steps = mixed_rollout(s, game.tables, *w, temperature, -1, DEFAULT_WEIGHTS, 100000, None)
-        assert steps > 0 and s[L.S_CTX] == CTX_GAME_OVER
+        assert steps > 0 and L.game_over(s)
         ends.add((temperature, s.tobytes()))
     argmax = {e for t, e in ends if t == 0.0}
     sampled = {e for t, e in ends if t == 1.0}
@@ -85,7 +84,7 @@ def test_mixed_rollout_plays_the_policy_in_one_seat_and_greedy_in_the_others(num
     agents.rollouts.seed_numba(3)
     s = game.state.copy()
     steps = mixed_rollout(s, T, *w, 0.0, me, DEFAULT_WEIGHTS, 100000, None)
-    assert steps > 0 and s[L.S_CTX] == CTX_GAME_OVER
+    assert steps > 0 and L.game_over(s)
     agents.rollouts.seed_numba(3)
     ref = game.state.copy()
     mask, obs = np.zeros(N_ACTIONS, np.int8), np.zeros(OBS_SIZE, np.float32)
