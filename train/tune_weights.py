@@ -6,8 +6,8 @@ games (common random numbers: game ``g`` is set up from ``(seed, g)`` as in a to
 each played to the end inside numba (:func:`agents.rollouts.greedy_rollout`). Each
 generation draws ``population`` vectors around the mean (Gaussian, one standard deviation per
 weight, clipped at 0; the first is the mean itself), keeps the best quarter and moves the
-mean to theirs; the tie-breaking noise weight stays as it is. The solo game only: with opponents the fitness would need a rollout in which seats play
-with different weights.
+mean to theirs; the tie-breaking noise weight stays as it is. The solo game only: with
+opponents the fitness would need a rollout in which seats play with different weights.
 """
 from __future__ import annotations
 
