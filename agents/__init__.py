@@ -13,14 +13,14 @@ policy; needs the train extra), ``puct:SIMS[:PATH]`` and ``puctr:SIMS[:PATH]`` (
 with a trained policy/value network), ``nmcts:N[:PATH]`` (``mcts`` with a trained policy as
 candidate ranking and rollout policy), ``nmctsg:N[:PATH]`` (the same, the greedy bot playing
 the other seats of its rollouts). The searches take their values and priors from an
-evaluator (:mod:`agents.evaluators`). See docs/agents.md.
+evaluator (:mod:`agents.search_values`). See docs/agents.md.
 """
 from __future__ import annotations
 
 from caledonia_env.agents import builtin
 from caledonia_env.agents.automa import AutomaMarker, automa_seats, make_automa
 from caledonia_env.agents.base import Agent
-from caledonia_env.agents.evaluators import Evaluator, GreedyRollouts, NetworkValues, PolicyRollouts
+from caledonia_env.agents.search_values import Evaluator, GreedyRollouts, NetworkValues, PolicyRollouts
 from caledonia_env.agents.greedy import GreedyAgent
 from caledonia_env.agents.mcts import MCTSAgent
 from caledonia_env.agents.nmcts import NetMCTSAgent

@@ -202,8 +202,9 @@ def _check_member_names(names, path):
         raise CheckpointError(
             f"{path}: this is a Stable-Baselines3 model zip (MaskablePPO.save), not a caledonia "
             f"checkpoint. Its 'data' member is cloudpickle: loading it runs code from the file, "
-            f"so it is not loaded here. If you made it yourself, convert it with "
-            f"caledonia_env.agents.checkpoint.save_model(MaskablePPO.load(path), 'policy.zip').")
+            f"so it is not loaded here. If you made it yourself, write its policy with "
+            f"caledonia_env.agents.checkpoint.save('policy.zip', model.policy.state_dict(), "
+            f"make_meta(arch, num_players, model.num_timesteps)).")
     raise CheckpointError(f"{path}: not a caledonia checkpoint (expected members {META_NAME} and "
                           f"{WEIGHTS_NAME}, found {sorted(names)[:6]})")
 
@@ -369,16 +370,6 @@ def _json_default(x):
     return str(x)
 
 
-def save_model(model, path, num_players: int = 2, arch: Arch | None = None, **extra) -> None:
-    """Save a MaskablePPO model's policy as a weights-only checkpoint. ``arch`` defaults to
-    the one recorded on the model by :mod:`train.model` (``model.caledonia_arch``)."""
-    arch = arch or getattr(model, "caledonia_arch", None)
-    if arch is None:
-        raise ValueError("pass arch= (the model was not built by train.model.build_model)")
-    meta = make_meta(arch, num_players, int(model.num_timesteps), **extra)
-    save(path, model.policy.state_dict(), meta)
-
-
 # ------------------------------------------------------------------ networks
 def _load_into(module, state: dict, ck: Checkpoint):
     try:
@@ -403,7 +394,7 @@ def load_actor_critic(ck: Checkpoint):
     if not any(k.startswith("value_net.") for k in ck.state_dict):
         raise CheckpointError(f"{ck.path}: the checkpoint has no value head (no 'value_net.*' "
                               f"tensors), so it cannot evaluate positions; save the whole "
-                              f"policy (checkpoint.save_model) to search with it")
+                              f"policy's state_dict (checkpoint.save) to search with it")
     obs_size, n_actions = int(ck.meta["obs_size"]), int(ck.meta["n_actions"])
     return _load_into(build_actor_critic(ck.arch, obs_size, n_actions),
                       actor_critic_state(ck.state_dict), ck)

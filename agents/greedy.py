@@ -1,4 +1,4 @@
-"""``greedy``: one-step lookahead with the hand-written evaluation of :mod:`agents.evaluation`."""
+"""``greedy``: one-step lookahead with the hand-written evaluation of :mod:`agents.greedy_value`."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,7 +6,7 @@ import numpy as np
 from caledonia_env.engine.actions import N_ACTIONS
 
 from caledonia_env.agents.base import Agent
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, N_WEIGHTS
+from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS, N_WEIGHTS
 from caledonia_env.agents.rollouts import greedy_action, seed_numba
 
 

@@ -3,7 +3,7 @@
 ``mcts`` is not a tree search: it is one level deep (a "rollout algorithm"), improving on its
 rollout policy rather than growing a tree (:mod:`agents.puct` is the tree search). At each
 decision with a real choice, the legal actions are ranked by the evaluator's prior (the
-greedy one-step evaluation for ``mcts``, :class:`agents.evaluators.GreedyRollouts`) and the
+greedy one-step evaluation for ``mcts``, :class:`agents.search_values.GreedyRollouts`) and the
 best ``candidates`` (plus ``pass`` when legal) are kept. The rollout budget is spent by
 successive halving: every surviving candidate is played out on the same determinizations
 (common random numbers: the hidden contract pile is reshuffled with the same seeds for every
@@ -12,7 +12,7 @@ players in numba, :func:`agents.rollouts.rollout_margins`), and the half with th
 final margin (own VP minus the best opponent's) is dropped, until one candidate is left.
 ``rollout="random"`` plays the rollouts with random legal moves instead (it won 5 of 16 games
 against greedy rollouts at a similar time per game, docs/agents.md). ``nmcts`` is the same
-search with a policy network's evaluator (:class:`agents.evaluators.PolicyRollouts`).
+search with a policy network's evaluator (:class:`agents.search_values.PolicyRollouts`).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ import numpy as np
 from caledonia_env.engine.actions import A_PASS
 from caledonia_env.agents.base import Agent
 from caledonia_env.agents.rollouts import seed_numba
-from caledonia_env.agents.evaluators import GreedyRollouts, RolloutEvaluator
+from caledonia_env.agents.search_values import GreedyRollouts, RolloutEvaluator
 
 # decisions searched by default; the others (purchases, processing, port picks,
 # slaughter...) are the evaluator's own moves (the greedy bot's for mcts)
@@ -38,7 +38,7 @@ class MCTSAgent(Agent):
     ``rollouts``: rollouts per decision (deterministic given the seed);
     ``seconds``: a time budget per decision instead (not reproducible);
     ``candidates``: how many of the evaluator's best-ranked actions are searched;
-    ``evaluator``: a :class:`agents.evaluators.RolloutEvaluator` (ranking, rollouts and the
+    ``evaluator``: a :class:`agents.search_values.RolloutEvaluator` (ranking, rollouts and the
     moves of decisions not searched), by default ``GreedyRollouts(weights, rollout)``:
     ``rollout`` is the playout policy, ``"greedy"`` (default) or ``"random"``;
     ``horizon``: rounds a rollout plays before the greedy evaluation values it (0: to the

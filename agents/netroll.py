@@ -10,23 +10,22 @@ Each layer reads only the weight rows of its non-zero inputs (about 15% of the o
 fewer of the hidden units after a ReLU), and logits are computed for the legal actions alone.
 Each compiled function links and generates the code of the whole engine below it again
 (issue #37), so the policy's rollouts are one compiled function, :func:`policy_call`, behind
-the Python functions :func:`mixed_rollout`, :func:`policy_rollout` and
-:func:`policy_rollout_margins` (as :func:`rollouts.greedy_call` for the greedy bot's);
-``mixed_rollout_to`` and the margins' loop are inlined into it.
+the Python functions :func:`mixed_rollout` and :func:`policy_rollout_margins` (as
+:func:`rollouts.greedy_call` for the greedy bot's); ``mixed_rollout_to`` and the margins' loop
+are inlined into it.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.engine.constants import CTX_GAME_OVER
 from caledonia_env.engine.jit import njit
-from caledonia_env.engine.layout import S_CTX, S_PLAYER, S_ROUND, copy_state
+from caledonia_env.engine.layout import S_PLAYER
 from caledonia_env.engine.mask import count_legal, legal_mask
 from caledonia_env.engine.step import apply_action
 from caledonia_env.envs.observation import OBS_SIZE, encode_obs
-from caledonia_env.agents.rollouts import (_NO_IDS, _NO_VALUES, NO_HORIZON, determinize, greedy_action,
-                       leaf_margin, stop_round)
+from caledonia_env.agents.rollouts import (_NO_IDS, _NO_VALUES, NO_HORIZON, greedy_action, reached,
+                                           rollout_value, start_rollout)
 from caledonia_env.agents.network import NetArrays
 from caledonia_env.agents.policy import network_arrays
 
@@ -143,7 +142,7 @@ def mixed_rollout_to(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, 
     logits = np.empty(N_ACTIONS, np.float32)
     buf = np.empty_like(s)
     steps = 0
-    while s[S_CTX] != CTX_GAME_OVER and s[S_ROUND] < stop and steps < max_steps:
+    while not reached(s, stop) and steps < max_steps:
         if me < 0 or s[S_PLAYER] == me:
             a = policy_action(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, mask, obs,
                               logits)
@@ -162,16 +161,10 @@ def _policy_rollout_margins(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, m
     """:func:`policy_rollout_margins` with the policy in seat ``me`` only (< 0: in every
     seat), as in :func:`mixed_rollout`."""
     for i in range(actions.shape[0]):
-        copy_state(buf, s)
-        determinize(buf, T, seeds[i])
-        stop = stop_round(buf, horizon)
-        apply_action(buf, T, actions[i], automa)
+        stop = start_rollout(buf, s, T, actions[i], seeds[i], horizon, automa)
         steps = mixed_rollout_to(buf, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw,
                                  stop, 100000, automa)
-        if steps < 0 or not (buf[S_CTX] == CTX_GAME_OVER or buf[S_ROUND] >= stop):
-            out[i] = -1e9
-        else:
-            out[i] = leaf_margin(buf, T, p, lw)
+        out[i] = rollout_value(buf, T, p, lw, steps, stop)
 
 
 OP_FINISH, OP_MARGINS = range(2)        # what policy_call does
@@ -201,13 +194,6 @@ def mixed_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, max
     every seat. Returns the steps taken (negative if a position had no legal action)."""
     return int(policy_call(OP_FINISH, s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me,
                            gw, gw, 0, _NO_IDS, _NO_IDS, 0, max_steps, s[:0], _NO_VALUES, automa))
-
-
-def policy_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, max_steps, automa) -> int:
-    """Play the policy for every player until the game ends; returns the steps taken
-    (negative if a position had no legal action)."""
-    return mixed_rollout(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, -1, _NO_VALUES,
-                         max_steps, automa)
 
 
 def policy_rollout_margins(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, greedy_others,

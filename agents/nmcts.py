@@ -3,7 +3,7 @@
 The search is :class:`agents.mcts.MCTSAgent`'s (a flat Monte-Carlo search, no tree:
 successive halving over a few candidates, each played out on the same determinizations of
 the hidden information, :func:`agents.rollouts.determinize`) with the evaluator
-:class:`agents.evaluators.PolicyRollouts`: the network takes the greedy bot's three roles.
+:class:`agents.search_values.PolicyRollouts`: the network takes the greedy bot's three roles.
 The candidates are the policy head's most likely legal actions (plus ``pass`` when legal),
 every rollout is finished with the policy playing every seat (its most likely legal action,
 numba, :func:`agents.netroll.policy_rollout_margins`), and the decisions that are not searched
@@ -14,7 +14,7 @@ same with ``opponents="greedy"``: the greedy bot plays the other seats of the ro
 """
 from __future__ import annotations
 
-from caledonia_env.agents.evaluators import PolicyRollouts
+from caledonia_env.agents.search_values import PolicyRollouts
 from caledonia_env.agents.mcts import SEARCHED_CONTEXTS, MCTSAgent
 from caledonia_env.agents.ppo import need_torch
 

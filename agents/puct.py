@@ -2,7 +2,7 @@
 
 The policy head gives the prior of each legal action (a softmax over the legal logits),
 the value head evaluates the leaves, both through the evaluator
-:class:`agents.evaluators.NetworkValues`; ``PATH`` is a checkpoint with a value head
+:class:`agents.search_values.NetworkValues`; ``PATH`` is a checkpoint with a value head
 (``caledonia train`` saves the whole policy), by default the shipped searches' network
 for the game's player count (:func:`checkpoint.pretrained_path` with ``search``).
 
@@ -27,7 +27,7 @@ sums to zero over the players). A leaf evaluated for player ``p`` backs up ``v``
 and ``-v/(n-1)`` for each of the ``n-1`` others (a zero-sum approximation: exact for two
 players; for more, each other player gets the others' mean, exact on average for
 ``score_diff``); a finished game backs up every player's true terminal reward in the same
-units (:func:`agents.evaluators.terminal_mode`). A network trained with reward shaping
+units (:func:`agents.search_values.terminal_mode`). A network trained with reward shaping
 (``caledonia train --shaping W``) learned the return *minus* ``W`` times the potential,
 the player's projected VP lead (``env.rewards.projected_score_diff``): the leaf adds it
 back, ``v + W * phi[p]`` for the player to move and ``W * phi[q] - v/(n-1)`` for the
@@ -39,7 +39,7 @@ does not depend on the reward's scale; an unvisited action gets its parent's mea
 
 ``puctr:SIMS[:PATH]`` (``rollout_mix`` > 0) mixes each leaf's values with the terminal
 rewards of a greedy rollout from the determinized leaf, AlphaGo's
-``(1 - mix) * value + mix * rollout`` (:class:`agents.evaluators.GreedyRollouts`).
+``(1 - mix) * value + mix * rollout`` (:class:`agents.search_values.GreedyRollouts`).
 
 Selection: ``argmax Q(a) + c_puct * P(a) * sqrt(N) / (1 + N(a))``. Play: the most
 visited root action (``temperature=0``, ties to the higher prior) or a sample
@@ -58,7 +58,7 @@ from caledonia_env.engine.api import APPLIED, LEGAL_IDS, LEGAL_MASK, game_call
 from caledonia_env.engine.layout import AM_LOG_SIZE, S_PLAYER, STATE_SIZE, game_over
 from caledonia_env.agents.base import Agent
 from caledonia_env.agents.rollouts import determinize
-from caledonia_env.agents.evaluators import NetworkValues, softmax
+from caledonia_env.agents.search_values import NetworkValues, softmax
 from caledonia_env.agents.ppo import need_torch
 
 
@@ -216,7 +216,7 @@ class PUCTAgent(Agent):
         """Apply ``a``, then every forced move (a decision with one legal action) until a
         real choice or the end; the mask of a state reached before the end is left in
         ``self._mask``. The code every ``Game`` runs, one engine call per move: no compiled
-        function of its own (a cold start compiled one for 4-5 s, issue #37)."""
+        function of its own (each links and compiles the whole engine again, issue #37)."""
         while True:
             if self._engine(buf, T, a) != APPLIED:
                 raise RuntimeError(f"puct: action {a} is not legal in the simulated position")

@@ -1,9 +1,9 @@
 """The greedy policy, determinization and rollouts, compiled with numba.
 
 ``greedy_action`` is one-step lookahead: apply each legal action to a copy of the state (the
-engine resolves what follows) and keep the best :func:`agents.evaluation.evaluate` for the
+engine resolves what follows) and keep the best :func:`agents.greedy_value.evaluate` for the
 deciding player, the map of each copy counted only where the action changed it
-(:func:`agents.evaluation.update_memo`). ``greedy_rollout`` plays a whole game with it; the
+(:func:`agents.greedy_value.update_memo`). ``greedy_rollout`` plays a whole game with it; the
 search bots use it as their rollout policy. ``determinize`` samples the hidden information
 (R-1.4, A-2) and ``rollout_margins`` finishes many determinized copies of a position, giving
 each one's final margin (``final_margin``).
@@ -18,7 +18,9 @@ Each compiled function links and generates the code of the whole engine below it
 :func:`greedy_call` (its ``op`` chooses the work), behind the Python functions
 :func:`action_values`, :func:`greedy_rollout` and :func:`rollout_margins`; ``after`` and
 the bodies they run are inlined into it. :func:`greedy_action` (the greedy bot's move)
-stays a function of its own, which the rollouts call.
+stays a function of its own, which the rollouts call. The rollout loops here and in
+:mod:`agents.netroll` share their end test (:func:`reached`) and the margins loops their start
+(:func:`start_rollout`) and value (:func:`rollout_value`); only the choice of each move differs.
 """
 import numpy as np
 
@@ -35,14 +37,14 @@ from caledonia_env.engine.rng import seed_rng
 from caledonia_env.engine.scratch import scratch
 from caledonia_env.engine.step import apply_action
 
-from caledonia_env.agents.evaluation import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate, evaluate_known,
+from caledonia_env.agents.greedy_value import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate, evaluate_known,
                          lookahead_table, update_memo)
 
 
 @njit(cache=True, inline="always")
 def after(s, T, p, w, a, table, buf, memo, automa):
     """p's evaluation of the state one action ``a`` after ``s`` (written into ``buf``), its
-    map counted from ``s``'s :func:`agents.evaluation.lookahead_table` (``memo``: scratch)."""
+    map counted from ``s``'s :func:`agents.greedy_value.lookahead_table` (``memo``: scratch)."""
     copy_state(buf, s)
     apply_action(buf, T, a, automa)
     update_memo(s, table, buf, T, p, memo)
@@ -87,13 +89,19 @@ def stop_round(s, horizon):
 
 
 @njit(cache=True, inline="always")
+def reached(s, stop):
+    """A rollout is at its end: the game is over or round ``stop`` has begun."""
+    return game_over(s) or s[S_ROUND] >= stop
+
+
+@njit(cache=True, inline="always")
 def greedy_rollout_to(s, T, w, stop, max_steps, automa):
     """Play greedy actions for every player until the game ends or round ``stop`` begins;
     returns steps taken (negative if a position had no legal action)."""
     mask = np.zeros(N_ACTIONS, np.int8)
     buf = np.empty_like(s)
     steps = 0
-    while not game_over(s) and s[S_ROUND] < stop and steps < max_steps:
+    while not reached(s, stop) and steps < max_steps:
         a = greedy_action(s, T, w, mask, buf, automa)
         if a < 0:
             return -1 - steps
@@ -141,8 +149,8 @@ def determinize(s, T, seed):
     shuffle_pile(s, seed)
     for p in range(s[S_NP]):
         if T[T_AM_LEVEL + p] > 0:
-            po = pofs(p)
-            _canonical_shuffle(s, po + P_AM_PILE, s[po + P_AM_NPILE], False)
+            poff = pofs(p)
+            _canonical_shuffle(s, poff + P_AM_PILE, s[poff + P_AM_NPILE], False)
     seed_rng(s, np.random.randint(1, 2**31 - 2))
 
 
@@ -165,8 +173,8 @@ def final_margin(s, T, p):
     """p's final VP minus the best opponent's (ties: leftover money, R-7 [interp]);
     p's final VP in a solo game."""
     per = T[T_MONEY_PER_VP]
-    po = pofs(p)
-    mine = s[po + P_SCORE + SCORE_TOTAL] + (s[po + P_MONEY] % per) * 0.01
+    poff = pofs(p)
+    mine = s[poff + P_SCORE + SCORE_TOTAL] + (s[poff + P_MONEY] % per) * 0.01
     if s[S_NP] == 1:
         return mine
     best = -1e18
@@ -182,7 +190,7 @@ def final_margin(s, T, p):
 @njit(cache=True)
 def leaf_margin(s, T, p, w):
     """p's margin where a rollout stopped: the final margin (:func:`final_margin`) once the
-    game is over, else p's estimated final VP (:func:`agents.evaluation.evaluate`) minus the
+    game is over, else p's estimated final VP (:func:`agents.greedy_value.evaluate`) minus the
     best opponent's (p's alone in a solo game)."""
     if game_over(s):
         return final_margin(s, T, p)
@@ -199,18 +207,33 @@ def leaf_margin(s, T, p, w):
 
 
 @njit(cache=True, inline="always")
+def start_rollout(buf, s, T, action, seed, horizon, automa):
+    """The start every margins loop shares: ``buf`` = ``s`` determinized with ``seed``
+    (:func:`determinize`), then ``action`` applied; returns the rollout's stop round
+    (:func:`stop_round` of ``horizon``)."""
+    copy_state(buf, s)
+    determinize(buf, T, seed)
+    stop = stop_round(buf, horizon)
+    apply_action(buf, T, action, automa)
+    return stop
+
+
+@njit(cache=True, inline="always")
+def rollout_value(buf, T, p, w, steps, stop):
+    """p's :func:`leaf_margin` (weights ``w``) where a rollout of ``steps`` moves toward
+    round ``stop`` ended; -1e9 if it failed (no legal action) or fell short of its end."""
+    if steps < 0 or not reached(buf, stop):
+        return -1e9
+    return leaf_margin(buf, T, p, w)
+
+
+@njit(cache=True, inline="always")
 def _rollout_margins(s, T, w, p, actions, seeds, horizon, buf, out, automa):
     """:func:`rollout_margins`, typed inside :func:`greedy_call`."""
     for i in range(actions.shape[0]):
-        copy_state(buf, s)
-        determinize(buf, T, seeds[i])
-        stop = stop_round(buf, horizon)
-        apply_action(buf, T, actions[i], automa)
+        stop = start_rollout(buf, s, T, actions[i], seeds[i], horizon, automa)
         steps = greedy_rollout_to(buf, T, w, stop, 100000, automa)
-        if steps < 0 or not (game_over(buf) or buf[S_ROUND] >= stop):
-            out[i] = -1e9
-        else:
-            out[i] = leaf_margin(buf, T, p, w)
+        out[i] = rollout_value(buf, T, p, w, steps, stop)
 
 
 @njit(cache=True)
@@ -218,9 +241,7 @@ def random_rollout_margins(s, T, w, p, actions, seeds, horizon, buf, out, automa
     """As :func:`rollout_margins` but finishing every game with uniformly random legal
     actions (the engine's ``playout.rollout``); ``horizon`` must be 0 (to the end)."""
     for i in range(actions.shape[0]):
-        copy_state(buf, s)
-        determinize(buf, T, seeds[i])
-        apply_action(buf, T, actions[i], automa)
+        start_rollout(buf, s, T, actions[i], seeds[i], 0, automa)
         steps = rollout(buf, T, seeds[i] + 1, 100000, automa)
         if steps < 0 or not game_over(buf):
             out[i] = -1e9

@@ -1,7 +1,7 @@
 """The greedy evaluation's weights as files: their names, reading and writing, shipped sets.
 
 A weights file is JSON, ``{"weights": {NAME: value, ...}, ...}``: every NAME of
-:data:`WEIGHT_NAMES` (the ``W_*`` indices of :mod:`agents.evaluation` in lower case without
+:data:`WEIGHT_NAMES` (the ``W_*`` indices of :mod:`agents.greedy_value` in lower case without
 ``W_``: ``money_slope``, ``sell``, ...) with a finite value >= 0; the other keys record where
 the weights came from (``caledonia tune-weights`` writes the command, seed and fitness).
 A shipped set is named by a word: ``solo`` is ``pretrained/greedy_solo.json``, the weights
@@ -18,12 +18,12 @@ import numpy as np
 
 from caledonia_env.atomic import atomic_path
 from caledonia_env.data.safe_io import InputError, parse_json, read_bytes
-from caledonia_env.agents import evaluation
+from caledonia_env.agents import greedy_value
 from caledonia_env.agents.checkpoint import PRETRAINED_DIR
 
 #: the weights' names by index: W_MONEY_SLOPE (index 0) is "money_slope", ...
 WEIGHT_NAMES = tuple(name[2:].lower() for name, _ in sorted(
-    ((k, v) for k, v in vars(evaluation).items() if k.startswith("W_")), key=lambda kv: kv[1]))
+    ((k, v) for k, v in vars(greedy_value).items() if k.startswith("W_")), key=lambda kv: kv[1]))
 #: shipped weight sets by name, files of the pretrained folder
 SHIPPED = {"solo": "greedy_solo.json"}
 

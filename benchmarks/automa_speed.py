@@ -20,8 +20,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def measure(players: int, level: int, games: int, repeats: int) -> dict:
     from caledonia_env import Game, GameConfig
-    from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS
-    from search_speed import rollouts_module
+    from search_speed import agents_module, rollouts_module
+    DEFAULT_WEIGHTS = agents_module("greedy_value", "evaluation").DEFAULT_WEIGHTS
     greedy_rollout, seed_numba = rollouts_module().greedy_rollout, rollouts_module().seed_numba
     from caledonia_env.engine.playout import rollout
 

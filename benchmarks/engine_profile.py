@@ -30,8 +30,8 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 from caledonia_env.engine.actions import N_ACTIONS  # noqa: E402
 from caledonia_env.engine.board import reach_bits  # noqa: E402
-from caledonia_env.engine.constants import CONTEXT_NAMES, CTX_GAME_OVER, CTX_MAIN  # noqa: E402
-from caledonia_env.engine.layout import RB_LEN, S_CTX, S_PLAYER, S_PRICE_SHIFT_GOOD, STATE_SIZE  # noqa: E402
+from caledonia_env.engine.constants import CONTEXT_NAMES, CTX_MAIN  # noqa: E402
+from caledonia_env.engine.layout import RB_LEN, S_CTX, S_PLAYER, S_PRICE_SHIFT_GOOD, STATE_SIZE, game_over  # noqa: E402
 from caledonia_env.engine.board import pofs  # noqa: E402
 from caledonia_env.engine.economy import upgrade_mask  # noqa: E402
 from caledonia_env.engine.mask import _fulfill_both_ok, _fulfill_ok, _trades, legal_mask  # noqa: E402
@@ -56,7 +56,7 @@ def record(T, n_games, seed, cap, automa):
     np.random.seed(seed)
     for g in range(n_games):
         new_game(s, T, seed + g, -1, automa)
-        while s[S_CTX] != CTX_GAME_OVER and k < cap:
+        while not game_over(s) and k < cap:
             a = random_legal_action(s, T, mask)
             states[k] = s
             actions[k] = a

@@ -51,21 +51,28 @@ def use_tree(tree: str) -> None:
         setattr(caledonia_env, sub, module)
 
 
-def rollouts_module():
-    """``caledonia_env.agents.rollouts`` (the greedy play and its rollouts), or
-    ``agents.evaluation`` for a checkout from before they moved there."""
+def agents_module(*names):
+    """The first of ``caledonia_env.agents.<name>`` for ``names`` that this checkout has:
+    the current name first, then the names an older checkout (``--tree``) gave it."""
     import importlib
 
     import caledonia_env.agents as agents
-    name = "rollouts" if os.path.exists(os.path.join(agents.__path__[0], "rollouts.py")) \
-        else "evaluation"
-    return importlib.import_module(f"caledonia_env.agents.{name}")
+    for name in names:
+        if os.path.exists(os.path.join(agents.__path__[0], f"{name}.py")):
+            return importlib.import_module(f"caledonia_env.agents.{name}")
+    raise ImportError(f"none of caledonia_env.agents.{names} in {agents.__path__[0]}")
+
+
+def rollouts_module():
+    """``caledonia_env.agents.rollouts`` (the greedy play and its rollouts), or
+    ``agents.evaluation`` for a checkout from before they moved there."""
+    return agents_module("rollouts", "evaluation")
 
 
 def child(players: int, games: int, rollouts: int, agent_specs: list[str], seed: int) -> dict:
     from caledonia_env import Game, GameConfig, agents
-    from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS
-    from caledonia_env.agents.evaluators import PolicyRollouts
+    DEFAULT_WEIGHTS = agents_module("greedy_value", "evaluation").DEFAULT_WEIGHTS
+    PolicyRollouts = agents_module("search_values", "evaluators").PolicyRollouts
     from caledonia_env.agents.netroll import mixed_rollout
     greedy_rollout = rollouts_module().greedy_rollout
     seed_numba = rollouts_module().seed_numba

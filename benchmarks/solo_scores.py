@@ -26,7 +26,7 @@ def main(argv=None):
     p.add_argument("--plot", default=None, metavar="FILE.png", help="histogram PNG")
     a = p.parse_args(argv)
     from caledonia_env import tournament as tn
-    from caledonia_env.train.players import play_games
+    from caledonia_env.train.batched_play import play_games
 
     results = {}
     for name in [x.strip() for x in a.agents.split(",") if x.strip()]:

@@ -73,7 +73,7 @@ def matches_from_argv(argv) -> list[tuple[list[str], int | None, float | None]]:
 def play(agents: list[str], games: int, seed: int, workers: int) -> tuple[list[dict], float]:
     from caledonia_env import scale
     from caledonia_env.tournament import progress_bar
-    from caledonia_env.train.players import EvalStudy, checkpoint_sha256
+    from caledonia_env.train.batched_play import EvalStudy, checkpoint_sha256
     n = len(agents)
     sha = {a: checkpoint_sha256(a, n) for a in set(agents) if a.startswith("ppo:")}
     study = EvalStudy(matches=(tuple(agents),), per_match=games, seed=seed, sha256=sha)

@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 import os
-import warnings
-from dataclasses import InitVar, asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Optional
 
 import numpy as np
@@ -141,13 +140,8 @@ class GameConfig:
     interp_swap_bonuses: str = Variants.swap_bonuses   # port 7 swap: "erratum" (both bonuses) or "first-edition"
     interp_solo_imports: str = Variants.solo_imports   # solo imports: "rarity" (FAQ 3/4/5 VP) or "fixed"
     extra: dict = field(default_factory=dict, compare=False, repr=False)
-    # deprecated name of interp_price_shift_exact (the port's old project label P4)
-    interp_p4_exact: InitVar[Optional[bool]] = None
 
-    def __post_init__(self, interp_p4_exact=None):
-        if interp_p4_exact is not None:
-            self._rename_deprecated("interp_p4_exact", "interp_price_shift_exact",
-                                    interp_p4_exact)
+    def __post_init__(self):
         for f in fields(self):
             check = {"bool": _as_bool, "int": _as_int}.get(f.type)
             if check is not None:
@@ -191,15 +185,6 @@ class GameConfig:
         for name, allowed in (("interp_swap_bonuses", SWAP_BONUS_READINGS),
                               ("interp_solo_imports", SOLO_IMPORT_READINGS)):
             object.__setattr__(self, name, _reading(name, getattr(self, name), allowed))
-
-    def _rename_deprecated(self, old, new, value):
-        warnings.warn(f"GameConfig.{old} is deprecated: use {new}", DeprecationWarning,
-                      stacklevel=4)
-        value = _as_bool(old, value)
-        if getattr(self, new) not in (value, type(self).__dataclass_fields__[new].default):
-            raise ConfigError(f"GameConfig.{old} (deprecated) = {value} contradicts {new} = "
-                              f"{getattr(self, new)}; give {new} only")
-        object.__setattr__(self, new, value)
 
     def _check_ruleset(self):
         r = self.ruleset

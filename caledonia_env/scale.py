@@ -9,8 +9,7 @@ is appended to ``out`` at once, so an interrupted study restarts with ``resume=T
 plays only the missing games.
 
 A study (picklable: it travels to the workers) has
-- ``games`` (games ``0 .. games-1``) and ``num_players`` (rows per game; ``n_players``,
-  the former name, is still read);
+- ``games`` (games ``0 .. games-1``) and ``num_players`` (rows per game);
 - ``validate()``: ValueError for a bad study, before anything runs;
 - ``play(games) -> rows``: the tournament CSV rows (``tournament.CSV_FIELDS``) of those
   games, ``game`` being the game's number; it must depend only on the numbers;
@@ -20,7 +19,7 @@ A study (picklable: it travels to the workers) has
   and what this study plays in that game (None: they match), so that ``resume`` refuses
   the file of another study with a message naming the difference; a study without it
   gives ``belongs(row) -> bool`` for the game's first row instead.
-:class:`TournamentStudy` is the one for tournaments; ``caledonia_env.train.players.EvalStudy``
+:class:`TournamentStudy` is the one for tournaments; ``caledonia_env.train.batched_play.EvalStudy``
 (``caledonia evaluate``) another.
 
 ``out`` is never touched before the first chunk is in (a backend that does not start

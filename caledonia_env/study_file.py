@@ -21,10 +21,13 @@ FLOAT_FIELDS = frozenset(("win", "think_seconds"))
 
 
 def num_players(study) -> int:
-    """Rows per game of ``study``: its ``num_players`` (``n_players``, the interface's
-    former name, is still read)."""
+    """Rows per game of ``study``: its ``num_players``; a TypeError naming the attribute for
+    an object without one."""
     n = getattr(study, "num_players", None)
-    return int(study.n_players if n is None else n)
+    if n is None:
+        raise TypeError(f"a study gives its rows per game as num_players; "
+                        f"{type(study).__name__} has none")
+    return int(n)
 
 
 def _format(out: str) -> str:

@@ -23,7 +23,7 @@ from agilerl.training.train_multi_agent_off_policy import train_multi_agent_off_
 from agilerl.vector.pz_async_vec_env import AsyncPettingZooVecEnv
 
 import caledonia_env
-from caledonia_env.train.policy_eval import format_rate, win_rate_vs
+from caledonia_env.train.library_policies import format_rate, win_rate_vs
 
 
 def make_env(shaping=0.0):

@@ -25,7 +25,7 @@ from agilerl.algorithms import PPO
 from agilerl.training.train_on_policy import train_on_policy
 
 from caledonia_env.envs import CaledoniaEnv
-from caledonia_env.train.policy_eval import format_rate, win_rate_vs
+from caledonia_env.train.library_policies import format_rate, win_rate_vs
 
 
 def greedy(agent):

@@ -19,7 +19,7 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.tune.registry import register_env
 
 import caledonia_env
-from caledonia_env.train.policy_eval import format_rate, win_rate_vs
+from caledonia_env.train.library_policies import format_rate, win_rate_vs
 from caledonia_env.train.rllib_module import masked_module_spec, module_policy
 
 

@@ -17,7 +17,7 @@ from stable_baselines3.common.env_checker import check_env
 
 import caledonia_env  # noqa: F401  (registers Caledonia-v0)
 from caledonia_env.envs import make_sb3_vec_env
-from caledonia_env.train.policy_eval import format_rate, win_rate_vs
+from caledonia_env.train.library_policies import format_rate, win_rate_vs
 
 
 def mask_fn(env):

@@ -26,7 +26,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3 import PPO
 
 import caledonia_env
-from caledonia_env.train.policy_eval import format_rate, win_rate_vs
+from caledonia_env.train.library_policies import format_rate, win_rate_vs
 from caledonia_env.train.sb3_masks import InfoActionMasks
 
 

@@ -36,7 +36,7 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 import caledonia_env
-from caledonia_env.train.policy_eval import format_rate, win_rate_vs
+from caledonia_env.train.library_policies import format_rate, win_rate_vs
 
 N_STEP = 128        # > the longest 2-player game in AEC steps: Monte-Carlo returns
 

@@ -27,7 +27,7 @@ from tianshou.env import DummyVectorEnv
 from tianshou.trainer import OnPolicyTrainerParams
 
 import caledonia_env  # noqa: F401  (registers Caledonia-v0)
-from caledonia_env.train.policy_eval import format_rate, win_rate_vs
+from caledonia_env.train.library_policies import format_rate, win_rate_vs
 
 
 class TianshouMask(gymnasium.Wrapper):

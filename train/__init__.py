@@ -5,13 +5,13 @@
   :mod:`~caledonia_env.train.config` (settings, ``--resume``'s saved config),
   :mod:`~caledonia_env.train.model` (the MaskablePPO network),
   :mod:`~caledonia_env.train.runstate` (``--init``, ``--resume``, checkpoints, snapshots),
-  :mod:`~caledonia_env.train.evaluator` (periodic evaluations, ``best.zip``),
+  :mod:`~caledonia_env.train.periodic_eval` (periodic evaluations, ``best.zip``),
   :mod:`~caledonia_env.train.runlog` (CSV logs);
 - :mod:`caledonia_env.train.selfplay`: the self-play vector env and its opponent pool;
   :mod:`caledonia_env.train.opponents`: the opponent mix;
 - :mod:`caledonia_env.agents.checkpoint` (agents layer): weights-only checkpoints, read within
   limits; :mod:`caledonia_env.agents.network`: the networks;
-- :mod:`caledonia_env.train.players`: many-game evaluation with batched policy players
+- :mod:`caledonia_env.train.batched_play`: many-game evaluation with batched policy players
   (:mod:`caledonia_env.agents.policy`);
 - :mod:`caledonia_env.train.rating`: league ratings (Bradley-Terry on the Elo scale);
 - :mod:`caledonia_env.train.expert`: ``caledonia expert`` — expert iteration, the policy

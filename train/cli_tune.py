@@ -31,7 +31,7 @@ def add_tune_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "tune-weights", help="tune the greedy bot's evaluation weights for the solo game",
         description="The cross-entropy method over the greedy evaluation's weights "
-                    "(agents.evaluation): the fitness of a weight vector is the greedy bot's "
+                    "(agents.greedy_value): the fitness of a weight vector is the greedy bot's "
                     "mean final VP in the same --games solo games (clans drafted). Writes a "
                     "weights file that greedy:FILE and mcts:N:FILE play with. About 1.5 ms a "
                     "game: the defaults took 7 minutes on one core here. docs/agents.md.",

@@ -147,7 +147,7 @@ def select(recipe: Recipe, files: list[str], vs: str, games: int, seed: int,
            workers: int = 1, log=print) -> str:
     """The file of ``files`` with the highest win share against ``vs`` (first on ties)."""
     from caledonia_env import scale
-    from caledonia_env.train.players import EvalStudy, checkpoint_sha256, summarize
+    from caledonia_env.train.batched_play import EvalStudy, checkpoint_sha256, summarize
     n = recipe.players
     specs = [f"ppo:{f}" for f in files]
     matches = tuple((s,) + (vs,) * (n - 1) for s in specs)

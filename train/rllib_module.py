@@ -96,7 +96,7 @@ def __getattr__(name):
 
 def module_policy(module):
     """The module's greedy masked policy as ``policy(obs, masks) -> actions`` on numpy
-    batches (for :func:`caledonia_env.train.policy_eval.win_rate_vs`)."""
+    batches (for :func:`caledonia_env.train.library_policies.win_rate_vs`)."""
     import torch                     # inside: torch is an optional extra
     from ray.rllib.core.columns import Columns   # optional extra (rllib)
 

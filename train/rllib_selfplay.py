@@ -19,7 +19,7 @@ import argparse
 import os
 
 from caledonia_env.envs.aec import env as aec_env
-from caledonia_env.train.policy_eval import format_rate, win_rate_vs
+from caledonia_env.train.library_policies import format_rate, win_rate_vs
 from caledonia_env.train.rllib_module import masked_module_spec, module_policy
 
 ENV_NAME = "caledonia_v0"

@@ -23,7 +23,7 @@ and each evaluation plays ``eval_games`` solo games: mean VP with a 95% CI, the 
 rating band; ``best.zip`` is the checkpoint with the highest mean VP.
 
 The run's parts: :mod:`train.config` (settings), :mod:`train.model` (the network),
-:mod:`train.runstate` (init, resume, checkpoints, snapshots), :mod:`train.evaluator`
+:mod:`train.runstate` (init, resume, checkpoints, snapshots), :mod:`train.periodic_eval`
 (evaluations, ``best.zip``), :mod:`train.runlog` (CSV logs); this module
 runs the loop.
 
@@ -48,7 +48,7 @@ from caledonia_env.agents import checkpoint as ckpt
 from caledonia_env.envs import make_sb3_vec_env
 from caledonia_env.tournament import progress_bar
 from caledonia_env.train.config import TrainConfig, load_config  # noqa: F401  (re-exported: documented here)
-from caledonia_env.train.evaluator import EvaluationMixin
+from caledonia_env.train.periodic_eval import EvaluationMixin
 from caledonia_env.train.league import League
 from caledonia_env.train.model import build_model
 from caledonia_env.train.plot import plot_run

@@ -3,12 +3,11 @@
 The fitness of a weight vector is the greedy bot's mean final VP over a fixed set of solo
 games (common random numbers: game ``g`` is set up from ``(seed, g)`` as in a tournament,
 :func:`tournament.spec.game_seeds`, and the bot's tie-breaking stream is seeded per game),
-each played to the end inside numba (:func:`agents.rollouts.greedy_rollout`, about 1.5 ms a
-game). Each generation draws ``population`` vectors around the mean (Gaussian, one
-standard deviation per weight, clipped at 0; the first is the mean itself), keeps the best
-quarter and moves the mean to theirs; the tie-breaking noise weight stays as it is.
-The solo game only: with opponents the fitness would need a rollout in which seats play
-with different weights.
+each played to the end inside numba (:func:`agents.rollouts.greedy_rollout`). Each
+generation draws ``population`` vectors around the mean (Gaussian, one standard deviation per
+weight, clipped at 0; the first is the mean itself), keeps the best quarter and moves the
+mean to theirs; the tie-breaking noise weight stays as it is. The solo game only: with
+opponents the fitness would need a rollout in which seats play with different weights.
 """
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ import time
 
 import numpy as np
 
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, W_NOISE
+from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS, W_NOISE
 from caledonia_env.agents.rollouts import final_margin, greedy_rollout, seed_numba
 from caledonia_env.engine.automa_deck import automa_switch
 from caledonia_env.game import Game

@@ -14,7 +14,7 @@ from caledonia_env.envs.gym_env import CaledoniaEnv
 from caledonia_env.envs.observation import LAYOUT, MAP_CHANNELS, OBS_HIGH, OBS_SIZE, encode_obs
 from caledonia_env.envs.observation_text import decode_observation, describe_observation
 from caledonia_env.envs.parallel import WAIT, CaledoniaParallelEnv, parallel_env
-from caledonia_env.envs.opponents import RandomAgent, make_opponent
+from caledonia_env.envs.opponents import RandomOpponent, make_opponent
 from caledonia_env.envs.rewards import REWARD_MODES, terminal_rewards
 from caledonia_env.envs.solo import CaledoniaSoloEnv
 from caledonia_env.envs.vector import CaledoniaVectorEnv, make_sb3_vec_env
@@ -24,6 +24,6 @@ GYM_ID = "Caledonia-v0"     # registered by ``import caledonia_env``
 
 __all__ = ["env", "raw_env", "flat_env", "OBS_TYPES", "parallel_env", "CaledoniaParallelEnv", "WAIT",
            "CaledoniaEnv", "CaledoniaSoloEnv", "CaledoniaVectorEnv", "make_sb3_vec_env",
-           "RandomAgent", "make_opponent", "encode_obs", "decode_observation",
+           "RandomOpponent", "make_opponent", "encode_obs", "decode_observation",
            "describe_observation", "OBS_SIZE", "OBS_HIGH", "LAYOUT", "MAP_CHANNELS",
            "REWARD_MODES", "terminal_rewards", "GYM_ID"]

@@ -401,36 +401,36 @@ def encode_obs(s, T, observer, out):
     if cur_tile >= 0:
         units_by_player(s, T, own, units)        # one pass for every player's tile
     for p in range(n):
-        po = pofs(p)
+        poff = pofs(p)
         o = O_PLAYERS + rel[p] * PB
         out[o] = 1.0
         if p == actor:
             out[o + P_ACTING] = 1.0
-        out[o + P_PASSED] = 1.0 if s[po + L.P_PASSED] else 0.0
-        out[o + P_MONEY] = _clip(s[po + L.P_MONEY] / MONEY_SCALE)
+        out[o + P_PASSED] = 1.0 if s[poff + L.P_PASSED] else 0.0
+        out[o + P_MONEY] = _clip(s[poff + L.P_MONEY] / MONEY_SCALE)
         for g in range(N_GOODS):
-            out[o + P_GOODS + g] = _clip(s[po + L.P_GOODS + g] / GOODS_SCALE)
+            out[o + P_GOODS + g] = _clip(s[poff + L.P_GOODS + g] / GOODS_SCALE)
         if merch_total > 0:
-            out[o + P_MERCH] = s[po + L.P_MERCH] / merch_total
-            out[o + P_MERCH + 1] = s[po + L.P_TRACK] / merch_total
+            out[o + P_MERCH] = s[poff + L.P_MERCH] / merch_total
+            out[o + P_MERCH + 1] = s[poff + L.P_TRACK] / merch_total
         for i in range(2 * N_GOODS):
-            out[o + P_MARKET + i] = _clip(s[po + L.P_MARKET + i] / MARKET_SCALE)
+            out[o + P_MARKET + i] = _clip(s[poff + L.P_MARKET + i] / MARKET_SCALE)
         for u in range(N_UNITS):
             cnt = T[L.T_UNIT_COUNT + u]
             if cnt > 0:
-                out[o + P_BOARD + u] = s[po + L.P_BOARD + u] / cnt
+                out[o + P_BOARD + u] = s[poff + L.P_BOARD + u] / cnt
         if ship_max > 0:
-            out[o + P_SHIP] = s[po + L.P_SHIP] / ship_max
-        out[o + P_TECH] = s[po + L.P_TECH]
-        out[o + P_TECH + 1] = s[po + L.P_TECH + 1]
-        out[o + P_GLORY] = _clip(s[po + L.P_GLORY] / GLORY_SCALE)
+            out[o + P_SHIP] = s[poff + L.P_SHIP] / ship_max
+        out[o + P_TECH] = s[poff + L.P_TECH]
+        out[o + P_TECH + 1] = s[poff + L.P_TECH + 1]
+        out[o + P_GLORY] = _clip(s[poff + L.P_GLORY] / GLORY_SCALE)
         for b in range(MAX_BOXES):
-            _contract(T, s[po + L.P_BOX + b], out, o + P_BOX + b * CF)
-        out[o + P_NFUL] = _clip(s[po + L.P_N_FULFILLED] / COUNT_SCALE)
+            _contract(T, s[poff + L.P_BOX + b], out, o + P_BOX + b * CF)
+        out[o + P_NFUL] = _clip(s[poff + L.P_N_FULFILLED] / COUNT_SCALE)
         for i in range(N_IMPORTS):
-            out[o + P_IMPORTS + i] = _clip(s[po + L.P_IMPORTS + i] / COUNT_SCALE)
-        out[o + P_MEATN] = _clip(s[po + L.P_MEAT] / COUNT_SCALE)
-        clan = s[po + L.P_CLAN]
+            out[o + P_IMPORTS + i] = _clip(s[poff + L.P_IMPORTS + i] / COUNT_SCALE)
+        out[o + P_MEATN] = _clip(s[poff + L.P_MEAT] / COUNT_SCALE)
+        clan = s[poff + L.P_CLAN]
         if clan >= 0 and clan < N_CLANS:
             out[o + P_CLAN + clan] = 1.0
         for i in range(n):
@@ -438,11 +438,11 @@ def encode_obs(s, T, observer, out):
                 out[o + P_ORDER + i] = 1.0
             if s[L.S_NEXT_ORDER + i] == p:
                 out[o + P_NEXT + i] = 1.0
-        out[o + P_CELLAR] = _clip(s[po + L.P_CELLAR] / MEAT_SCALE)
-        out[o + P_CELLAR + 1] = _clip(s[po + L.P_CELLAR + 1] / MEAT_SCALE)
-        out[o + P_WHISKY] = _clip(s[po + L.P_WHISKY_MADE] / GOODS_SCALE)
-        out[o + P_BID] = _clip(s[po + L.P_BID] / MAX_BID)
-        out[o + P_BEER] = _clip(s[po + L.P_BEER] / COUNT_SCALE)
+        out[o + P_CELLAR] = _clip(s[poff + L.P_CELLAR] / MEAT_SCALE)
+        out[o + P_CELLAR + 1] = _clip(s[poff + L.P_CELLAR + 1] / MEAT_SCALE)
+        out[o + P_WHISKY] = _clip(s[poff + L.P_WHISKY_MADE] / GOODS_SCALE)
+        out[o + P_BID] = _clip(s[poff + L.P_BID] / MAX_BID)
+        out[o + P_BEER] = _clip(s[poff + L.P_BEER] / COUNT_SCALE)
         if cur_tile >= 0:
             out[o + P_TILE] = _clip(tile_glory_of(s, T, p, cur_tile, own[p], units[p])
                                     / TILE_GLORY_SCALE)

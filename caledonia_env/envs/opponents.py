@@ -2,7 +2,7 @@
 
 An opponent is anything with ``act(game) -> action id`` (and optionally
 ``reset(seed)``), a plain callable ``f(game) -> action id``, or a name. The
-name ``"random"`` is built in (:class:`RandomAgent`); any other name is made by
+name ``"random"`` is built in (:class:`RandomOpponent`); any other name is made by
 the factory in :data:`caledonia_env.plugins.opponent_factory`, which the package
 root fills with ``caledonia_env.agents.make`` (imported only when such a name is
 used): the env layer never imports the agents layer.
@@ -16,7 +16,7 @@ from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.mask import legal_mask
 
 
-class RandomAgent:
+class RandomOpponent:
     """Uniformly random legal action, from its own generator seeded by ``reset(seed)``: the
     one random policy (``caledonia_env.agents.RandomAgent`` is this class with the agents'
     interface)."""
@@ -79,7 +79,7 @@ def make_opponent(spec, seed: int = 0):
         return None
     if isinstance(spec, str):
         if spec == "random":
-            return RandomAgent(seed)
+            return RandomOpponent(seed)
         if plugins.opponent_factory is None:
             raise ValueError(f"opponent {spec!r}: only 'random' is built in and no agent "
                              f"factory is set (caledonia_env.plugins.opponent_factory)")

@@ -47,9 +47,9 @@ def terminal_rewards(s, T, mode, out):
     key = np.zeros(MAX_PLAYERS, np.int64)
     vp = np.zeros(MAX_PLAYERS, np.int64)
     for p in range(n):
-        po = pofs(p)
-        vp[p] = s[po + P_SCORE + SCORE_TOTAL]
-        rest = s[po + P_MONEY] % (T[T_AM_MONEY_PER_VP] if T[T_AM_LEVEL + p] > 0 else per)
+        poff = pofs(p)
+        vp[p] = s[poff + P_SCORE + SCORE_TOTAL]
+        rest = s[poff + P_MONEY] % (T[T_AM_MONEY_PER_VP] if T[T_AM_LEVEL + p] > 0 else per)
         key[p] = vp[p] * per + rest         # an Automa's leftover is below its £5
     for p in range(MAX_PLAYERS):
         out[p] = 0.0

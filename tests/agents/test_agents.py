@@ -8,7 +8,7 @@ from caledonia_env import agents
 from caledonia_env.agents import registry
 from caledonia_env.agents.builtin import BUILTIN
 from caledonia_env.agents.base import Agent
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, evaluate
+from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS, evaluate
 from caledonia_env.agents.rollouts import final_margin
 from caledonia_env.agents import mcts as mcts_module
 from caledonia_env.agents.mcts import MCTSAgent
@@ -98,8 +98,8 @@ def test_one_random_policy_for_the_agents_and_the_envs():
     from the same seed, in the registry and as the envs' built-in opponent."""
     bot = agents.make("random", seed=4)
     env_bot = opponents.make_opponent("random", seed=4)
-    assert isinstance(bot, Agent) and isinstance(bot, opponents.RandomAgent)
-    assert type(bot).act is opponents.RandomAgent.act and bot.name == "random"
+    assert isinstance(bot, Agent) and isinstance(bot, opponents.RandomOpponent)
+    assert type(bot).act is opponents.RandomOpponent.act and bot.name == "random"
     assert repr(bot) == "RandomAgent(name='random', seed=4)"
     game = Game(GameConfig(num_players=2, seed=3))
     moves = []

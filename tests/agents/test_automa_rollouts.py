@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from caledonia_env import Game, GameConfig
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS
+from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS
 from caledonia_env.agents.rollouts import greedy_action, greedy_rollout, seed_numba
 from caledonia_env.engine.actions import N_ACTIONS
 

@@ -21,7 +21,7 @@ from caledonia_env.agents import policy  # noqa: E402
 from caledonia_env.agents.netroll import policy_action, policy_weights  # noqa: E402
 from caledonia_env.agents.network import NetArrays  # noqa: E402
 from caledonia_env.data import load_ruleset  # noqa: E402
-from caledonia_env.agents.evaluators import search_net  # noqa: E402
+from caledonia_env.agents.search_values import search_net  # noqa: E402
 from caledonia_env.engine.actions import N_ACTIONS  # noqa: E402
 from caledonia_env.engine.layout import S_PLAYER  # noqa: E402
 from caledonia_env.engine.mask import legal_mask  # noqa: E402

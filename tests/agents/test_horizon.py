@@ -7,7 +7,7 @@ import pytest
 from invariants import play_checked
 
 from caledonia_env import Game, GameConfig, agents
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, evaluate
+from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS, evaluate
 from caledonia_env.agents.rollouts import (NO_HORIZON, final_margin, greedy_action,
                                            greedy_rollout, leaf_margin, rollout_margins,
                                            seed_numba, stop_round)

@@ -11,7 +11,7 @@ from numba import njit
 from numba.typed import List
 
 from caledonia_env import Game, GameConfig
-from caledonia_env.agents.evaluation import (BASE, DEFAULT_WEIGHTS, MEMO_LEN, MEMO_ROOM,
+from caledonia_env.agents.greedy_value import (BASE, DEFAULT_WEIGHTS, MEMO_LEN, MEMO_ROOM,
                                              PLACED, evaluate, evaluate_known, expansion_room,
                                              lookahead_table, map_memo, update_memo)
 from caledonia_env.agents.rollouts import action_values, greedy_action, seed_numba

@@ -9,17 +9,16 @@ from caledonia_env import Game, GameConfig, agents
 from caledonia_env.config import RULES_2026_11
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.engine.constants import CTX_GAME_OVER
 from caledonia_env.envs.observation import OBS_SIZE, encode_obs
 from caledonia_env.tournament import TournamentSpec, run, wilson
 
 torch = pytest.importorskip("torch", reason="nmcts needs the train extra (torch)")
 
 from caledonia_env.agents.nmcts import NetMCTSAgent  # noqa: E402
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS  # noqa: E402
+from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS  # noqa: E402
 from caledonia_env.agents.rollouts import greedy_action  # noqa: E402
 from caledonia_env.agents.netroll import (mixed_rollout, policy_action,  # noqa: E402
-                                          policy_call, policy_logits, policy_rollout,
+                                          policy_call, policy_logits,
                                           policy_rollout_margins, policy_weights)
 from caledonia_env.engine.step import apply_action  # noqa: E402
 from caledonia_env.agents.policy import load_network  # noqa: E402
@@ -55,7 +54,7 @@ def test_numba_policy_matches_the_torch_actor(num_players, tmp_path):
     assert checked == 25
 
 
-def test_policy_rollout_finishes_the_game_and_samples_at_a_temperature(tmp_path):
+def test_the_policy_in_every_seat_finishes_the_game_and_samples_at_a_temperature(tmp_path):
     path = save_small(tmp_path / "net.zip", 2, seed=1)
     w = policy_weights(*load_network(str(path))).args()
     game = _position(moves=10)
@@ -63,8 +62,8 @@ def test_policy_rollout_finishes_the_game_and_samples_at_a_temperature(tmp_path)
     for temperature, seed in ((0.0, 1), (0.0, 2), (1.0, 1), (1.0, 2)):
         agents.rollouts.seed_numba(seed)
         s = game.state.copy()
-        steps = policy_rollout(s, game.tables, *w, temperature, 100000, None)
-        assert steps > 0 and s[L.S_CTX] == CTX_GAME_OVER
+        steps = mixed_rollout(s, game.tables, *w, temperature, -1, DEFAULT_WEIGHTS, 100000, None)
+        assert steps > 0 and L.game_over(s)
         ends.add((temperature, s.tobytes()))
     argmax = {e for t, e in ends if t == 0.0}
     sampled = {e for t, e in ends if t == 1.0}
@@ -77,7 +76,7 @@ def test_mixed_rollout_plays_the_policy_in_one_seat_and_greedy_in_the_others(num
                                                                               tmp_path):
     """``mixed_rollout`` is the game played move by move with the policy's action in seat
     ``me`` and the greedy bot's in every other seat (numba's stream seeded alike); with
-    ``me`` = -1 it is ``policy_rollout``."""
+    ``me`` = -1 the policy plays every seat."""
     path = save_small(tmp_path / "net.zip", num_players, seed=num_players)
     w = policy_weights(*load_network(str(path))).args()
     game = _position(moves=6, num_players=num_players, seed=9)
@@ -85,7 +84,7 @@ def test_mixed_rollout_plays_the_policy_in_one_seat_and_greedy_in_the_others(num
     agents.rollouts.seed_numba(3)
     s = game.state.copy()
     steps = mixed_rollout(s, T, *w, 0.0, me, DEFAULT_WEIGHTS, 100000, None)
-    assert steps > 0 and s[L.S_CTX] == CTX_GAME_OVER
+    assert steps > 0 and L.game_over(s)
     agents.rollouts.seed_numba(3)
     ref = game.state.copy()
     mask, obs = np.zeros(N_ACTIONS, np.int8), np.zeros(OBS_SIZE, np.float32)
@@ -99,10 +98,9 @@ def test_mixed_rollout_plays_the_policy_in_one_seat_and_greedy_in_the_others(num
         seats.add(int(ref[L.S_PLAYER]))
         apply_action(ref, T, a, None)
     assert np.array_equal(s, ref) and seats == set(range(num_players))
-    every = [game.state.copy() for _ in range(2)]
-    assert mixed_rollout(every[0], T, *w, 0.0, -1, DEFAULT_WEIGHTS, 100000, None) == \
-        policy_rollout(every[1], T, *w, 0.0, 100000, None)
-    assert np.array_equal(*every) and not np.array_equal(every[0], s)
+    every = game.state.copy()
+    assert mixed_rollout(every, T, *w, 0.0, -1, DEFAULT_WEIGHTS, 100000, None) > 0
+    assert not np.array_equal(every, s)
     out = np.full(2, np.nan)
     policy_rollout_margins(game.state, T, *w, 0.0, True, DEFAULT_WEIGHTS, DEFAULT_WEIGHTS, me,
                            np.array(game.legal_actions()[:2], np.int64),

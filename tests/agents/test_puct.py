@@ -15,9 +15,9 @@ from caledonia_env.engine.constants import MAX_CONTRACTS
 torch = pytest.importorskip("torch", reason="puct and ppo agents need the train extra (torch)")
 
 from caledonia_env.agents import checkpoint as ck  # noqa: E402
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS  # noqa: E402
+from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS  # noqa: E402
 from caledonia_env.agents.rollouts import determinize, greedy_rollout, seed_numba  # noqa: E402
-from caledonia_env.agents.evaluators import (search_net, shaping_weight,  # noqa: E402
+from caledonia_env.agents.search_values import (search_net, shaping_weight,  # noqa: E402
                                              terminal_mode)
 from caledonia_env.agents.policy import PolicyPlayer, PretrainedActor  # noqa: E402
 from caledonia_env.agents.puct import ROLLOUT_MIX, PUCTAgent  # noqa: E402
@@ -92,8 +92,8 @@ def _shuffle_hidden(game, seed):
     idx = L.S_DECK + (head + np.arange(cnt)) % MAX_CONTRACTS
     s[idx] = s[idx][rng.permutation(cnt)]
     for p in range(g.num_players):
-        po = L.S_PLAYERS + p * L.P_SIZE
-        pile = slice(po + L.P_AM_PILE, po + L.P_AM_PILE + int(s[po + L.P_AM_NPILE]))
+        poff = L.S_PLAYERS + p * L.P_SIZE
+        pile = slice(poff + L.P_AM_PILE, poff + L.P_AM_PILE + int(s[poff + L.P_AM_NPILE]))
         s[pile] = rng.permutation(s[pile])
     s[L.S_RNG] = int(rng.integers(1, 2**31 - 2))
     return g
@@ -256,7 +256,8 @@ def test_actor_critic_matches_the_sb3_policy_and_the_search_net(tmp_path):
     obs = env.reset()
     for _ in range(15):
         obs, *_ = env.step(env.sample_actions())
-    ck.save_model(model, tmp_path / "m.zip", num_players=2)
+    ck.save(tmp_path / "m.zip", model.policy.state_dict(),
+            ck.make_meta(model.caledonia_arch, 2, model.num_timesteps))
     c = ck.load(tmp_path / "m.zip")
     net = ck.load_actor_critic(c)
     t = torch.as_tensor(obs)
@@ -411,7 +412,7 @@ def test_ppo_pretrained_plays_games_of_every_size_with_one_agent(monkeypatch):
 
 def test_play_games_batches_ppo_pretrained_in_3p_games(monkeypatch):
     pytest.importorskip("sb3_contrib")
-    from caledonia_env.train.players import play_games    # needs sb3_contrib (skipped without)
+    from caledonia_env.train.batched_play import play_games    # needs sb3_contrib (skipped without)
     monkeypatch.setattr(ck, "_FALLBACK_WARNED", set())
     with _fallback_expected(3):
         rows = play_games(["ppo:pretrained", "random", "random"], 2, seed=1)

@@ -1,7 +1,7 @@
 """The search agents' moves pinned: the same seed plays the same game.
 
 The hashes were recorded from the agents before their rollout and network code moved
-into the shared evaluators (agents/evaluators.py); a change of any search's behaviour
+into the shared evaluators (agents/search_values.py); a change of any search's behaviour
 (candidates, determinizations, rollouts, priors, leaf values) changes its hash. The games
 are played under the rules of the day they were recorded (``RULES_2026_11``), so that the
 pins follow the searches, not the ruleset (tests/engine/test_engine_trace.py follows that).

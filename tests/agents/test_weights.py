@@ -10,7 +10,7 @@ import pytest
 
 from caledonia_env import agents
 from caledonia_env import tournament as tn
-from caledonia_env.agents import evaluation
+from caledonia_env.agents import greedy_value
 from caledonia_env.agents.weights import (WEIGHT_NAMES, load_weights, save_weights,
                                           weights_from_dict, weights_path)
 from caledonia_env.cli import main
@@ -19,14 +19,14 @@ from caledonia_env.train import tune_weights
 
 
 def test_names_follow_the_evaluation_indices():
-    assert len(WEIGHT_NAMES) == evaluation.N_WEIGHTS == len(set(WEIGHT_NAMES))
-    assert WEIGHT_NAMES[evaluation.W_MONEY_SLOPE] == "money_slope"
-    assert WEIGHT_NAMES[evaluation.W_CONTRACT_READY] == "contract_ready"
-    assert WEIGHT_NAMES[evaluation.W_NOISE] == "noise"
+    assert len(WEIGHT_NAMES) == greedy_value.N_WEIGHTS == len(set(WEIGHT_NAMES))
+    assert WEIGHT_NAMES[greedy_value.W_MONEY_SLOPE] == "money_slope"
+    assert WEIGHT_NAMES[greedy_value.W_CONTRACT_READY] == "contract_ready"
+    assert WEIGHT_NAMES[greedy_value.W_NOISE] == "noise"
 
 
 def test_a_written_file_reads_back_with_its_provenance(tmp_path):
-    w = evaluation.DEFAULT_WEIGHTS * 1.5
+    w = greedy_value.DEFAULT_WEIGHTS * 1.5
     path = save_weights(str(tmp_path / "w.json"), w, seed=3)
     np.testing.assert_array_equal(load_weights(path), w)
     assert json.loads(open(path).read())["seed"] == 3
@@ -40,7 +40,7 @@ def test_a_written_file_reads_back_with_its_provenance(tmp_path):
     (lambda d: d.update(sell=True), "'sell' must be a finite number >= 0"),
 ])
 def test_a_bad_weights_object_is_named(change, words):
-    named = dict(zip(WEIGHT_NAMES, evaluation.DEFAULT_WEIGHTS.tolist()))
+    named = dict(zip(WEIGHT_NAMES, greedy_value.DEFAULT_WEIGHTS.tolist()))
     change(named)
     with pytest.raises(ValueError, match=words.replace("[", r"\[").replace("]", r"\]")):
         weights_from_dict(named, "w.json")
@@ -63,8 +63,8 @@ def test_the_shipped_solo_set_is_tuned_on_the_default_ruleset():
     data = json.loads(open(weights_path("solo")).read())
     assert data["ruleset_fingerprint"] == load_ruleset().fingerprint()
     w = load_weights("solo")
-    assert not np.allclose(w, evaluation.DEFAULT_WEIGHTS)
-    assert w[evaluation.W_NOISE] == evaluation.DEFAULT_WEIGHTS[evaluation.W_NOISE]
+    assert not np.allclose(w, greedy_value.DEFAULT_WEIGHTS)
+    assert w[greedy_value.W_NOISE] == greedy_value.DEFAULT_WEIGHTS[greedy_value.W_NOISE]
     assert data["tuned_mean_vp"] > data["start_mean_vp"]
 
 
@@ -84,7 +84,7 @@ def test_greedy_and_mcts_play_with_named_weights():
     np.testing.assert_array_equal(agents.make("mcts:8c12:solo").evaluator.weights, solo)
     bot = agents.make("mcts:8h2c12:solo")
     assert (bot.rollouts, bot.candidates, bot.evaluator.horizon) == (8, 12, 2)
-    np.testing.assert_array_equal(agents.make("greedy").weights, evaluation.DEFAULT_WEIGHTS)
+    np.testing.assert_array_equal(agents.make("greedy").weights, greedy_value.DEFAULT_WEIGHTS)
     with pytest.raises(ValueError, match="shipped set"):
         agents.make("mcts:8:nosuchset")
 
@@ -104,10 +104,10 @@ def test_the_network_searches_take_weights_after_or_instead_of_a_checkpoint():
         assert bot.path == want_path, name
         np.testing.assert_array_equal(bot.evaluator.weights, solo)
         np.testing.assert_array_equal(bot.evaluator.opponent_weights,
-                                      evaluation.DEFAULT_WEIGHTS)
+                                      greedy_value.DEFAULT_WEIGHTS)
     bot = agents.make(f"nmctsg:4h2:{path}", seed=1)
     assert bot.path == path and bot.evaluator.horizon == 2
-    np.testing.assert_array_equal(bot.evaluator.weights, evaluation.DEFAULT_WEIGHTS)
+    np.testing.assert_array_equal(bot.evaluator.weights, greedy_value.DEFAULT_WEIGHTS)
     game = Game(GameConfig(num_players=2, seed=3, clans="draft"))
     while not game.is_terminal and game.context != "main action":
         game.step(agents.make("greedy").act(game))
@@ -128,19 +128,19 @@ def test_a_tournament_in_one_process_keeps_each_runs_weights():
         spec = tn.TournamentSpec(players=("greedy",), games=3, seed=4, game_kw={"solo": True},
                                  agent_kw={"weights": weights})
         return np.mean([r["total"] for r in tn.run(spec)])
-    default = mean_vp(evaluation.DEFAULT_WEIGHTS)
-    assert mean_vp(np.zeros(evaluation.N_WEIGHTS)) != default
-    assert mean_vp(evaluation.DEFAULT_WEIGHTS) == default
+    default = mean_vp(greedy_value.DEFAULT_WEIGHTS)
+    assert mean_vp(np.zeros(greedy_value.N_WEIGHTS)) != default
+    assert mean_vp(greedy_value.DEFAULT_WEIGHTS) == default
 
 
 def test_the_fitness_is_the_greedy_bots_solo_score():
     """solo_scores plays the tournament's solo games with greedy moves (ties broken by its
     own numba stream): each final VP is that of a finished solo game of the same setup."""
     starts = tune_weights.solo_starts(6, 4)
-    a = tune_weights.solo_scores(evaluation.DEFAULT_WEIGHTS, starts)
-    np.testing.assert_array_equal(a, tune_weights.solo_scores(evaluation.DEFAULT_WEIGHTS, starts))
+    a = tune_weights.solo_scores(greedy_value.DEFAULT_WEIGHTS, starts)
+    np.testing.assert_array_equal(a, tune_weights.solo_scores(greedy_value.DEFAULT_WEIGHTS, starts))
     assert (a > 40).all() and (a < 250).all()
-    zeros = tune_weights.solo_scores(np.zeros(evaluation.N_WEIGHTS), starts)
+    zeros = tune_weights.solo_scores(np.zeros(greedy_value.N_WEIGHTS), starts)
     assert zeros.mean() < a.mean()
 
 
@@ -150,11 +150,11 @@ def test_tuning_is_reproducible_and_starts_from_its_init():
     two = tune_weights.tune(starts, 2, 4, seed=1)
     np.testing.assert_array_equal(one["weights"], two["weights"])
     assert one["history"][0]["mean_fitness"] == pytest.approx(
-        tune_weights.solo_scores(evaluation.DEFAULT_WEIGHTS, starts).mean())
+        tune_weights.solo_scores(greedy_value.DEFAULT_WEIGHTS, starts).mean())
     assert one["start_fitness"] == one["history"][0]["mean_fitness"]
     assert one["fitness"] == tune_weights.solo_scores(one["weights"], starts).mean()
     assert (one["weights"] >= 0).all()
-    assert one["weights"][evaluation.W_NOISE] == evaluation.DEFAULT_WEIGHTS[evaluation.W_NOISE]
+    assert one["weights"][greedy_value.W_NOISE] == greedy_value.DEFAULT_WEIGHTS[greedy_value.W_NOISE]
     assert not np.array_equal(tune_weights.tune(starts, 1, 4, seed=2)["weights"],
                               tune_weights.tune(starts, 1, 4, seed=3)["weights"])
     with pytest.raises(ValueError, match="population >= 4"):

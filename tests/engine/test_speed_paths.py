@@ -11,7 +11,7 @@ from numba.core.errors import TypingError
 import caledonia_env
 from caledonia_env import Game, GameConfig
 from caledonia_env.agents import netroll, rollouts
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS
+from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.board import pofs, reach_bits, reach_mask, reach_of
@@ -559,7 +559,8 @@ def test_scratch_types_and_a_variable_length_is_refused():
 INLINED = {
     "vector kernels": ((vk._advance, vk._new_episode, vk._settle, vk._one),
                        (vk.vector_call, vk.step_parallel)),
-    "rollouts": ((rollouts.after, rollouts.greedy_rollout_to, rollouts._action_values,
+    "rollouts": ((rollouts.after, rollouts.reached, rollouts.greedy_rollout_to,
+                  rollouts._action_values, rollouts.start_rollout, rollouts.rollout_value,
                   rollouts._rollout_margins, netroll.mixed_rollout_to,
                   netroll._policy_rollout_margins),
                  (rollouts.greedy_action, rollouts.greedy_call, netroll.policy_action,

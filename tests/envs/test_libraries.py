@@ -13,12 +13,11 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, render_test
+from pettingzoo.test import render_test
 
 import caledonia_env
 from caledonia_env import Game, GameConfig, IllegalActionError
 from caledonia_env.envs import CaledoniaEnv, make_sb3_vec_env
-from caledonia_env.envs.adapters import rllib_env
 from caledonia_env.envs.aec import raw_env
 from caledonia_env.envs.common import final_info
 
@@ -129,19 +128,6 @@ def test_raw_env_raises_and_says_how_to_make_unmasked_samplers_safe():
     bad = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
     with pytest.raises(IllegalActionError, match="illegal_action='penalize'"):
         env.step(bad)
-
-
-def test_rllib_adapter_renames_the_observation_key():
-    env = rllib_env(num_players=3)
-    api_test(env, num_cycles=200)
-    env.reset(seed=2)
-    agent = env.agent_selection
-    obs = env.observe(agent)
-    space = env.observation_space(agent)
-    assert set(obs) == {"observations", "action_mask"} and space.contains(obs)
-    assert obs["action_mask"].dtype == np.int8 and obs["action_mask"].sum() >= 1
-    np.testing.assert_array_equal(obs["observations"],
-                                  env.unwrapped.observe(agent)["observation"])
 
 
 # ------------------------------------------------------------ example scripts (slow)

@@ -100,6 +100,13 @@ def test_bad_arguments_name_the_allowed_values(tmp_path):
         scale.run_study(SPEC, str(tmp_path / "x.csv"), backend="local", workers=0)
 
 
+def test_a_study_without_num_players_is_refused_by_name():
+    class Study:
+        games, n_players = 4, 2
+    with pytest.raises(TypeError, match="num_players; Study has none"):
+        scale.num_players(Study())
+
+
 def _wait(cond, what, seconds=120):
     t0 = time.monotonic()
     while not cond():

@@ -1,7 +1,7 @@
 """Port bonus tiles by their printed numbers (R-5): P1 meat, P2 basic goods, P3 processed
 goods, P4 upgrade + glory, P5 money, P6 price shift, P7 swap, P8 money + structure bonus,
 P9 copy. Labels shown to users, the ruleset keys, and the old project labels still read
-from scenarios of version 1, records before version 4 and the deprecated config name."""
+from scenarios of version 1 and records before version 4 (not from a config)."""
 import json
 import shutil
 import warnings
@@ -141,15 +141,14 @@ def test_the_fingerprint_hashes_numbers_not_port_labels():
         Game.from_json(rec)
 
 
-def test_the_old_option_name_still_works_with_a_deprecation_warning():
-    with pytest.warns(DeprecationWarning, match="interp_p4_exact is deprecated: use "
-                                                "interp_price_shift_exact"):
-        cfg = GameConfig(num_players=2, interp_p4_exact=True)
-    assert cfg.interp_price_shift_exact and cfg == GameConfig(num_players=2,
-                                                             interp_price_shift_exact=True)
-    assert "interp_p4_exact" not in cfg.to_dict()
-    with pytest.warns(DeprecationWarning), pytest.raises(ConfigError, match="contradicts"):
-        GameConfig(num_players=2, interp_p4_exact=False, interp_price_shift_exact=True)
+def test_the_old_option_name_is_refused_naming_the_current_one():
+    """``interp_p4_exact`` (before version 4) lives on in old records only (read by
+    :func:`upgrade_setup`); a config that names it is refused, the allowed names listed."""
+    with pytest.raises(ConfigError, match=r"unknown GameConfig options: \['interp_p4_exact'\]"
+                                          r".*interp_price_shift_exact"):
+        GameConfig.from_dict(dict(GameConfig(num_players=2).to_dict(), interp_p4_exact=True))
+    with pytest.raises(TypeError, match="interp_p4_exact"):
+        GameConfig(num_players=2, interp_p4_exact=True)
 
 
 def test_legacy_labels_are_the_old_order():

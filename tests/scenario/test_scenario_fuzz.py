@@ -102,8 +102,8 @@ def _playout(game, seed):
     for _ in range(MAX_STEPS):
         s = game.state
         for p in range(n):
-            po = L.S_PLAYERS + p * L.P_SIZE
-            assert s[po + L.P_MONEY] >= 0 and (s[po + L.P_GOODS:po + L.P_GOODS + 6] >= 0).all()
+            poff = L.S_PLAYERS + p * L.P_SIZE
+            assert s[poff + L.P_MONEY] >= 0 and (s[poff + L.P_GOODS:poff + L.P_GOODS + 6] >= 0).all()
         if game.is_terminal:
             game.scores()
             return

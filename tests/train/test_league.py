@@ -12,7 +12,7 @@ import pytest
 from caledonia_env import Game, GameConfig
 from caledonia_env.train import rating
 from caledonia_env.train.league import LEARNER, League, ranks
-from caledonia_env.train.players import EvalStudy
+from caledonia_env.train.batched_play import EvalStudy
 
 
 def test_ranks_share_equal_vp():

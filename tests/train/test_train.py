@@ -52,7 +52,7 @@ def _rows(results):
 
 
 def test_R_7_summarize_counts_tied_wins_as_half():
-    from caledonia_env.train.players import summarize
+    from caledonia_env.train.batched_play import summarize
     # 6 wins, 2 ties (shared win: 1/2 each, R-7 tiebreak left them equal), 2 losses
     rows = _rows([(1.0, 0.0)] * 6 + [(0.5, 0.5)] * 2 + [(0.0, 1.0)] * 2)
     st = summarize(rows, role=0)
@@ -266,7 +266,7 @@ def test_policy_player_plays_legal_moves_and_respects_the_mask(small_ckpt):
 
 def test_play_games_rotates_seats_and_matches_tournament_rows(small_ckpt):
     from caledonia_env.tournament import CSV_FIELDS
-    from caledonia_env.train.players import play_games
+    from caledonia_env.train.batched_play import play_games
     rows = play_games([f"ppo:{small_ckpt}", "random"], 4, seed=3, batch=3)
     assert len(rows) == 8 and set(CSV_FIELDS) <= set(rows[0])
     roles = {(r["game"], r["player"]): r["role"] for r in rows}
@@ -282,7 +282,7 @@ def test_play_games_game_ids_give_the_full_runs_rows_even_when_sampling(small_ck
     """A chunk of game numbers plays exactly those games of the full run (what a Ray task
     of ``caledonia evaluate --backend ray`` does), also with a sampling policy: each game
     draws from its own stream, seeded from (seed, g)."""
-    from caledonia_env.train.players import load_policy, play_games
+    from caledonia_env.train.batched_play import load_policy, play_games
 
     def untimed(rows):
         return [{k: v for k, v in r.items() if k != "think_seconds"} for r in rows]
@@ -541,7 +541,8 @@ def test_actor_matches_the_sb3_policy(tmp_path):
         obs, *_ = env.step(env.sample_actions())
     masks = env.action_masks()
     want, _ = model.predict(obs, action_masks=masks, deterministic=True)
-    ck.save_model(model, tmp_path / "m.zip", num_players=2)
+    ck.save(tmp_path / "m.zip", model.policy.state_dict(),
+            ck.make_meta(model.caledonia_arch, 2, model.num_timesteps))
     actor = ck.load_actor(ck.load(tmp_path / "m.zip"))
     with torch.no_grad():
         logits = actor(torch.as_tensor(obs)).numpy()
@@ -621,7 +622,7 @@ def test_pretrained_checkpoint_is_small_loads_and_plays():
 def test_pretrained_beats_random_in_90_percent_of_games():
     """The documented claim (docs/training.md): >= 90% against random, 2 players."""
     _needs_train()
-    from caledonia_env.train.players import play_games, summarize
+    from caledonia_env.train.batched_play import play_games, summarize
     rows = play_games(["ppo:pretrained", "random"], 300, seed=2024)
     st = summarize(rows, role=0)
     assert st["ci_low"] >= 0.9, st

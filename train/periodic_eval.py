@@ -8,7 +8,7 @@ import numpy as np
 from caledonia_env.agents import checkpoint as ckpt
 from caledonia_env.agents.policy import PolicyPlayer
 from caledonia_env.tournament import solo_summary
-from caledonia_env.train.players import play_games, summarize
+from caledonia_env.train.batched_play import play_games, summarize
 from caledonia_env.train.rating import format_ratings
 from caledonia_env.train.runlog import EVAL_FIELDS, append_csv
 

@@ -4,7 +4,7 @@ from conftest import base_scenario
 from market_tracks import WOOL, WOOL_TRACK, put_marker, repeated_ruleset
 
 from caledonia_env import Game
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS, evaluate
+from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS, evaluate
 from caledonia_env.data import load_ruleset
 
 

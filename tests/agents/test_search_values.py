@@ -1,24 +1,23 @@
-"""The search agents' evaluators (agents/evaluators.py): one interface, prior and values."""
+"""The search agents' evaluators (agents/search_values.py): one interface, prior and values."""
 import numpy as np
 import pytest
 
 from caledonia_env import agents
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS
+from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS
 from caledonia_env.agents.rollouts import (action_values, determinize, final_margin,
                                            greedy_action, seed_numba)
-from caledonia_env.agents.evaluators import (FAILED, Evaluator, GreedyRollouts,
+from caledonia_env.agents.search_values import (FAILED, Evaluator, GreedyRollouts,
                                              RolloutEvaluator)
 from caledonia_env.agents.mcts import MCTSAgent
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.engine.constants import CTX_GAME_OVER
 from caledonia_env.engine.step import apply_action
 from caledonia_env.envs.observation import OBS_SIZE, encode_obs
 from caledonia_env.envs.rewards import terminal_rewards
 
 torch = pytest.importorskip("torch", reason="the network evaluators need the train extra")
 
-from caledonia_env.agents.evaluators import NetworkValues, PolicyRollouts  # noqa: E402
+from caledonia_env.agents.search_values import NetworkValues, PolicyRollouts  # noqa: E402
 from caledonia_env.agents.policy import load_network  # noqa: E402
 from small_nets import save_small  # noqa: E402
 from test_puct import _position  # noqa: E402
@@ -96,7 +95,7 @@ def test_random_rollouts_finish_the_game_from_numbas_stream():
     for seed in (1, 1, 2):
         seed_numba(seed)
         end = game.state.copy()
-        assert ev.finish(end, game.tables) and end[L.S_CTX] == CTX_GAME_OVER
+        assert ev.finish(end, game.tables) and L.game_over(end)
         ends.append(end)
     assert np.array_equal(ends[0], ends[1]) and not np.array_equal(ends[0], ends[2])
     values = ev.evaluate(ends[2], game.tables)          # a finished game: its margins

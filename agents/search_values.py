@@ -44,7 +44,7 @@ from caledonia_env.engine.playout import rollout
 from caledonia_env.envs.observation import OBS_SIZE, encode_obs
 from caledonia_env.envs.rewards import (REWARD_MODES, SCORE_DIFF_SCALE, projected_score_diff, reward_mode,
                            terminal_rewards)
-from caledonia_env.agents.evaluation import DEFAULT_WEIGHTS
+from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS
 from caledonia_env.agents.rollouts import (
     action_values,
     final_margin,

@@ -193,7 +193,7 @@ def contract_value(s, T, p, c, gv, unit_val, pl, imp, w):
     """Expected net VP of holding contract c in an export box (R-3.7): its rewards
     minus the goods it will consume (held goods at their value, missing goods at
     today's market price), discounted until it is fulfilled."""
-    po = pofs(p)
+    poff = pofs(p)
     mv = money_value(T, pl, w)
     reward = cval(T, c, C_GAIN_MONEY) * mv
     for i in range(3):
@@ -207,7 +207,7 @@ def contract_value(s, T, p, c, gv, unit_val, pl, imp, w):
     for g in range(N_GOODS):
         need = need_good(T, c, g)
         if need > 0:
-            have = s[po + P_GOODS + g]
+            have = s[poff + P_GOODS + g]
             use = need if have >= need else have
             cost += use * gv[g] + (need - use) * market_price(s, T, g) * mv * w[W_BUY_PREMIUM]
             needed += need
@@ -325,15 +325,15 @@ def evaluate(s, T, p, w):
 @njit(cache=True)
 def evaluate_known(s, T, p, w, memo):
     """:func:`evaluate` given the :func:`map_memo` of ``s`` (unread once the game is over)."""
-    po = pofs(p)
+    poff = pofs(p)
     n = s[S_NP]
     if game_over(s):
-        return s[po + P_SCORE + SCORE_TOTAL] + (s[po + P_MONEY] % T[T_MONEY_PER_VP]) * 0.01
+        return s[poff + P_SCORE + SCORE_TOTAL] + (s[poff + P_MONEY] % T[T_MONEY_PER_VP]) * 0.01
     pl = productions_left(s, T)
     mv = money_value(T, pl, w)
     gv = scratch(N_GOODS, np.float64)
     good_values(s, T, pl, w, gv)
-    row = crow(s, po)                       # the player's clan row (R-8)
+    row = crow(s, poff)                       # the player's clan row (R-8)
     butter = T[T_CLAN_MILK_MONEY + row] * mv        # R-8.3 Cunningham: milk for money
     if pl > 0 and butter > gv[MILK]:
         gv[MILK] = butter
@@ -341,18 +341,18 @@ def evaluate_known(s, T, p, w, memo):
     import_values(s, T, imp)
 
     # certain VP: glory, hops, tracked imports (at today's rarity)
-    v = float(s[po + P_GLORY])
-    v += s[po + P_IMPORTS + 3] * T[T_VP_HOPS]
+    v = float(s[poff + P_GLORY])
+    v += s[poff + P_IMPORTS + 3] * T[T_VP_HOPS]
     for i in range(3):
-        v += s[po + P_IMPORTS + i] * imp[i]
+        v += s[poff + P_IMPORTS + i] * imp[i]
     # stock; a player who passed can spend money only next round (R-3.8)
-    if s[S_PHASE] == PH_ACTIONS and s[po + P_PASSED]:
+    if s[S_PHASE] == PH_ACTIONS and s[poff + P_PASSED]:
         v -= w[W_PASSED]
-        v += s[po + P_MONEY] * money_value(T, pl - 1, w)
+        v += s[poff + P_MONEY] * money_value(T, pl - 1, w)
     else:
-        v += s[po + P_MONEY] * mv
+        v += s[poff + P_MONEY] * mv
     for g in range(N_GOODS):
-        v += s[po + P_GOODS + g] * gv[g]
+        v += s[poff + P_GOODS + g] * gv[g]
 
     # units: future production (R-6.1 - R-6.3)
     own = scratch(MAX_NODES, np.int64)     # one pass over the map: p's units, by type
@@ -365,15 +365,15 @@ def evaluate_known(s, T, p, w, memo):
     for j in range(pl):
         future_mv += money_value(T, j, w)
     inc = T_CLAN_INCOME + row * 5           # clan income rates (R-6.1, R-8.5)
-    v += units[LUMBERJACK] * T[inc + s[po + P_TECH]] * future_mv
-    v += units[MINER] * T[inc + 2 + s[po + P_TECH + 1]] * future_mv
+    v += units[LUMBERJACK] * T[inc + s[poff + P_TECH]] * future_mv
+    v += units[MINER] * T[inc + 2 + s[poff + P_TECH + 1]] * future_mv
     v += units[FISHERMAN] * T[inc + 4] * future_mv
     wool = units[SHEEP] * T[T_UNIT_YIELD + SHEEP] * pl
     milk = units[COW] * T[T_UNIT_YIELD + COW] * pl
     grain = units[FIELD] * T[T_UNIT_YIELD + FIELD] * pl
     v += wool * gv[WOOL] + milk * gv[MILK] + grain * gv[GRAIN]
-    milk += s[po + P_GOODS + MILK]
-    grain += s[po + P_GOODS + GRAIN]
+    milk += s[poff + P_GOODS + MILK]
+    grain += s[poff + P_GOODS + GRAIN]
     conv = min(units[DAIRY] * T[T_UNIT_YIELD + DAIRY] * pl, milk)
     if gv[CHEESE] > gv[MILK]:
         v += conv * (gv[CHEESE] - gv[MILK])
@@ -395,16 +395,16 @@ def evaluate_known(s, T, p, w, memo):
     unit_val[N_UNITS + SHEEP] = units[SHEEP]
     unit_val[N_UNITS + COW] = units[COW]
     for b in range(MAX_BOXES):
-        c = s[po + P_BOX + b]
+        c = s[poff + P_BOX + b]
         if c >= 0:
             v += contract_value(s, T, p, c, gv, unit_val, pl, imp, w)
 
     # R-8.6 cellar barrels: whisky plus the money of the space they will leave from
     cellar = T_CLAN_CELLAR_MONEY + row * 2
-    v += s[po + P_CELLAR + 1] * (gv[WHISKY] + T[cellar + 1] * mv)
-    v += s[po + P_CELLAR] * (gv[WHISKY] + T[cellar + (1 if pl > 0 else 0)] * mv)
+    v += s[poff + P_CELLAR + 1] * (gv[WHISKY] + T[cellar + 1] * mv)
+    v += s[poff + P_CELLAR] * (gv[WHISKY] + T[cellar + (1 if pl > 0 else 0)] * mv)
     # R-9.4 clan auction: VP paid, and the bid this player leads with
-    v -= s[po + P_BID]
+    v -= s[poff + P_BID]
     if s[S_AUC_STAGE] == 0 and s[S_AUC_LEADER] == p and s[S_AUC_HIGH] > 0:
         v -= s[S_AUC_HIGH]
 
@@ -413,10 +413,10 @@ def evaluate_known(s, T, p, w, memo):
         v += s[S_BONUS_HEX] * w[W_HEX_BONUS] + s[S_BONUS_UPG] * w[W_UPG_BONUS]
 
     # upgrades: shipping, hired merchants (their use is in future turns)
-    ship = s[po + P_SHIP]
+    ship = s[poff + P_SHIP]
     v += w[W_SHIP] * pl * (ship if ship < 3 else 3)
-    v += w[W_MERCH] * pl * (T[T_MERCH_TRACK] - s[po + P_TRACK])
-    v += w[W_EXPORT_EACH] * s[po + P_N_FULFILLED]
+    v += w[W_MERCH] * pl * (T[T_MERCH_TRACK] - s[poff + P_TRACK])
+    v += w[W_EXPORT_EACH] * s[poff + P_N_FULFILLED]
 
     # room to expand: reachable empty land hexes
     if pl > 0 and w[W_MOBILITY] != 0.0:

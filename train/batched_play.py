@@ -223,7 +223,7 @@ class EvalStudy:
         return len(self.matches) * self.per_match
 
     @property
-    def n_players(self) -> int:
+    def num_players(self) -> int:
         return len(self.matches[0])
 
     @property
@@ -249,7 +249,7 @@ class EvalStudy:
 
     def role(self, row: dict) -> int:
         """The role (index in the match's agent list) that played this row."""
-        return (int(row["player"]) - self.match_game(row["game"])[1]) % self.n_players
+        return (int(row["player"]) - self.match_game(row["game"])[1]) % self.num_players
 
     def belongs(self, row: dict) -> bool:
         return self.mismatch([row]) is None
@@ -261,7 +261,7 @@ class EvalStudy:
         ``--resume`` never mixes evaluations under other rules (scale.check_resume)."""
         G = rows[0]["game"]
         m, g = self.match_game(G)
-        seed = game_seeds(self.seed, g, self.n_players)[0]
+        seed = game_seeds(self.seed, g, self.num_players)[0]
         if not 0 <= G < self.games:
             return f"game {G} is not one of this study's {self.games} games"
         if rows[0]["game_seed"] != seed:
@@ -277,14 +277,14 @@ class EvalStudy:
     @cached_property
     def rule_fields(self) -> dict:
         """The rules columns every game of this study is played under (no seed enters them)."""
-        return rule_fields(GameConfig(num_players=self.n_players, seed=0, map=self.map,
+        return rule_fields(GameConfig(num_players=self.num_players, seed=0, map=self.map,
                                       **self.game_kw))
 
     def _player(self, spec: str):
         """The cached PolicyPlayer of a ``ppo:`` spec (hash checked), else the bot name."""
         if spec.startswith("ppo:"):
             return resolve(spec, self.deterministic, sha256=self.sha256[spec],
-                           num_players=self.n_players)
+                           num_players=self.num_players)
         return spec
 
     def warm_up(self) -> None:
@@ -293,7 +293,7 @@ class EvalStudy:
         if os.getpid() != self.origin_pid:
             import torch                # optional extra (train): only with policy players
             torch.set_num_threads(1)
-        game = Game(GameConfig(num_players=self.n_players, seed=0, map=self.map,
+        game = Game(GameConfig(num_players=self.num_players, seed=0, map=self.map,
                                **self.game_kw))
         for spec in sorted({s for m in self.matches for s in m}):
             player = self._player(spec)

@@ -3,14 +3,14 @@
 A library's policy is a function ``policy(obs, masks) -> actions`` on batches
 (``obs``: float32[B, OBS_SIZE], ``masks``: int8[B, N_ACTIONS]; one legal action id per row).
 :func:`win_rate_vs` plays it against a bot (``"random"`` by default) with
-:func:`caledonia_env.train.players.play_games`: the policy's seat rotates over the games
+:func:`caledonia_env.train.batched_play.play_games`: the policy's seat rotates over the games
 (game g puts it at player index g mod n), so no seat advantage enters the rate.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from caledonia_env.train.players import play_games, summarize
+from caledonia_env.train.batched_play import play_games, summarize
 
 
 class FunctionPlayer:
@@ -45,12 +45,6 @@ def win_rate_vs(policy, games: int = 100, num_players: int = 2, opponent: str = 
                       num_players=num_players, seed=seed, labels=["policy"] +
                       [opponent] * (num_players - 1))
     return summarize(rows, role=0)
-
-
-def random_policy(seed: int = 0):
-    """A uniform random legal policy in the ``policy(obs, masks)`` form (a baseline)."""
-    rng = np.random.default_rng(seed)
-    return lambda obs, masks: np.array([rng.choice(np.flatnonzero(m)) for m in masks])
 
 
 def format_rate(label: str, st: dict) -> str:
