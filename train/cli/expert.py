@@ -10,7 +10,7 @@ from caledonia_env import tournament as tn
 from caledonia_env.agents.checkpoint import CheckpointError
 from caledonia_env.agents.policy import checkpoint_path
 from caledonia_env.train import expert
-from caledonia_env.train.cli_common import parse_int
+from caledonia_env.train.cli.common import parse_int
 
 EXPERT_EXAMPLES = """\
 examples:

@@ -16,7 +16,7 @@ from caledonia_env import tournament as tn
 from caledonia_env.agents.checkpoint import PlayerCountWarning, load
 from caledonia_env.agents.policy import checkpoint_path
 from caledonia_env.train import rating
-from caledonia_env.train.cli_common import CommandError, game_options
+from caledonia_env.train.cli.common import CommandError, game_options
 from caledonia_env.train.players import EvalStudy, checkpoint_sha256, summarize
 
 EVAL_EXAMPLES = """\
