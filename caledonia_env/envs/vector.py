@@ -60,7 +60,7 @@ from caledonia_env.engine.constants import MAX_PLAYERS
 from caledonia_env.engine.layout import S_PLAYER, STATE_SIZE, game_over
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.engine.step import apply_action
-from caledonia_env.game import Game, IllegalActionError, _variants, action_ids, get_static
+from caledonia_env.game import Game, IllegalActionError, action_ids, static_tables
 from caledonia_env.envs.common import VecEnvMethods, make_config, render
 from caledonia_env.envs.observation import OBS_HIGH, OBS_SIZE
 from caledonia_env.envs.opponents import (automa_level, is_random_spec, make_opponent, opponent_specs,
@@ -160,8 +160,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
         self.statics, self.configs = [], []
         for cfg in base:
             for sides in self.maps:
-                self.statics.append(get_static(cfg.ruleset, sides, cfg.num_players,
-                                               _variants(cfg)))
+                self.statics.append(static_tables(cfg, sides))
                 self.configs.append(dataclasses.replace(cfg, map=sides))
         self.tables = np.stack([st.tables for st in self.statics])
         self.automa = automa_switch(self.tables)      # the engine's ``automa`` argument
