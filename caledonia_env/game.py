@@ -455,7 +455,7 @@ class Game:
                 game = cls(GameConfig.from_dict(setup["config"]))
         except ValueError as e:
             raise RecordError(f"the record's setup is invalid: {e}") from None
-        if "map" in d and list(game.map) != list(d["map"]):
+        if list(game.map) != list(d["map"]):
             raise RecordError("the record's map does not match its config and seed")
         if not game.ruleset.matches_fingerprint(d.get("ruleset_fingerprint",
                                                       game.ruleset.fingerprint())):

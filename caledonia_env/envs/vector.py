@@ -51,7 +51,7 @@ from itertools import product
 import numpy as np
 from gymnasium import spaces
 
-from caledonia_env.config import MODULES, GameConfig
+from caledonia_env.config import MODULES, GameConfig, check_seed
 from caledonia_env.engine import parallel_compile as pc
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.automa_deck import automa_switch
@@ -200,7 +200,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
             self._opponents = [[make_opponent(spec, seed=i * MAX_PLAYERS + j)
                                 for j, spec in enumerate(specs)] for i in range(n)]
             self._views = [None] * n
-        self._seed = seed
+        self._seed = None if seed is None else check_seed(seed, "seed")
         self._pending_seeds = None
         self._needs_reset = True
         self._first_compile()
@@ -233,7 +233,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
     # ------------------------------------------------------------ reset
     def seed(self, seed: int | None = None):
         """Seed the next reset (SB3 convention)."""
-        self._pending_seeds = seed
+        self._pending_seeds = None if seed is None else check_seed(seed, "seed(seed)")
         return [seed]
 
     def reset(self, seed: int | None = None):
@@ -241,7 +241,9 @@ class CaledoniaVectorEnv(VecEnvMethods):
         if seed is None:
             seed = self._pending_seeds if self._pending_seeds is not None else self._seed
         self._pending_seeds = None
-        self._seed = None if seed is None else int(seed) + 1
+        if seed is not None:
+            seed = check_seed(seed, "reset(seed=...)")
+        self._seed = None if seed is None else seed + 1
         ss = np.random.SeedSequence(seed)
         self.rng[:] = ss.generate_state(self.num_envs, np.uint64).view(np.int64)
         nxt = 1 - self._cur
