@@ -115,6 +115,9 @@ class SeatLevels(dict):
     def __hash__(self):
         return hash(tuple(sorted(self.items())))
 
+    def __reduce__(self):             # pickled whole (a TournamentSpec's config travels to workers)
+        return (SeatLevels, (dict(self),))
+
     def _read_only(self, *args, **kwargs):
         raise TypeError("GameConfig.automa is read-only: make a new GameConfig "
                         "(dataclasses.replace(config, automa={...}))")

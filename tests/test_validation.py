@@ -423,3 +423,11 @@ def test_static_tables_is_the_configs_shared_tables():
     assert static_tables(GameConfig(num_players=2, seed=9), game.map) is game.static
     with pytest.raises(ValueError, match="give the sides"):
         static_tables(GameConfig(num_players=2))
+
+
+def test_a_config_with_automa_seats_pickles():
+    """A TournamentSpec's config travels to worker processes (and Ray) pickled."""
+    import pickle
+    cfg = GameConfig(num_players=3, automa={2: 4})
+    back = pickle.loads(pickle.dumps(cfg))
+    assert back == cfg and back.automa == {2: 4} and type(back.automa) is type(cfg.automa)
