@@ -40,8 +40,8 @@ SENS_AGENTS = "greedy,mcts:32"
 def solo_rows(agent: str, games: int, seed: int, ruleset: str | None, workers: int = 1,
               progress=None) -> list[dict]:
     """The rows of games 0..games-1 (seeded by (seed, g)) of ``agent`` playing solo."""
-    spec = tn.TournamentSpec(players=(agent,), games=games, seed=seed, ruleset=ruleset,
-                             game_kw={"solo": True})
+    spec = tn.TournamentSpec(players=(agent,), games=games, seed=seed,
+                             config=GameConfig(num_players=1, solo=True, ruleset=ruleset))
     return sorted(tn.run(spec, workers=workers, progress=progress), key=lambda r: r["game"])
 
 
@@ -58,7 +58,7 @@ def calibrate(agents, games: int, seed: int, ruleset: str | None, workers: int =
     for name in agents:
         with tn.progress_bar(games, label=f"{name} games", quiet=quiet) as bar:
             rows = solo_rows(name, games, seed, ruleset, workers, bar.update)
-        out[name] = tn.solo_summary(rows, {"ruleset": ruleset} if ruleset else None)
+        out[name] = tn.solo_summary(rows, ruleset)
     return out
 
 

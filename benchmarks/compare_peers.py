@@ -82,10 +82,10 @@ def prebuild():
     """Build the tables of all 16 maps once (Game() draws a map per seed and caches them)."""
     from caledonia_env import GameConfig
     from caledonia_env.envs.vector import _map_options
-    from caledonia_env.game import _variants, get_static
+    from caledonia_env.game import static_tables
     cfg = GameConfig(num_players=PLAYERS)
     for sides in _map_options(None):
-        get_static(cfg.ruleset, sides, PLAYERS, _variants(cfg))
+        static_tables(cfg, sides)
 
 
 def ours_python_loop():

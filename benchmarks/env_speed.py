@@ -66,11 +66,11 @@ def aec_speed(players: int, seconds: float, seed: int) -> dict:
     import caledonia_env
     from caledonia_env import GameConfig
     from caledonia_env.envs.vector import _map_options
-    from caledonia_env.game import _variants, get_static
+    from caledonia_env.game import static_tables
     from compare_peers import aec_loop                  # one AEC harness for both scripts
     cfg = GameConfig(num_players=players)
     for sides in _map_options(None):                   # build the 16 maps' tables up front
-        get_static(cfg.ruleset, sides, players, _variants(cfg))
+        static_tables(cfg, sides)
     play = aec_loop(caledonia_env.env(num_players=players), seed)
     play()                                              # warm-up
     steps = games = 0

@@ -8,10 +8,10 @@ from typing import Optional
 import numpy as np
 
 from caledonia_env.data.names import CLANS as CLAN_NAMES
-from caledonia_env.data.names import MAX_VALUE, MODULES, PLAYER_COUNTS
+from caledonia_env.data.names import (CLAN_CHOICES, CLAN_MODES, MAX_VALUE, MODULES,  # noqa: F401
+                                      MULTIPLAYER_COUNTS, PLAYER_COUNTS)
 from caledonia_env.engine.tables import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS, Variants
 
-CLAN_MODES = ("none", "draft", "auction", "fixed")
 #: the GameConfig options that play the bundled default of 2026-11-25, before the sourced
 #: values and the publisher's erratum / FAQ readings became the default (docs/ruleset.md)
 RULES_2026_11 = {"ruleset": "estimates-2026-11", "interp_swap_bonuses": "first-edition",
@@ -36,6 +36,33 @@ def clan_options(clans) -> dict:
 
 class ConfigError(ValueError):
     """A GameConfig field with a value outside its allowed values."""
+
+
+def check_seed(seed, what: str = "seed") -> int:
+    """``seed`` as an int >= 0 (numpy's generators take no negative seed): ConfigTypeError
+    for a non-integer, ConfigError for a negative one, both naming ``what``."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ConfigTypeError(f"{what} must be a non-negative int, got "
+                              f"{type(seed).__name__} {seed!r}")
+    if seed < 0:
+        raise ConfigError(f"{what} must be a non-negative int, got {seed!r}")
+    return int(seed)
+
+
+def check_player_count(num_players, solo: bool = False, what: str = "num_players",
+                       solo_flag: str | None = "solo=True") -> None:
+    """The one player-count check: 2 to 4 players (:data:`MULTIPLAYER_COUNTS`, R-1), or 1
+    with ``solo`` (the solo game, R-9.2). ConfigError (a ValueError) naming ``what`` and
+    the switch of the solo game ``solo_flag`` (None where there is no solo game)."""
+    n = num_players
+    is_int = isinstance(n, (int, np.integer)) and not isinstance(n, (bool, np.bool_))
+    if solo:
+        if not (is_int and n == 1):
+            raise ConfigError(f"{what} must be 1 with {solo_flag}: the solo game has one "
+                              f"player (R-9.2); got {n!r}")
+    elif not (is_int and n in MULTIPLAYER_COUNTS):
+        alt = f", or 1 with {solo_flag} (the solo game, R-9.2)" if solo_flag else ""
+        raise ConfigError(f"{what} must be 2 to 4{alt}; got {n!r}")
 
 
 class ConfigTypeError(ConfigError, TypeError):
@@ -86,6 +113,9 @@ class SeatLevels(dict):
 
     def __hash__(self):
         return hash(tuple(sorted(self.items())))
+
+    def __reduce__(self):             # pickled whole (a TournamentSpec's config travels to workers)
+        return (SeatLevels, (dict(self),))
 
     def _read_only(self, *args, **kwargs):
         raise TypeError("GameConfig.automa is read-only: make a new GameConfig "
@@ -149,15 +179,8 @@ class GameConfig:
         if self.extra:
             raise ConfigError(f"unknown GameConfig options: {sorted(self.extra)}; allowed: "
                               f"{sorted(f.name for f in fields(self) if f.name != 'extra')}")
-        if self.num_players not in PLAYER_COUNTS:
-            raise ConfigError(f"num_players must be one of {PLAYER_COUNTS} (1 = solo), "
-                              f"got {self.num_players!r}")
-        if (self.num_players == 1) != self.solo:
-            raise ConfigError("num_players must be one of (2, 3, 4), or 1 with solo=True (the "
-                              f"solo game, R-9.2); got num_players={self.num_players}, "
-                              f"solo={self.solo!r}")
-        if self.seed < 0:
-            raise ConfigError(f"seed must be a non-negative int, got {self.seed!r}")
+        check_player_count(self.num_players, self.solo)
+        check_seed(self.seed)
         self._check_ruleset()
         self._check_clans()
         self._check_map_variant()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from caledonia_env.config import CLAN_NAMES, GameConfig
+from caledonia_env.config import CLAN_MODES, CLAN_NAMES, GameConfig
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.board import pofs
@@ -162,7 +162,7 @@ def case(seed: int, index: int) -> Case:
     rng = np.random.default_rng([seed, index // BLOCK])
     own = np.random.default_rng([seed, index, 1])
     n = int(rng.integers(1, 5))
-    mode = ("none", "draft", "auction", "fixed")[int(rng.integers(4))]
+    mode = CLAN_MODES[int(rng.integers(4))]
     if n == 1 and mode == "auction":
         mode = "draft"
     sides = tuple(f"{m}{int(rng.integers(1, 3))}" for m in "ABCD")

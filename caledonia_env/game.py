@@ -99,9 +99,20 @@ def _ruleset(path):
 
 
 @lru_cache(maxsize=128)
-def get_static(ruleset_path, sides, num_players, variants) -> Static:
+def _cached_static(ruleset_path, sides, num_players, variants) -> Static:
     return Static(_ruleset(ruleset_path), build_board(sides, num_players=num_players),
                   num_players, variants)
+
+
+def static_tables(config: GameConfig, sides=None) -> Static:
+    """The :class:`Static` of ``config`` (ruleset, board, engine tables, action names) on the
+    module sides ``sides`` (labels such as ``("A1", "B2", "C1", "D2")``; default
+    ``config.map``, required when the config draws its map from the seed). Every game of
+    the same setup shares one, cached; the seed and the first player do not enter it."""
+    sides = config.map if sides is None else tuple(sides)
+    if sides is None:
+        raise ValueError("static_tables: config.map is None (drawn per seed): give the sides")
+    return _cached_static(config.ruleset, sides, config.num_players, _variants(config))
 
 
 def _variants(config: GameConfig) -> Variants:
@@ -138,7 +149,7 @@ class Game:
         rng = np.random.default_rng(config.seed)
         drawn = tuple(f"{m}{int(rng.integers(1, 3))}" for m in MODULES)
         self.map = config.map or drawn
-        self.static = get_static(config.ruleset, self.map, config.num_players, _variants(config))
+        self.static = static_tables(config, self.map)
         self.state = np.zeros(L.STATE_SIZE, np.int32)
         self._log = np.zeros(L.AM_LOG_SIZE, np.int32)
         first = -1 if config.first_player is None else config.first_player
@@ -444,7 +455,7 @@ class Game:
                 game = cls(GameConfig.from_dict(setup["config"]))
         except ValueError as e:
             raise RecordError(f"the record's setup is invalid: {e}") from None
-        if "map" in d and list(game.map) != list(d["map"]):
+        if list(game.map) != list(d["map"]):
             raise RecordError("the record's map does not match its config and seed")
         if not game.ruleset.matches_fingerprint(d.get("ruleset_fingerprint",
                                                       game.ruleset.fingerprint())):

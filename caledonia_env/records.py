@@ -94,8 +94,9 @@ def read_record(text, *, allow_ruleset_paths: bool = True) -> dict:
     """Parse a record (JSON text, UTF-8 bytes or an already-loaded dict) and check its
     structure.
 
-    Raises :class:`RecordError` naming the field. Version-1 records (or records
-    without ``checksum``) are accepted; :class:`Verifier` warns about them.
+    Raises :class:`RecordError` naming the field; a record without its ``map`` is
+    refused. Version-1 records (or records without ``checksum``) are accepted;
+    :class:`Verifier` warns about them.
     ``allow_ruleset_paths=False`` refuses a record whose ``config.ruleset`` (or
     ``scenario.ruleset``) names a ruleset path: a server reading uploaded records
     must not open files named by them.
@@ -130,6 +131,10 @@ def read_record(text, *, allow_ruleset_paths: bool = True) -> dict:
                 or len(steps) != len(actions):
             raise RecordError("'checksum' must be {'algorithm': 'sha256', 'final_state': hex, "
                               "'steps': one digest per action}")
+    if "map" not in d:
+        raise RecordError("a game record names the map it was played on ('map': the four "
+                          "module sides, e.g. [\"A1\", \"B2\", \"C1\", \"D2\"]); this one has "
+                          "none, so its start cannot be checked")
     if not allow_ruleset_paths:
         _refuse_ruleset_path(d)
     return d

@@ -84,11 +84,11 @@ class TournamentStudy:
         if rows[0]["game_seed"] != seed:
             return (f"game {g} has game seed {rows[0]['game_seed']}, this study's is {seed} "
                     f"(another --seed, or another design)")
-        config = self.spec.config(seed, g)
+        config = self.spec.game_config(seed, g)
         want = dict(self._rule_fields(config))
-        if self.spec.map is not None:
-            want["map"] = ",".join(self.spec.map)
-        first = self.spec.game_kw.get("first_player")
+        if config.map is not None:
+            want["map"] = ",".join(config.map)
+        first = config.first_player
         for r in rows:
             p = r["player"]
             want["agent"] = self.spec.players[p]
@@ -109,7 +109,7 @@ class TournamentStudy:
 
     def warm_up(self) -> None:
         """Compile (or load) the engine and each agent's kernels: one move per agent."""
-        game = Game(self.spec.config(0, 0))
+        game = Game(self.spec.game_config(0, 0))
         for i, name in enumerate(self.spec.players):
             T.warm_agent(name, i, self.spec.agent_kw, game)
 

@@ -19,8 +19,8 @@
 - :mod:`caledonia_env.train.recipe`: ``caledonia train --recipe NAME`` — the chain of
   commands that made each shipped policy (``train/recipes/NAME.toml``);
 - :mod:`caledonia_env.train.cli`: the ``train`` / ``expert`` / ``evaluate`` / ``plot``
-  commands (:mod:`~caledonia_env.train.cli_train`, :mod:`~caledonia_env.train.cli_evaluate`,
-  :mod:`~caledonia_env.train.cli_expert`, :mod:`~caledonia_env.train.cli_common`).
+  commands (the package :mod:`caledonia_env.train.cli`: ``train``, ``evaluate``, ``expert``,
+  ``tune``, ``common``).
 
 See docs/training.md.
 """

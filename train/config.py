@@ -11,7 +11,7 @@ import numpy as np
 
 from caledonia_env import agents
 from caledonia_env.agents import checkpoint as ckpt
-from caledonia_env.config import GameConfig
+from caledonia_env.config import GameConfig, check_player_count, check_seed
 from caledonia_env.envs.rewards import REWARD_MODES
 from caledonia_env.train.opponents import OpponentMix
 
@@ -61,18 +61,15 @@ class TrainConfig:
     init: str | None = None        # a checkpoint to start from ("pretrained": the shipped one)
 
     def validate(self) -> None:
+        check_player_count(self.players, self.solo, "--players", "--solo")
+        check_seed(self.seed, "--seed")
         if self.solo:
-            if self.players != 1:
-                raise ValueError(f"the solo game (R-9.2) has one player, got --players "
-                                 f"{self.players}")
             if self.reward != "vp":
                 raise ValueError(f"the solo game is scored by its final VP: --reward vp "
                                  f"(got {self.reward!r})")
             if self.fast_fraction != 1.0:
                 raise ValueError("the solo game has no opponents to self-play against: "
                                  "--fast-fraction must be 1")
-        elif self.players not in (2, 3, 4):
-            raise ValueError(f"--players must be 2, 3 or 4 (1 with --solo), got {self.players}")
         if not (self.reward_scale > 0 and np.isfinite(self.reward_scale)):
             raise ValueError(f"--reward-scale must be a positive number, got {self.reward_scale}")
         for name in ("timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "eval_games",

@@ -63,7 +63,7 @@ class EvaluationMixin:
         t = int(self.model.num_timesteps)
         rows = play_games([player], cfg.eval_games, num_players=1, seed=cfg.seed + 7919,
                           map=cfg.map, game_kw=cfg.game)
-        st = solo_summary(rows, cfg.game)
+        st = solo_summary(rows, cfg.game.get("ruleset"))
         bands = " ".join(f"{k}={v}" for k, v in st["bands"].items())
         append_csv(self.path("eval.csv"), EVAL_FIELDS,
                    dict(timesteps=t, wall_seconds=round(self.wall(), 1), opponent="solo",

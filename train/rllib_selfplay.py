@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from caledonia_env.config import MULTIPLAYER_COUNTS, check_player_count
 from caledonia_env.envs.aec import env as aec_env
 from caledonia_env.train.library_policies import format_rate, win_rate_vs
 from caledonia_env.train.rllib_module import masked_module_spec, module_policy
@@ -40,8 +41,7 @@ def build_config(num_players: int = 2, num_env_runners: int = 0, seed: int = 0,
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.tune.registry import register_env
 
-    if num_players not in (2, 3, 4):
-        raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+    check_player_count(num_players, solo_flag=None)
     if num_env_runners < 0:
         raise ValueError(f"num_env_runners must be >= 0, got {num_env_runners!r}")
     register_env(ENV_NAME, _make_env)
@@ -115,7 +115,7 @@ def main(argv=None) -> None:
     p.add_argument("--num-env-runners", type=int, default=0,
                    help="sampling workers (0: sample in the driver)")
     p.add_argument("--iterations", type=int, default=10)
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    p.add_argument("--players", type=int, default=2, choices=MULTIPLAYER_COUNTS)
     p.add_argument("--train-batch", type=int, default=4000, help="env steps per iteration")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--checkpoint", default=None, help="folder for the final checkpoint")

@@ -30,7 +30,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from caledonia_env.config import GameConfig
+from caledonia_env.config import GameConfig, check_player_count
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.constants import MAX_PLAYERS
 from caledonia_env.engine.mask import legal_mask
@@ -104,8 +104,7 @@ class SelfPlayVecEnv(VecEnvMethods, VecEnv):
                  reward: str = "score_diff", seed: int = 0, seat: int | None = None,
                  map=None, game_kw: dict | None = None, reward_scale: float = 1.0,
                  league=None, shaping: float = 0.0, gamma: float = 1.0):
-        if num_players not in (2, 3, 4):
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players}")
+        check_player_count(num_players, solo_flag=None)
         self.num_players = num_players
         self.mix = mix
         self.pool = pool

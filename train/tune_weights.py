@@ -17,6 +17,7 @@ import numpy as np
 
 from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS, W_NOISE
 from caledonia_env.agents.rollouts import final_margin, greedy_rollout, seed_numba
+from caledonia_env.config import GameConfig
 from caledonia_env.engine.automa_deck import automa_switch
 from caledonia_env.game import Game
 from caledonia_env.tournament.spec import TournamentSpec, game_seeds
@@ -30,12 +31,12 @@ SIGMA_KEEP = 0.7        # a generation's sigma: this share of the last one, the 
 def solo_starts(seed: int, games: int, ruleset: str | None = None) -> list[tuple]:
     """The start of solo games 0..games-1 of a tournament with ``seed`` (clans drafted, as
     ``caledonia play --solo``): (state, tables, Automa switch, the bot's seed) each."""
-    spec = TournamentSpec(players=("greedy",), games=games, seed=seed, ruleset=ruleset,
-                          game_kw={"solo": True})
+    spec = TournamentSpec(players=("greedy",), games=games, seed=seed,
+                          config=GameConfig(num_players=1, solo=True, ruleset=ruleset))
     starts = []
     for g in range(games):
         game_seed, agent_seeds = game_seeds(seed, g, 1)
-        game = Game(spec.config(game_seed, g))
+        game = Game(spec.game_config(game_seed, g))
         starts.append((game.state.copy(), game.tables, automa_switch(game.tables),
                        agent_seeds[0]))
     return starts

@@ -25,7 +25,8 @@ import sys
 
 from caledonia_env import scale
 from caledonia_env.engine.first_run import CompileProgress
-from caledonia_env.cli.common import Terminated, UsageError, terminated, watch_sigterm
+from caledonia_env.cli.common import (Terminated, UsageError, check_seed_option, terminated,
+                                      watch_sigterm)
 from caledonia_env.cli.parser import build_parser
 
 __all__ = ["Terminated", "UsageError", "build_parser", "interrupt_note", "main"]
@@ -54,6 +55,7 @@ def main(argv=None) -> int:
     try:
         with CompileProgress(sys.stderr) as progress:   # a first run says so, on a terminal
             args.compile_progress = progress
+            check_seed_option(args)
             return args.func(args)
     except UsageError as e:
         print(f"caledonia {args.command}: error: {e}", file=sys.stderr)

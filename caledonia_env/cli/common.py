@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import signal
 
-from caledonia_env.config import GameConfig, clan_options
-from caledonia_env.tournament import check_output_file, check_output_folder, rules_from_args
+from caledonia_env.config import GameConfig, check_seed
+from caledonia_env.tournament import check_output_file, check_output_folder, config_from_args
 
 
 class UsageError(Exception):
@@ -56,22 +56,24 @@ def check_output_path(path: str, what: str, folder: bool = False) -> None:
         raise UsageError(str(e)) from None
 
 
-def rules(args, num_players: int, clans: bool = True) -> tuple[object, dict]:
-    """(clans, further GameConfig options) from the rules options; UsageError if invalid."""
+def game_config(args, num_players: int, clans: bool = True, **fixed) -> GameConfig:
+    """The GameConfig of --map and the rules options (``tournament.config_from_args``) with
+    ``fixed`` fields; UsageError if invalid. demo / render give ``seed=args.seed``; play and
+    balance use it as their tournament's template (its seed replaced per game)."""
     try:
-        return rules_from_args(args, num_players, clans)
+        return config_from_args(args, num_players, clans, **fixed)
     except ValueError as e:
         raise UsageError(str(e)) from None
 
 
-def game_config(args, num_players: int) -> GameConfig:
-    """GameConfig of demo / render from --seed, --map and the rules options."""
-    clans, kw = rules(args, num_players)
-    kw.update(clan_options(clans))
-    try:
-        return GameConfig(num_players=num_players, seed=args.seed, map=args.map, **kw)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
+def check_seed_option(args) -> None:
+    """Every command's --seed is an int >= 0 (numpy's generators take no negative seed):
+    UsageError naming it, before anything runs."""
+    if getattr(args, "seed", None) is not None:
+        try:
+            check_seed(args.seed, "--seed")
+        except ValueError as e:
+            raise UsageError(str(e)) from None
 
 
 def num_players(args) -> int:

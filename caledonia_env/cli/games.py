@@ -10,14 +10,14 @@ import time
 
 from caledonia_env import scale
 from caledonia_env import tournament as tn
-from caledonia_env.config import CLAN_NAMES
+from caledonia_env.config import CLAN_NAMES, check_player_count
 from caledonia_env.data import RulesetError, load_ruleset
 from caledonia_env.data.ranges import kind_mismatches, load_ranges
 from caledonia_env.game import Game
 from caledonia_env.tournament.perturb import (OtherDraw, ensemble_balance, ensemble_figure,
                                   ensemble_summary, format_ensemble, write_ensemble_csv)
 from caledonia_env.tournament.spec import game_seeds
-from caledonia_env.cli.common import UsageError, check_output_path, rules
+from caledonia_env.cli.common import UsageError, check_output_path, game_config
 
 
 def _spec_from_args(args):
@@ -26,10 +26,13 @@ def _spec_from_args(args):
     if any(not p for p in players):
         raise UsageError(f"--players: empty agent name in {args.players!r} "
                          f"(use commas between names, e.g. greedy,random)")
-    clans, kw = rules(args, len(players))
-    ruleset = kw.pop("ruleset", None)
-    spec = tn.TournamentSpec(players=players, games=args.games, seed=args.seed, map=args.map,
-                             clans=clans, ruleset=ruleset, game_kw=kw)
+    try:
+        check_player_count(len(players), args.solo, f"--players: the count of agent names "
+                           f"({args.players})", "--solo")
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    spec = tn.TournamentSpec(players=players, games=args.games, seed=args.seed,
+                             config=game_config(args, len(players)))
     try:
         tn.validate(spec)
     except ValueError as e:
@@ -44,7 +47,7 @@ def warm_up(spec, progress=None) -> None:
     command's :class:`~caledonia_env.engine.first_run.CompileProgress`) closes its line
     before the bar starts. Results do not change: every game resets its bots."""
     game_seed, _ = game_seeds(spec.seed, 0, len(spec.players))
-    game = Game(spec.config(game_seed, 0))
+    game = Game(spec.game_config(game_seed, 0))
     game.legal_actions()
     for i, name in enumerate(spec.players):
         if not game.is_automa(i):
@@ -103,9 +106,9 @@ def cmd_play(args) -> int:
         check_output_path(args.record_dir, "--record-dir", folder=True)
     rows, written, wall = _play_games(args, spec)
     print(tn.report(rows))
-    if spec.game_kw.get("solo"):
-        kw = dict(spec.game_kw, ruleset=spec.ruleset) if spec.ruleset else spec.game_kw
-        print("\n" + tn.format_solo(tn.solo_summary(rows, kw), rows[0]["agent"]))
+    if spec.template.solo:
+        print("\n" + tn.format_solo(tn.solo_summary(rows, spec.template.ruleset),
+                                    rows[0]["agent"]))
     print(f"wall time {wall:.1f} s ({wall / spec.games:.3f} s per game with "
           f"{args.workers} worker{'s' if args.workers > 1 else ''})")
     if args.out:
@@ -139,8 +142,10 @@ def cmd_balance(args) -> int:
     """``caledonia balance``: clan against clan; table, head to head, plot, rows to --out."""
     if args.workers < 1:
         raise UsageError(f"--workers must be >= 1, got {args.workers}")
-    if args.players not in (2, 3, 4):
-        raise UsageError(f"--players must be 2, 3 or 4, got {args.players}")
+    try:
+        check_player_count(args.players, what="--players", solo_flag=None)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     if args.clans:
         clans = [c.strip().lower() for c in args.clans.split(",") if c.strip()]
         bad = [c for c in clans if c not in CLAN_NAMES]
@@ -154,13 +159,11 @@ def cmd_balance(args) -> int:
     if drafted and args.clans:
         raise UsageError("--design drafted plays the standard draft of the eight base clans "
                          "(R-1.7); --clans is for --design assigned")
-    _, kw = rules(args, args.players, clans=False)
-    ruleset = kw.pop("ruleset", None)
     players = (args.agent.strip(),) * humans + tuple(f"automa:{lv}" for lv in automa)
     if drafted:                                 # R-1.7: the agents draft, R-1.6 first player
         schedule = None
         spec = tn.TournamentSpec(players=players, games=args.games, seed=args.seed,
-                                 map=args.map, clans="draft", ruleset=ruleset, game_kw=kw)
+                                 config=game_config(args, args.players, clans=False))
     else:
         try:
             schedule = tn.balance_schedule(clans, humans, seed=args.seed)
@@ -168,9 +171,10 @@ def cmd_balance(args) -> int:
             raise UsageError(str(e)) from None
         if automa:                              # A-1.3: Automa seats take no clan
             schedule = tuple(tuple(c) + (None,) * len(automa) for c in schedule)
-        spec = tn.TournamentSpec(players=players, games=args.games,
-                                 seed=args.seed, map=args.map, clan_schedule=schedule,
-                                 ruleset=ruleset, game_kw=dict(kw, first_player=0))
+        spec = tn.TournamentSpec(players=players, games=args.games, seed=args.seed,
+                                 config=game_config(args, args.players, clans=False,
+                                                    first_player=0),
+                                 clan_schedule=schedule)
     try:
         tn.validate(spec)
     except ValueError as e:
@@ -245,7 +249,7 @@ def _balance_ensemble(args, spec, who: str) -> int:
         ranges = load_ranges(args.ranges)
     except RulesetError as e:
         raise UsageError(str(e)) from None
-    bad = kind_mismatches(load_ruleset(spec.ruleset), ranges)
+    bad = kind_mismatches(load_ruleset(spec.template.ruleset), ranges)
     if bad:
         raise UsageError(f"--ranges {args.ranges or 'bundled'}: {bad[0]}")
     draws = draws_folder(args.out) if args.out else None

@@ -68,7 +68,7 @@ def position_title(game, what: str) -> str:
 # ------------------------------------------------------------------- demo
 def cmd_demo(args) -> int:
     """``caledonia demo``: one game of random moves, printed; the final map drawn."""
-    config = game_config(args, num_players(args))
+    config = game_config(args, num_players(args), seed=args.seed)
     if args.output:
         check_output_path(args.output, "--output")
     t0 = time.perf_counter()
@@ -141,7 +141,7 @@ def cmd_render(args) -> int:
             raise UsageError(f"{args.game!r}: the record does not replay: {e}") from None
         what = f"{args.game} after {n} decisions"
     else:
-        game = Game(game_config(args, num_players(args)))
+        game = Game(game_config(args, num_players(args), seed=args.seed))
         rng = np.random.default_rng(args.seed)
         n = 0
         while n < (args.moves or 0) and not game.is_terminal:

@@ -34,6 +34,13 @@ LEGACY_PORTS = tuple(f"P{i}" for i in range(1, 10))
 SCORING_TILES = tuple(f"T{i}" for i in range(1, 10))
 STARTING_TILES = tuple(f"S{i}" for i in range(1, 10))
 PLAYER_COUNTS = (1, 2, 3, 4)                # 1 = the solo game
+#: the player counts of a game with opponents (R-1); the solo game has one player (R-9.2)
+MULTIPLAYER_COUNTS = PLAYER_COUNTS[1:]
+#: how the clans are assigned (GameConfig.clan_mode, the engine's T_CLAN_MODE index): no
+#: clans (R-1.9), drawn and drafted (R-1.7), auctioned (R-9.4), one fixed clan per player
+CLAN_MODES = ("none", "draft", "auction", "fixed")
+#: the clan modes a user names (--clans, the web app); "fixed" is a list of clans
+CLAN_CHOICES = CLAN_MODES[:3]
 PLAYER_COUNT_KEYS = tuple(str(n) for n in PLAYER_COUNTS)   # keys of by-player-count objects
 MAX_PLAYERS = len(PLAYER_COUNTS)
 MODULES = "ABCD"                            # the four map modules, in board order

@@ -21,8 +21,7 @@ def clan_pool(rs, variants):
 
 def clan_tables(rs, n, variants, T, put):
     """Per-clan parameter rows (R-8); row NO_CLAN holds the no-clan values."""
-    modes = ("none", "draft", "auction", "fixed")
-    T[L.T_CLAN_MODE] = modes.index(variants.clan_mode)
+    T[L.T_CLAN_MODE] = R.CLAN_MODES.index(variants.clan_mode)
     pool = clan_pool(rs, variants)
     T[L.T_CLAN_POOL] = pool
     need = n + rs.setup.extra_clans_drawn if variants.clan_mode == "draft" else n

@@ -39,6 +39,7 @@ from gymnasium.logger import warn
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from caledonia_env.config import check_seed
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.constants import CONTEXT_NAMES
 from caledonia_env.engine.layout import S_CTX, S_PLAYER, S_ROUND
@@ -124,7 +125,7 @@ class raw_env(AECEnv):
         """New game. ``seed`` is the game's seed (same as ``Game(seed=seed)``) and reseeds
         later unseeded resets; without it the first reset uses the config seed."""
         if seed is not None:
-            game_seed = int(seed)
+            game_seed = check_seed(seed, "reset(seed=...)")
             self._seed_rng = np.random.default_rng(game_seed)
         elif self._first_seed is not None:
             game_seed = self._first_seed

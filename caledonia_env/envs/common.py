@@ -5,7 +5,7 @@ import dataclasses
 
 import numpy as np
 
-from caledonia_env.config import PLAYER_COUNTS, GameConfig
+from caledonia_env.config import GameConfig, check_player_count
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.constants import MAX_PLAYERS, NEUTRAL, OCC_STRIDE, UNIT_NAMES
 from caledonia_env.game import PORT_TILE_NAMES, Game, IllegalActionError
@@ -15,8 +15,6 @@ from caledonia_env.envs.rewards import projected_score_diff, terminal_rewards
 ILLEGAL_MODES = ("raise", "penalize")
 RENDER_MODES = ("human", "ansi", "rgb_array")
 SEED_BOUND = 2**31 - 1
-#: the multi-player games (1 player is the solo game: solo=True, R-9.2)
-ENV_PLAYER_COUNTS = tuple(n for n in PLAYER_COUNTS if n >= 2)
 
 
 class VecEnvMethods:
@@ -53,9 +51,7 @@ class VecEnvMethods:
 
 def make_config(num_players, config: dict) -> GameConfig:
     """A validated GameConfig from the env keyword options (``seed`` is the first game's)."""
-    if num_players not in ENV_PLAYER_COUNTS and not (num_players == 1 and config.get("solo")):
-        raise ValueError(f"num_players must be one of {ENV_PLAYER_COUNTS} for the envs "
-                         f"(1 with solo=True: the solo game, R-9.2), got {num_players!r}")
+    check_player_count(num_players, bool(config.get("solo")))
     try:
         return GameConfig(num_players=num_players, **config)
     except TypeError as e:

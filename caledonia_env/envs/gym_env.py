@@ -36,6 +36,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from caledonia_env.config import check_seed
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.constants import CONTEXT_NAMES
 from caledonia_env.engine.layout import S_CTX, S_PLAYER, S_ROUND
@@ -111,9 +112,11 @@ class CaledoniaEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """New game: ``seed`` is the game's seed (as ``Game(seed=seed)``); the seat and the
         opponents' seeds come from the env's ``np_random``."""
+        if seed is not None:
+            seed = check_seed(seed, "reset(seed=...)")
         super().reset(seed=seed)
         if seed is not None:
-            game_seed = int(seed)
+            game_seed = seed
         elif self._first:
             game_seed = self.config.seed
             if self._np_random is None:

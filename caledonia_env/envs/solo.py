@@ -33,7 +33,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from caledonia_env.config import GameConfig
+from caledonia_env.config import GameConfig, check_seed
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.constants import CONTEXT_NAMES
 from caledonia_env.engine.layout import P_GLORY, S_CTX, S_PLAYERS, S_ROUND
@@ -79,9 +79,11 @@ class CaledoniaSoloEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """New solo game; ``seed`` is the game's seed (as ``Game(seed=seed)``)."""
+        if seed is not None:
+            seed = check_seed(seed, "reset(seed=...)")
         super().reset(seed=seed)
         if seed is not None:
-            game_seed = int(seed)
+            game_seed = seed
         elif self._first:
             game_seed = self.config.seed
         else:

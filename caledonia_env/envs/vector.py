@@ -51,7 +51,7 @@ from itertools import product
 import numpy as np
 from gymnasium import spaces
 
-from caledonia_env.config import MODULES, GameConfig
+from caledonia_env.config import MODULES, GameConfig, check_seed
 from caledonia_env.engine import parallel_compile as pc
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.automa_deck import automa_switch
@@ -60,7 +60,7 @@ from caledonia_env.engine.constants import MAX_PLAYERS
 from caledonia_env.engine.layout import S_PLAYER, STATE_SIZE, game_over
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.engine.step import apply_action
-from caledonia_env.game import Game, IllegalActionError, _variants, action_ids, get_static
+from caledonia_env.game import Game, IllegalActionError, action_ids, static_tables
 from caledonia_env.envs.common import VecEnvMethods, make_config, render
 from caledonia_env.envs.observation import OBS_HIGH, OBS_SIZE
 from caledonia_env.envs.opponents import (automa_level, is_random_spec, make_opponent, opponent_specs,
@@ -160,8 +160,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
         self.statics, self.configs = [], []
         for cfg in base:
             for sides in self.maps:
-                self.statics.append(get_static(cfg.ruleset, sides, cfg.num_players,
-                                               _variants(cfg)))
+                self.statics.append(static_tables(cfg, sides))
                 self.configs.append(dataclasses.replace(cfg, map=sides))
         self.tables = np.stack([st.tables for st in self.statics])
         self.automa = automa_switch(self.tables)      # the engine's ``automa`` argument
@@ -201,7 +200,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
             self._opponents = [[make_opponent(spec, seed=i * MAX_PLAYERS + j)
                                 for j, spec in enumerate(specs)] for i in range(n)]
             self._views = [None] * n
-        self._seed = seed
+        self._seed = None if seed is None else check_seed(seed, "seed")
         self._pending_seeds = None
         self._needs_reset = True
         self._first_compile()
@@ -234,7 +233,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
     # ------------------------------------------------------------ reset
     def seed(self, seed: int | None = None):
         """Seed the next reset (SB3 convention)."""
-        self._pending_seeds = seed
+        self._pending_seeds = None if seed is None else check_seed(seed, "seed(seed)")
         return [seed]
 
     def reset(self, seed: int | None = None):
@@ -242,7 +241,9 @@ class CaledoniaVectorEnv(VecEnvMethods):
         if seed is None:
             seed = self._pending_seeds if self._pending_seeds is not None else self._seed
         self._pending_seeds = None
-        self._seed = None if seed is None else int(seed) + 1
+        if seed is not None:
+            seed = check_seed(seed, "reset(seed=...)")
+        self._seed = None if seed is None else seed + 1
         ss = np.random.SeedSequence(seed)
         self.rng[:] = ss.generate_state(self.num_envs, np.uint64).view(np.int64)
         nxt = 1 - self._cur

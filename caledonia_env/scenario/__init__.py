@@ -16,8 +16,8 @@ from caledonia_env.scenario.dump import to_scenario
 from caledonia_env.scenario.fields import PENDING, PHASES, PLAYER_KEYS, TOP_KEYS, ScenarioError
 from caledonia_env.scenario.position import write_scenario
 from caledonia_env.scenario.setup import scenario_config
-from caledonia_env.scenario.versions import PORT_LABELS_V1, SCENARIO_VERSION, ScenarioWarning, upgrade_scenario
+from caledonia_env.scenario.versions import PORT_LABELS_V1, SCENARIO_VERSION, upgrade_scenario
 
-__all__ = ["ScenarioError", "ScenarioWarning", "SCENARIO_VERSION", "PORT_LABELS_V1",
+__all__ = ["ScenarioError", "SCENARIO_VERSION", "PORT_LABELS_V1",
            "upgrade_scenario", "scenario_config", "write_scenario", "to_scenario", "TOP_KEYS",
            "PLAYER_KEYS", "PHASES", "PENDING"]

@@ -33,7 +33,7 @@ def market_step(track, g: str, v) -> int:
 
 def write_scenario(game, d: dict) -> None:
     """Write scenario ``d`` into ``game`` (fresh, built from :func:`scenario_config`)."""
-    d = upgrade_scenario(d, warn=False)
+    d = upgrade_scenario(d)
     rs, board, s, T = game.ruleset, game.board, game.state, game.tables
     num_players, cfg = game.num_players, game.config
     places = Places()

@@ -7,13 +7,15 @@ of worker processes or on the order in which games finish.
 
 One job per module; every public name is importable from here:
 ``variants`` (rule variants by name, the CSV rule columns), ``options`` (the rules options
-of the commands), ``spec`` (TournamentSpec, seeds, the balanced clan schedule), ``games``
+of the commands, read into one GameConfig), ``spec`` (TournamentSpec: a GameConfig template,
+seeds, the balanced clan schedule), ``games``
 (one game and its CSV rows), ``runner`` (the process pool), ``output`` (output path
 checks, CSV writing), ``stats`` (win rates, tables, head to head), ``figures`` (plots).
 """
 from caledonia_env.tournament.figures import balance_figure, save_figure
 from caledonia_env.tournament.games import CSV_FIELDS, SCORE_FIELDS, play_game, result_rows, warm_agent
-from caledonia_env.tournament.options import add_rules_options, parse_clans, rules_from_args
+from caledonia_env.tournament.options import (add_rules_options, config_from_args, parse_clans,
+                                              rules_options)
 from caledonia_env.tournament.output import check_output_file, check_output_folder, write_csv, write_text
 from caledonia_env.tournament.runner import pool_context, progress_bar, run
 from caledonia_env.tournament.spec import TournamentSpec, balance_schedule, game_seeds, validate
@@ -24,9 +26,9 @@ from caledonia_env.tournament.variants import RULE_FIELDS, VARIANTS, rule_fields
 __all__ = [
     "CSV_FIELDS", "RULE_FIELDS", "SCORE_FIELDS", "VARIANTS", "TournamentSpec",
     "add_rules_options", "balance_figure", "balance_schedule", "check_output_file",
-    "check_output_folder", "describe_rules", "format_head_to_head", "format_solo",
+    "check_output_folder", "config_from_args", "describe_rules", "format_head_to_head", "format_solo",
     "format_table", "game_seeds", "group_stats", "head_to_head", "parse_clans", "play_game",
-    "pool_context", "progress_bar", "report", "result_rows", "rule_fields", "rules_from_args",
+    "pool_context", "progress_bar", "report", "result_rows", "rule_fields", "rules_options",
     "run", "save_figure", "solo_summary", "validate", "variant_options", "warm_agent",
     "wilson", "write_csv", "write_text",
 ]

@@ -33,7 +33,7 @@ def play_game(spec: TournamentSpec, g: int, record: bool = False) -> dict:
     """Play game ``g`` of ``spec``; return its CSV rows and optionally its JSON record."""
     n = len(spec.players)
     game_seed, agent_seeds = game_seeds(spec.seed, g, n)
-    game = Game(spec.config(game_seed, g))
+    game = Game(spec.game_config(game_seed, g))
     bots = []
     for i, name in enumerate(spec.players):
         bot = None if game.is_automa(i) else warm_agent(name, i, spec.agent_kw, game)

@@ -1,8 +1,8 @@
 """The rules options shared by the commands that play games (--clans, --auction, --solo,
---variant, --ruleset) and their reading into GameConfig options."""
+--variant, --ruleset) and their reading, with --map, into one GameConfig."""
 from __future__ import annotations
 
-from caledonia_env.config import CLAN_NAMES
+from caledonia_env.config import CLAN_CHOICES, CLAN_NAMES, GameConfig, clan_options
 from caledonia_env.data import bundled_rulesets, load_ruleset
 from caledonia_env.engine.tables import check_engine_support
 from caledonia_env.tournament.variants import VARIANTS, variant_options
@@ -34,19 +34,31 @@ def add_rules_options(p, clans: bool = True, auction: bool = True, solo: bool = 
                         + "; docs/ruleset.md), e.g. --ruleset estimates-2026-11")
 
 
-def rules_from_args(args, num_players: int, clans: bool = True) -> tuple[object, dict]:
-    """(clans, further GameConfig options incl. ``ruleset``) from the options of
-    :func:`add_rules_options` (``clans=False``: --clans means something else here and is
-    not read); ValueError naming the option if invalid."""
+def config_from_args(args, num_players: int, clans: bool = True, **fixed) -> GameConfig:
+    """The GameConfig of the options of :func:`add_rules_options` and ``--map`` (when the
+    command has it), with ``fixed`` further fields (``seed``, ``first_player``, ...): what
+    a command plays, or the template a :class:`~caledonia_env.tournament.TournamentSpec`
+    replaces the seed (and the clans of a schedule) of per game. ``clans=False``: --clans
+    means something else here and is not read. ValueError naming the option if invalid."""
+    return GameConfig(num_players=num_players, map=getattr(args, "map", None),
+                      **rules_options(args, num_players, clans), **fixed)
+
+
+def rules_options(args, num_players: int, clans: bool = True) -> dict:
+    """The GameConfig fields the rules options set (clans, solo, variants, ruleset), as
+    keywords: what :func:`config_from_args` builds on, and what a training run saves in
+    its config.json (``TrainConfig.game``). ValueError naming the option if invalid."""
     kw = {}
-    clans = getattr(args, "clans", None) if clans else None
-    if clans is not None:
-        clans = parse_clans(clans, num_players)
+    choice = getattr(args, "clans", None) if clans else None
+    if choice is not None:
+        choice = parse_clans(choice, num_players)
     if getattr(args, "auction", False):
-        if clans not in ("draft", "auction"):
+        if choice not in ("draft", "auction"):
             raise ValueError(f"--auction auctions drawn clans (R-9.4); it cannot be combined "
                              f"with --clans {args.clans}")
-        clans = "auction"
+        choice = "auction"
+    if choice is not None:
+        kw.update(clan_options(choice))
     if getattr(args, "solo", False):
         kw["solo"] = True
     try:
@@ -59,13 +71,13 @@ def rules_from_args(args, num_players: int, clans: bool = True) -> tuple[object,
         except (ValueError, OSError) as e:
             raise ValueError(f"--ruleset: {e}") from None
         kw["ruleset"] = args.ruleset
-    return clans, kw
+    return kw
 
 
 def parse_clans(text: str, num_players: int):
     """'none', 'draft', 'auction' or one different clan name per player (comma separated)."""
     t = text.strip().lower()
-    if t in ("draft", "none", "auction"):
+    if t in CLAN_CHOICES:
         return t
     names = tuple(c.strip().lower() for c in text.split(","))
     if len(names) != num_players:

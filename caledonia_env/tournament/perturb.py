@@ -157,7 +157,7 @@ def ensemble_balance(spec, n: int, ranges: dict[str, Range], folder: str, seed: 
     --perturb --out`` streams each draw to a resumable file instead). With ``resume`` a
     ruleset file already in ``folder`` must hold the same draw, else :class:`OtherDraw` is
     raised before that file is rewritten (another ``seed`` or ``ranges``)."""
-    base = load_ruleset(spec.ruleset)
+    base = load_ruleset(spec.template.ruleset)
     if play is None:
         def play(drawn_spec, draw):
             return run(drawn_spec, workers=workers, progress=progress)
@@ -170,7 +170,8 @@ def ensemble_balance(spec, n: int, ranges: dict[str, Range], folder: str, seed: 
             raise OtherDraw(f"{os.path.basename(path)} in {folder} holds another ruleset "
                              f"than draw {d} of this study: another --seed or --ranges?")
         write_ruleset(tables, path)
-        rows = play(dataclasses.replace(spec, ruleset=path), d)
+        rows = play(dataclasses.replace(
+            spec, config=dataclasses.replace(spec.template, ruleset=path)), d)
         rows = [dict(r, clan=r["agent"]) if r["agent"].startswith("automa:") else r
                 for r in rows]
         stats = group_stats(rows, "clan")

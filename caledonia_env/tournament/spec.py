@@ -6,6 +6,7 @@ GameConfig seed and every agent's seed come from ``numpy.random.SeedSequence([S,
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass, field
 
@@ -13,7 +14,7 @@ import numpy as np
 
 from caledonia_env import agents
 from caledonia_env.agents import automa_seats
-from caledonia_env.config import GameConfig, clan_options
+from caledonia_env.config import GameConfig, check_player_count, check_seed
 from caledonia_env.data import load_ruleset
 
 
@@ -21,63 +22,57 @@ from caledonia_env.data import load_ruleset
 class TournamentSpec:
     """What to play: one agent name per player, how many games, the setup.
 
-    ``clans``: "draft" (default, the standard game, R-1.7), None or "none" (no
-    clans, R-1.9), "auction"
-    (R-9.4), or one clan name per player (fixed clans, R-8). ``clan_schedule``:
-    a sequence of such per-player clan tuples; game g uses entry
-    ``g % len(clan_schedule)`` (what ``balance`` plays, see :func:`balance_schedule`).
-    ``game_kw``: further GameConfig options (variants, ``solo=True`` with one
-    player, ``first_player``).
+    ``config``: the template of every game's GameConfig (map, clans, variants, ruleset,
+    ``solo=True`` with one player, ``first_player``, ...); each game replaces its seed, and
+    ``automa:LEVEL`` players become its Automa seats (A-0). None: the defaults for
+    ``len(players)`` players. ``clan_schedule``: a sequence of
+    per-player clan tuples (fixed clans, R-8; ``None`` for no clan); game g plays entry
+    ``g % len(clan_schedule)`` in place of the template's clans (what ``balance`` plays,
+    see :func:`balance_schedule`).
     """
     players: tuple
     games: int
     seed: int = 0
-    map: tuple | None = None
-    clans: object | None = "draft"
+    config: GameConfig | None = None
     clan_schedule: tuple | None = None
-    ruleset: str | None = None
     agent_kw: dict = field(default_factory=dict, compare=False)
-    game_kw: dict = field(default_factory=dict)
 
-    def config(self, game_seed: int, g: int = 0) -> GameConfig:
-        """Game g's setup; ``automa:LEVEL`` players become Automa seats (A-0)."""
-        kw = dict(num_players=len(self.players), seed=game_seed, map=self.map,
-                  ruleset=self.ruleset, **self.game_kw)
+    @property
+    def template(self) -> GameConfig:
+        """``config``, or the default GameConfig of ``len(players)`` players."""
+        return GameConfig(num_players=len(self.players)) if self.config is None else self.config
+
+    def game_config(self, game_seed: int, g: int = 0) -> GameConfig:
+        """Game g's setup: the template with the game's seed, Automa seats and clans."""
+        kw = {"seed": game_seed}
         if automa_seats(self.players):
             kw["automa"] = automa_seats(self.players)
-        kw.update(self.clan_options(g))
-        return GameConfig(**kw)
-
-    def clan_options(self, g: int = 0) -> dict:
-        """Game g's GameConfig clan options: ``clans`` (from ``clans`` or the schedule) or
-        ``clan_auction``."""
-        clans = self.clans
         if self.clan_schedule:
-            clans = tuple(self.clan_schedule[g % len(self.clan_schedule)])
-        return clan_options(clans)
+            kw["clans"] = tuple(self.clan_schedule[g % len(self.clan_schedule)])
+        return dataclasses.replace(self.template, **kw)
 
 
 def validate(spec: TournamentSpec) -> None:
     """Raise ValueError with the allowed values for any bad part of ``spec``."""
     n = len(spec.players)
-    solo = bool(spec.game_kw.get("solo"))
-    if solo and n != 1:
-        raise ValueError(f"--solo is the one-player game (R-9.2): give one agent, got {n}: "
-                         f"{','.join(spec.players)}")
-    if not solo and n not in (2, 3, 4):
-        raise ValueError(f"--players needs 2 to 4 agent names separated by commas "
-                         f"(e.g. greedy,random,random), or one with --solo; got {n}: "
-                         f"{','.join(spec.players)}")
+    if spec.config is not None and not isinstance(spec.config, GameConfig):
+        raise ValueError(f"TournamentSpec.config must be a GameConfig or None, got "
+                         f"{type(spec.config).__name__}")
+    solo = spec.config is not None and spec.config.solo
+    check_player_count(n, solo, f"--players: the count of agent names ({','.join(spec.players)})",
+                       "--solo")
+    if spec.template.num_players != n:
+        raise ValueError(f"TournamentSpec.config is a {spec.template.num_players}-player "
+                         f"game; players names {n} agents")
     for name in spec.players:
         agents.make(name, seed=0, **spec.agent_kw)     # checks the kind and its parameter
     if not isinstance(spec.games, int) or spec.games < 1:
         raise ValueError(f"--games must be a positive integer, got {spec.games!r}")
-    if spec.seed < 0:
-        raise ValueError(f"--seed must be >= 0, got {spec.seed}")
+    check_seed(spec.seed, "--seed")
     for g in range(len(spec.clan_schedule) if spec.clan_schedule else 1):
-        spec.config(0, g)      # map / clans / variant errors
-    if spec.ruleset is not None:
-        load_ruleset(spec.ruleset)
+        spec.game_config(0, g)      # Automa seats / scheduled clans errors
+    if spec.template.ruleset is not None:
+        load_ruleset(spec.template.ruleset)
 
 
 def game_seeds(seed: int, g: int, num_players: int) -> tuple[int, list[int]]:

@@ -85,12 +85,11 @@ def report(rows: list[dict], by_clan: bool = False) -> str:
     return "\n\n".join(parts)
 
 
-def solo_summary(rows: list[dict], game_kw: dict | None = None) -> dict:
+def solo_summary(rows: list[dict], ruleset: str | None = None) -> dict:
     """Solo games (R-9.2): mean final VP with a normal 95% CI, spread, and the number of
-    games in each rating band of the ruleset (``game_kw``: its GameConfig options; every
-    band listed, lowest first)."""
-    kw = {k: v for k, v in (game_kw or {}).items() if k not in ("solo", "num_players")}
-    solo = Game(GameConfig(num_players=1, solo=True, **kw)).ruleset.solo
+    games in each rating band of ``ruleset`` (GameConfig.ruleset: a path, None for the
+    bundled data; every band listed, lowest first)."""
+    solo = Game(GameConfig(num_players=1, solo=True, ruleset=ruleset)).ruleset.solo
     vp = np.array([r["total"] for r in rows], float)
     n = len(vp)
     if n == 0:

@@ -18,7 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from caledonia_env.agents import automa_seats
-from caledonia_env.config import clan_options
+from caledonia_env.config import CLAN_CHOICES, clan_options
 from caledonia_env.game import Game, GameConfig
 from caledonia_env.web.guards import shown
 from caledonia_env.web.seats import AgentMenu
@@ -209,7 +209,7 @@ def new_session(sid: str, players, clans="draft", map=None, seed: int = 0,
     seats = [HUMAN if p.strip().lower() == HUMAN else menu.check(p) for p in players]
     if clans in (None, "", "none"):
         clans = None
-    elif isinstance(clans, str) and clans not in ("draft", "auction"):
+    elif isinstance(clans, str) and clans not in CLAN_CHOICES:
         clans = [c.strip() for c in clans.split(",")]
     cfg = GameConfig(num_players=len(seats), seed=int(seed), map=map or None,
                      **clan_options(clans), solo=len(seats) == 1,

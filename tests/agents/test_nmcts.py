@@ -210,9 +210,8 @@ def _first_seat_win_share(players, games, seed):
     """(win share, Wilson lower bound) of the first agent over a tournament, printed. Played
     on the rules the shipped policies were trained on (``RULES_2026_11``: on the sourced
     default they are not retrained yet, README "Trained agents")."""
-    old = dict(RULES_2026_11)
-    spec = TournamentSpec(players=players, games=games, seed=seed, ruleset=old.pop("ruleset"),
-                          game_kw=old)
+    spec = TournamentSpec(players=players, games=games, seed=seed,
+                          config=GameConfig(num_players=len(players), **RULES_2026_11))
     rows = run(spec, workers=2)
     mine = [r for r in rows if r["player"] == 0]
     wins = sum(r["win"] for r in mine)

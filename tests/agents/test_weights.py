@@ -11,6 +11,7 @@ import pytest
 from caledonia_env import agents
 from caledonia_env import tournament as tn
 from caledonia_env.agents import greedy_value
+from caledonia_env.config import GameConfig
 from caledonia_env.agents.weights import (WEIGHT_NAMES, load_weights, save_weights,
                                           weights_from_dict, weights_path)
 from caledonia_env.cli import main
@@ -125,7 +126,8 @@ def test_the_network_searches_take_weights_after_or_instead_of_a_checkpoint():
 def test_a_tournament_in_one_process_keeps_each_runs_weights():
     """The process's agent cache is keyed by the keyword options too."""
     def mean_vp(weights):
-        spec = tn.TournamentSpec(players=("greedy",), games=3, seed=4, game_kw={"solo": True},
+        spec = tn.TournamentSpec(players=("greedy",), games=3, seed=4,
+                                 config=GameConfig(num_players=1, solo=True),
                                  agent_kw={"weights": weights})
         return np.mean([r["total"] for r in tn.run(spec)])
     default = mean_vp(greedy_value.DEFAULT_WEIGHTS)

@@ -300,7 +300,7 @@ def test_head_to_head_counts():
     (["--clans", "stewart,borg"], "unknown clan"),
     (["--clans", "stewart", "--players", "2"], "need at least 2 clans"),
     (["--clans", "stewart,stewart", "--players", "2"], "different"),
-    (["--players", "5"], "2, 3 or 4"),
+    (["--players", "5"], "--players must be 2 to 4"),
     (["--agent", "deepblue"], "available:"),
     (["--games", "0"], "positive"),
 ])
@@ -339,8 +339,12 @@ def test_replay_steps_on_enter(played, capsys, monkeypatch):
     ('{"hello": 1}', "unsupported game record version"),
     (b"\xff\xfe{}", "UTF-8"),
     ("[" * 5000 + "]" * 5000, "nest"),
-    ('{"version": 1, "config": {"num_players": 7}, "actions": []}', "num_players"),
-    ('{"version": 1, "config": {"num_players": 2, "seed": 1}, "actions": [99999]}',
+    ('{"version": 1, "config": {"num_players": 7}, "map": ["A1", "B1", "C1", "D1"], '
+     '"actions": []}', "num_players"),
+    ('{"version": 1, "config": {"num_players": 2, "seed": 1}, "actions": []}',
+     "names the map it was played on"),
+    ('{"version": 1, "config": {"num_players": 2, "seed": 1}, "map": ["A1", "B2", "C2", "D2"], '
+     '"actions": [99999]}',
      "does not replay"),
 ])
 def test_replay_bad_files_exit_2(tmp_path, capsys, content, needle):

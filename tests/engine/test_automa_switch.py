@@ -27,13 +27,13 @@ import json, numpy as np
 from numba.core.caching import NullCache
 from caledonia_env.config import GameConfig
 from caledonia_env.engine import automa_phases, flow, layout as L
-from caledonia_env.game import _variants, get_static
+from caledonia_env.game import static_tables
 path = (flow.end_round, flow.start_round, automa_phases.automa_prepare,
         automa_phases.automa_final)
 for f in path:
     f._cache = NullCache()
 cfg = GameConfig(num_players=2, seed=3, map="A1,B1,C1,D1")
-static = get_static(cfg.ruleset, cfg.map, 2, _variants(cfg))   # tables only: nothing compiled
+static = static_tables(cfg)   # tables only: nothing compiled
 s = np.zeros(L.STATE_SIZE, np.int32)
 s[L.S_NP], s[L.S_ROUND] = 2, 1
 flow.end_round(s, static.tables, static.automa_switch)

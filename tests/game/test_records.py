@@ -134,7 +134,9 @@ def test_version_4_records_replay_on_the_numbers_and_readings_of_their_time(fini
     ('{"version": 2, "config": {}, "actions": [], "agents": "bob"}', "'agents'"),
     ('{"version": 2, "config": {}, "actions": [1], "checksum": {"algorithm": "md5"}}',
      "'checksum'"),
-    ('{"version": 2, "config": {"num_players": 9}, "actions": []}', "setup is invalid"),
+    ('{"version": 2, "config": {"num_players": 9}, "map": ["A2", "B2", "C2", "D2"], '
+     '"actions": []}', "setup is invalid"),
+    ('{"version": 2, "config": {}, "actions": []}', "this one has none"),
     ('{"version": 2, "config": {}, "map": ["A2", "B2", "C2", "D2"], "actions": []}',
      "map does not match"),
 ])
@@ -261,3 +263,13 @@ def test_records_may_be_refused_a_ruleset_path(tmp_path, finished, part):
 def test_bundled_ruleset_records_pass_when_paths_are_refused(finished):
     d = read_record(finished.to_json(), allow_ruleset_paths=False)
     assert d["config"]["ruleset"] is None
+
+
+def test_a_record_without_its_map_is_refused_naming_it(finished):
+    """A record names the map it was played on; without it the start is not checked, so it
+    is refused (docs/records.md) rather than read with a map drawn from its seed."""
+    d = json.loads(finished.to_json())
+    del d["map"]
+    for read in (read_record, Game.from_json, Game.record_start):
+        with pytest.raises(RecordError, match=r"names the map it was played on \('map'"):
+            read(d)

@@ -39,7 +39,7 @@ def test_config_rejects_wrong_types_naming_the_field(kw, field):
 
 
 @pytest.mark.parametrize("kw,match", [
-    (dict(num_players=5), r"num_players must be one of \(1, 2, 3, 4\)"),
+    (dict(num_players=5), r"num_players must be 2 to 4, or 1 with solo=True"),
     (dict(seed=-1), "seed must be a non-negative"),
     (dict(first_player=4), r"first_player must be None or in 0..3"),
     (dict(map="A1,B1"), "allowed sides"),
@@ -344,3 +344,90 @@ def test_scenario_must_be_a_dict_of_json_data():
         Game.from_scenario({"num_players": 2})
     d = base_scenario(round=np.int64(2))
     assert Game.from_scenario(d).scenario["round"] == 2
+
+
+# ------------------------------------------------- the one player-count check (R-1, R-9.2)
+@pytest.mark.parametrize("n, solo, ok", [
+    (1, True, True), (2, False, True), (3, False, True), (4, False, True),
+    (1, False, False), (5, False, False), (0, False, False), (2, True, False),
+    (True, False, False), (2.0, False, False),
+])
+def test_one_player_count_check_two_to_four_or_one_with_solo(n, solo, ok):
+    from caledonia_env.config import MULTIPLAYER_COUNTS, check_player_count
+    assert MULTIPLAYER_COUNTS == names.PLAYER_COUNTS[1:] == (2, 3, 4)
+    if ok:
+        check_player_count(n, solo)
+        return
+    with pytest.raises(ConfigError, match="num_players must be"):
+        check_player_count(n, solo)
+    with pytest.raises(ConfigError, match=r"--players must be 2 to 4; got") if not solo else \
+            pytest.raises(ConfigError, match="the solo game has one player"):
+        check_player_count(n, solo, "--players", solo_flag=None if not solo else "--solo")
+
+
+def test_the_player_count_check_is_the_one_of_config_tournament_and_envs():
+    from caledonia_env import tournament as tn
+    from caledonia_env.envs.common import make_config
+    msg = r"must be 2 to 4, or 1 with"
+    with pytest.raises(ConfigError, match=msg):
+        GameConfig(num_players=5)
+    with pytest.raises(ConfigError, match=msg):
+        make_config(5, {})
+    with pytest.raises(ValueError, match=r"--players: the count of agent names .* must be 2 to 4"):
+        tn.validate(tn.TournamentSpec(players=("random",) * 5, games=1))
+    with pytest.raises(ValueError, match="the solo game has one player"):
+        tn.validate(tn.TournamentSpec(players=("random",) * 2, games=1,
+                                      config=GameConfig(num_players=1, solo=True)))
+
+
+def test_clan_modes_are_written_once():
+    from caledonia_env.config import CLAN_CHOICES, CLAN_MODES
+    assert CLAN_MODES is names.CLAN_MODES == ("none", "draft", "auction", "fixed")
+    assert CLAN_CHOICES == CLAN_MODES[:3]
+    assert {GameConfig(num_players=2, **clan_options(c)).clan_mode for c in CLAN_CHOICES} \
+        == set(CLAN_CHOICES)
+
+
+# ------------------------------------------------------------- negative seeds, named
+@pytest.mark.parametrize("make", [
+    lambda: GameConfig(seed=-1),
+    lambda: raw_env(num_players=2).reset(seed=-3),
+    lambda: CaledoniaEnv(num_players=2).reset(seed=-3),
+    lambda: CaledoniaVectorEnv(2, num_players=2, seed=-3),
+    lambda: CaledoniaVectorEnv(2, num_players=2).reset(seed=-3),
+])
+def test_a_negative_seed_is_a_clear_value_error_naming_the_argument(make):
+    with pytest.raises(ConfigError, match=r"(seed|reset\(seed=\.\.\.\)) must be a non-negative "
+                                          r"int, got -[13]"):
+        make()
+
+
+@pytest.mark.parametrize("argv", [
+    ["play", "--players", "random,random", "--seed", "-1", "-q"],
+    ["balance", "--players", "2", "--games", "4", "--seed", "-1", "--plot", "", "-q"],
+    ["demo", "--seed", "-2", "-o", ""],
+])
+def test_a_negative_seed_on_the_command_line_is_one_error_line(argv, capsys):
+    from caledonia_env.cli import main
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"caledonia {argv[0]}: error: --seed must be a non-negative int")
+    assert "Traceback" not in err and err.count("\n") == 1
+
+
+def test_static_tables_is_the_configs_shared_tables():
+    from caledonia_env.game import static_tables
+    cfg = GameConfig(num_players=2, seed=3, map="A1,B2,C1,D2")
+    game = Game(cfg)
+    assert static_tables(cfg) is game.static is static_tables(cfg, game.map)
+    assert static_tables(GameConfig(num_players=2, seed=9), game.map) is game.static
+    with pytest.raises(ValueError, match="give the sides"):
+        static_tables(GameConfig(num_players=2))
+
+
+def test_a_config_with_automa_seats_pickles():
+    """A TournamentSpec's config travels to worker processes (and Ray) pickled."""
+    import pickle
+    cfg = GameConfig(num_players=3, automa={2: 4})
+    back = pickle.loads(pickle.dumps(cfg))
+    assert back == cfg and back.automa == {2: 4} and type(back.automa) is type(cfg.automa)

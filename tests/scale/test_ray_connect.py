@@ -130,7 +130,7 @@ def test_sigterm_on_ray_exits_cleanly_and_keeps_the_finished_games(tmp_path):
 
 
 def test_evaluate_reports_an_unreachable_cluster_in_one_line(tmp_path, capsys):
-    """`caledonia evaluate` (train/cli.py) reports bad input that is a ValueError in one
+    """`caledonia evaluate` (train/cli/evaluate.py) reports bad input that is a ValueError in one
     line: an unreachable cluster is one."""
     pytest.importorskip("torch")
     address = f"127.0.0.1:{_closed_port()}"

@@ -17,8 +17,7 @@ from caledonia_env.data import (DEFAULT_RULESET_DIR, PORT_KINDS, PORTS, RulesetE
 from caledonia_env.data.names import LEGACY_PORTS, PORT_NUMBERS
 from caledonia_env.engine import layout as L
 from caledonia_env.records import RECORD_VERSION, upgrade_setup
-from caledonia_env.scenario import (PORT_LABELS_V1, SCENARIO_VERSION, ScenarioError,
-                                    ScenarioWarning, upgrade_scenario)
+from caledonia_env.scenario import PORT_LABELS_V1, SCENARIO_VERSION, ScenarioError, upgrade_scenario
 
 PRINTED = {"P1": "meat_reduction", "P2": "basic_exchange", "P3": "processed_exchange",
            "P4": "upgrade_glory", "P5": "money", "P6": "price_shift", "P7": "swap_units",
@@ -70,28 +69,31 @@ def test_action_names_text_and_scenario_show_the_printed_number():
     assert g.state[L.S_PLAYERS + L.P_MONEY] == money + 10          # P5 is the £10 tile
 
 
-def test_a_version_1_scenario_reads_the_old_labels_with_a_warning():
-    old = base_scenario(2, ports={"A": "P2", "B": "p4", "C": None, "D": "P7"},
+def test_a_version_1_scenario_reads_the_old_labels():
+    old = base_scenario(2, version=1, ports={"A": "P2", "B": "p4", "C": None, "D": "P7"},
                         pending={"p4_good": -1})
-    del old["version"]
-    with pytest.warns(ScenarioWarning, match=r"P2->P5.*P7->P4.*\"version\": 2"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         g = Game.from_scenario(old)
     assert [tile_at(g, c) for c in "ABD"] == ["P5", "P6", "P4"]
     assert g.to_scenario()["ports"] == {"A": "P5", "B": "P6", "C": None, "D": "P4"}
-    assert "p4_good" in old["pending"] and "version" not in old     # the input is unchanged
-    new = upgrade_scenario(old, warn=False)
+    assert "p4_good" in old["pending"] and old["version"] == 1     # the input is unchanged
+    new = upgrade_scenario(old)
     assert new["pending"] == {"price_shift_good": -1} and new["version"] == 2
 
 
-def test_scenario_versions_without_ports_or_explicit_need_no_warning():
-    no_ports = base_scenario(2)
-    del no_ports["version"]
-    explicit = base_scenario(2, version=1, ports={"A": "P3", "B": None, "C": None, "D": None})
+def test_a_scenario_without_version_uses_the_printed_numbers_without_a_warning():
+    """A new user's hand-written ``"A": "P5"`` is the tile printed 5, silently."""
+    d = base_scenario(2, ports={"A": "P5", "B": None, "C": None, "D": "P2"})
+    del d["version"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        Game.from_scenario(no_ports)
-        assert tile_at(Game.from_scenario(explicit), "A") == "P2"
-        assert tile_at(Game.from_scenario(dict(explicit, version=2)), "A") == "P3"
+        g = Game.from_scenario(d)
+    assert tile_at(g, "A") == "P5" and tile_at(g, "D") == "P2"
+    assert upgrade_scenario(d) is d
+    explicit = base_scenario(2, version=1, ports={"A": "P3", "B": None, "C": None, "D": None})
+    assert tile_at(Game.from_scenario(explicit), "A") == "P2"
+    assert tile_at(Game.from_scenario(dict(explicit, version=2)), "A") == "P3"
 
 
 @pytest.mark.parametrize("bad", [3, 0, "2", True])

@@ -12,6 +12,7 @@ import pytest
 
 from caledonia_env import scale
 from caledonia_env import tournament as T
+from caledonia_env.config import GameConfig
 from caledonia_env.atomic import atomic_path, refuse_replacing
 from caledonia_env.cli import main
 
@@ -113,17 +114,19 @@ RULESET = {"final_scoring": {"money_per_vp": 9}}
     (dict(players=("random", "random", "random")), "this study has 3 players"),
     (dict(seed=6), "game seed"),
     (dict(games=2), "games 0-1"),
-    (dict(clans=("stewart", "campbell")), "clan_mode is 'draft', this study's is 'fixed'"),
-    (dict(game_kw={"ports": False}), "variants is '', this study's is 'no-ports'"),
+    (dict(config=GameConfig(num_players=2, clans=("stewart", "campbell"))),
+     "clan_mode is 'draft', this study's is 'fixed'"),
+    (dict(config=GameConfig(num_players=2, ports=False)),
+     "variants is '', this study's is 'no-ports'"),
     (dict(ruleset="RULESET"), "ruleset is 'bundled'"),
-    (dict(map=("A1", "B1", "C1", "D1")), "map is"),
+    (dict(config=GameConfig(num_players=2, map="A1,B1,C1,D1")), "map is"),
 ])
 def test_resume_refuses_another_study_naming_the_difference(other, needle, valuable,
                                                             tmp_path):
     if other.get("ruleset") == "RULESET":
         path = tmp_path / "rules.json"
         path.write_text(json.dumps(RULESET))
-        other = dict(ruleset=str(path))
+        other = dict(config=GameConfig(num_players=2, ruleset=str(path)))
     before = valuable.read_bytes()
     spec = T.TournamentSpec(**{**dict(players=SPEC.players, games=8, seed=SPEC.seed), **other})
     with pytest.raises(ValueError, match="another study|games 0-1") as e:
@@ -270,10 +273,12 @@ def test_resume_refuses_a_ruleset_whose_numbers_changed(tmp_path):
     rules = tmp_path / "rules.json"
     rules.write_text("{}")
     out = tmp_path / "r.csv"
-    spec = T.TournamentSpec(players=SPEC.players, games=2, seed=1, ruleset=str(rules))
+    spec = T.TournamentSpec(players=SPEC.players, games=2, seed=1,
+                            config=GameConfig(num_players=2, ruleset=str(rules)))
     scale.run_study(spec, str(out), backend="local", workers=1)
     rules.write_text(json.dumps(RULESET))
-    more = T.TournamentSpec(players=SPEC.players, games=4, seed=1, ruleset=str(rules))
+    more = T.TournamentSpec(players=SPEC.players, games=4, seed=1,
+                            config=GameConfig(num_players=2, ruleset=str(rules)))
     with pytest.raises(ValueError, match="ruleset_fingerprint is"):
         scale.run_study(more, str(out), backend="local", workers=1, resume=True)
 

@@ -108,7 +108,7 @@ def test_R_9_2_solo_play_and_default_standard_game(tmp_path):
     (["--ruleset", "/no/such/rules"], "--ruleset"),
     (["--clans", "stewart,stewart"], "clans must be different"),
     (["--clans", "stewart,campbell", "--auction"], "--auction"),
-    (["--solo"], "one agent"),
+    (["--solo"], "must be 1 with --solo"),
     (["--variant", "smaller-map", "--players", "random,random,random,random"], "2-3 player"),
 ])
 def test_play_bad_rules_exit_2_with_one_line(args, needle, capsys):

@@ -109,7 +109,7 @@ def test_three_player_selfplay_with_drafted_clans_league_resume_and_reload(tmp_p
     import caledonia_env.agents.ppo  # noqa: F401
     from caledonia_env.agents import checkpoint as ck
     from caledonia_env.cli import build_parser
-    from caledonia_env.train.cli_train import config_from_args
+    from caledonia_env.train.cli.train import config_from_args
     from caledonia_env.train.trainer import TrainConfig, train
     out = tmp_path / "run3p"
     cfg = TrainConfig(players=3, timesteps=2048, out=str(out), n_envs=4, n_steps=64,

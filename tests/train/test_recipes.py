@@ -8,7 +8,7 @@ import pytest
 
 from caledonia_env.cli import main as cli_main
 from caledonia_env.train import recipe as recipes
-from caledonia_env.train.cli_train import config_from_args
+from caledonia_env.train.cli.train import config_from_args
 
 ROOT = Path(__file__).resolve().parents[2]
 PRETRAINED = ROOT / "agents" / "pretrained"
@@ -16,7 +16,7 @@ PRETRAINED = ROOT / "agents" / "pretrained"
 
 def _train_parser():
     import argparse
-    from caledonia_env.train.cli_train import add_train_parser
+    from caledonia_env.train.cli.train import add_train_parser
     sub = argparse.ArgumentParser().add_subparsers()
     return add_train_parser(sub)
 

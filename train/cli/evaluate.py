@@ -15,9 +15,10 @@ from caledonia_env import scale
 from caledonia_env import tournament as tn
 from caledonia_env.agents.checkpoint import PlayerCountWarning, load
 from caledonia_env.agents.policy import checkpoint_path
+from caledonia_env.config import check_player_count
 from caledonia_env.train import rating
-from caledonia_env.train.cli_common import CommandError, game_options
 from caledonia_env.train.batched_play import EvalStudy, checkpoint_sha256, summarize
+from caledonia_env.train.cli.common import CommandError, game_options
 
 EVAL_EXAMPLES = """\
 examples:
@@ -150,8 +151,10 @@ def cmd_evaluate(args) -> int:
 def _check_options(args) -> bool:
     """CommandError for options that do not go together; True when the games are played
     through :mod:`caledonia_env.scale` (streamed)."""
-    if args.players not in (2, 3, 4):
-        raise CommandError(f"--players must be 2, 3 or 4, got {args.players}")
+    try:
+        check_player_count(args.players, what="--players", solo_flag=None)
+    except ValueError as e:
+        raise CommandError(str(e)) from None
     if args.games < (0 if args.league else 1):
         raise CommandError(f"--games must be >= 1, got {args.games}")
     if args.workers < 1:

@@ -12,7 +12,7 @@ from caledonia_env import tournament as tn
 from caledonia_env.agents.weights import load_weights, save_weights
 from caledonia_env.data import load_ruleset
 from caledonia_env.train import tune_weights
-from caledonia_env.train.cli_common import CommandError, parse_int
+from caledonia_env.train.cli.common import CommandError, parse_int
 
 TUNE_EXAMPLES = """\
 examples:

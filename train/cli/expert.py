@@ -9,8 +9,9 @@ import sys
 from caledonia_env import tournament as tn
 from caledonia_env.agents.checkpoint import CheckpointError
 from caledonia_env.agents.policy import checkpoint_path
+from caledonia_env.config import MULTIPLAYER_COUNTS
 from caledonia_env.train import expert
-from caledonia_env.train.cli_common import parse_int
+from caledonia_env.train.cli.common import parse_int
 
 EXPERT_EXAMPLES = """\
 examples:
@@ -40,7 +41,7 @@ def add_expert_parser(subparsers) -> argparse.ArgumentParser:
                    help="checkpoint to search with and to fine-tune (default: the shipped "
                         "policy for --players), e.g. --from runs/x/best.zip")
     p.add_argument("--out", required=True, help="output folder, e.g. --out runs/ei1")
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
+    p.add_argument("--players", type=int, default=2, choices=MULTIPLAYER_COUNTS,
                    help="players per game (default 2)")
     p.add_argument("--expert", default="puct", choices=expert.EXPERTS,
                    help="the search to distil (default puct; nmctsg is the strongest against "

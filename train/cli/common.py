@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from caledonia_env import tournament as tn
-from caledonia_env.config import GameConfig, clan_options
+from caledonia_env.config import GameConfig
 
 
 class CommandError(Exception):
@@ -21,9 +21,9 @@ def parse_int(text: str) -> int:
 
 
 def game_options(args, num_players: int) -> dict:
-    """GameConfig options (clans, variants, ruleset…) of the rules options; ValueError if
-    invalid (checked by building a GameConfig)."""
-    clans, kw = tn.rules_from_args(args, num_players)
-    kw.update(clan_options(clans))
+    """GameConfig options (clans, variants, ruleset…) of the rules options, as a run saves
+    them (``TrainConfig.game``); ValueError if invalid (checked by building the GameConfig
+    with --map)."""
+    kw = tn.rules_options(args, num_players)
     GameConfig(num_players=num_players, map=args.map, **kw)
     return kw

@@ -7,7 +7,7 @@ import sys
 
 from caledonia_env import tournament as tn
 from caledonia_env.agents.checkpoint import CheckpointError
-from caledonia_env.train.cli_common import game_options, parse_int
+from caledonia_env.train.cli.common import game_options, parse_int
 from caledonia_env.train.config import TrainConfig, load_config
 
 TRAIN_EXAMPLES = """\
