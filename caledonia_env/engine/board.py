@@ -16,18 +16,6 @@ def pofs(p):
     return S_PLAYERS + p * P_SIZE
 
 
-@njit(cache=True, inline="always")
-def occ_player(v):
-    if v < 0 or v == NEUTRAL:
-        return -1
-    return v // OCC_STRIDE
-
-
-@njit(cache=True, inline="always")
-def occ_unit(v):
-    return v % OCC_STRIDE
-
-
 @njit(cache=True)
 def reach_mask(s, T, p, out):
     """out[v] = 1 if node v is a neighbor of, or within shipping range of, a unit of p (R-4)."""

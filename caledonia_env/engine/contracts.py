@@ -74,14 +74,6 @@ def contract_cost(s, T):
 
 
 @njit(cache=True)
-def free_box(s, poff, n_boxes):
-    for b in range(n_boxes):
-        if s[poff + P_BOX + b] < 0:
-            return b
-    return -1
-
-
-@njit(cache=True)
 def player_contract_cost(s, T, poff):
     """The round's cost, or nothing for a further contract in the same turn when the clan
     pays once per turn (R-8.1 Buchanan; in round 1 the £5 is gained once)."""

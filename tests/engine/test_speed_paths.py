@@ -255,9 +255,28 @@ def test_random_pick_is_the_rth_set_id():
 
 
 from caledonia_env.engine.actions import A_PLACE  # noqa: E402
+from caledonia_env.engine.board import placeable  # noqa: E402
+from caledonia_env.engine.clans import board_avail, fisher_spot  # noqa: E402
 from caledonia_env.engine.constants import N_UNITS  # noqa: E402
-from caledonia_env.engine.layout import T_N_NODES  # noqa: E402
-from caledonia_env.engine.options import can_place, place_scan  # noqa: E402
+from caledonia_env.engine.layout import T_N_NODES, T_UNIT_TERRAIN  # noqa: E402
+from caledonia_env.engine.options import place_scan, unit_cost  # noqa: E402
+
+
+@njit
+def can_place(s, T, p, u, node, reach, free_land):
+    """The per-node reference test of an expansion with unit u onto node (R-3.3); ``reach``
+    is p's ``board.reach_mask``."""
+    poff = pofs(p)
+    if board_avail(s, T, poff, u) <= 0:
+        return False
+    if s[S_OCC + node] != EMPTY or reach[node] == 0:
+        return False
+    if u == FISHERMAN:
+        if not fisher_spot(s, T, p, node, -1):
+            return False
+    elif not placeable(T, node, T[T_UNIT_TERRAIN + u]):
+        return False
+    return s[poff + P_MONEY] >= unit_cost(s, T, p, u, node, free_land)
 
 
 @njit
@@ -287,7 +306,7 @@ def _scan_vs_reference(s, T, p, free_land):
 def test_place_scan_bitsets_match_can_place(clans):
     """R-3.3 / R-8.7: the expansion scan (reach & empty & terrain & affordable-land bitsets,
     Robertson's delta discount, free land of a bonus hex) marks exactly the placements the
-    per-node reference check ``options.can_place`` allows, for every player along random
+    per-node reference check ``can_place`` above allows, for every player along random
     games, with money cut at random so that the land cost decides."""
     rng = random.Random(7)
     legal = 0
