@@ -6,7 +6,7 @@ from caledonia_env.engine.actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER
                       A_FULFILL, A_FULFILL_BOTH, A_KEEP, A_KEEP_NONE, A_NB_BUY,
                       A_NB_DONE, A_OBTAIN, A_OBTAIN_DONE, A_PASS, A_PICK_GOOD, A_PLACE, A_PORT,
                       A_PRICE, A_PROCESS, A_RETRIEVE, A_ROW, A_SELECT, A_START_PICK,
-                      A_STRUCT_DECLINE, A_STRUCT_DRAW, A_TRADE, PRICE_DELTAS)
+                      A_STRUCT_DECLINE, A_STRUCT_DRAW, A_TRADE, N_ACTIONS, PRICE_DELTAS)
 from caledonia_env.engine.clans import brew_max, butter_max, can_row_from, cpar, may_row, row_ok
 from caledonia_env.engine.board import ctz, pofs, reach_bits, reach_of, table_word
 from caledonia_env.engine.constants import (COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS, CTX_BREW, CTX_BUTTER,
@@ -296,14 +296,38 @@ def legal_mask(s, T, mask):
             mask[A_BID + k] = 1
 
 
+N_WORDS = N_ACTIONS // 8            # whole 8-byte words of a mask; the tail is read bytewise
+assert N_WORDS < 256                # n_legal sums the words by byte lanes of one uint64
+
+
+@njit(cache=True, inline="always")
+def n_legal(mask):
+    """The number of legal actions in ``mask`` (int8, at least N_ACTIONS long, 0 after).
+
+    Adds the mask's 8-byte words lane by lane (every byte is 0 or 1 and there are fewer
+    than 256 words, so no lane carries: a branch-free loop the compiler vectorizes), then
+    the bytes after the last whole word."""
+    words = mask[:N_WORDS * 8].view(np.uint64)
+    acc = np.uint64(0)
+    for w in range(N_WORDS):
+        acc += words[w]
+    k = 0
+    for lane in range(8):
+        k += np.int64((acc >> np.uint64(8 * lane)) & np.uint64(0xFF))
+    for a in range(N_WORDS * 8, N_ACTIONS):
+        k += mask[a]
+    return k
+
+
 @njit(cache=True)
 def count_legal(mask):
     """(number of legal actions in ``mask``, the last legal id or -1): a decision with one
     legal action needs no choice."""
-    k = 0
-    last = -1
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            k += 1
-            last = a
+    k = n_legal(mask)
+    last = N_ACTIONS - 1
+    if k:
+        while not mask[last]:
+            last -= 1
+    else:
+        last = -1
     return k, last
