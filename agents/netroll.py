@@ -20,7 +20,7 @@ import numpy as np
 
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.constants import CTX_GAME_OVER
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import S_CTX, S_PLAYER, S_ROUND, copy_state
 from caledonia_env.engine.mask import count_legal, legal_mask
 from caledonia_env.engine.step import apply_action

@@ -10,7 +10,7 @@ import numpy as np
 
 from caledonia_env.data.names import CLANS as CLAN_NAMES
 from caledonia_env.data.names import MAX_VALUE, MODULES, PLAYER_COUNTS
-from caledonia_env.engine.tables import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS, Variants
+from caledonia_env.engine.tables.build import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS, Variants
 
 CLAN_MODES = ("none", "draft", "auction", "fixed")
 #: the GameConfig options that play the bundled default of 2026-11-25, before the sourced

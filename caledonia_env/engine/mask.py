@@ -18,7 +18,7 @@ from caledonia_env.engine.constants import (COW, CTX_AFTER_MAIN, CTX_AUCTION, CT
                         NEUTRAL, OCC_STRIDE, PORT_BASIC_EXCHANGE, PORT_PRICE_SHIFT, SHEEP)
 from caledonia_env.engine.contracts import can_afford_contract, goods_ok, meat_deficit, meat_deficit2, need_good
 from caledonia_env.engine.economy import can_nb_buy, can_trade, upgrade_mask
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY, RB_LEN, RB_WORDS,
                      S_AUC_HIGH, S_BONUS_HEX, S_BONUS_UPG, S_BREW_LEFT, S_CTX, S_DRAWN, S_MAIN_DONE,
                      S_MEAT_PORTS, S_MEAT_REM, S_N_DRAWN, S_NB_PENDING, S_OCC, S_PICKS, S_PLAYER,
@@ -26,11 +26,11 @@ from caledonia_env.engine.layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_M
                      S_SLOTS, T_ADJ, T_AUCTION_MAX, T_CLAN_FULFILL_MAX, T_CLAN_MARKET_MONEY,
                      T_CLAN_ROWS, T_N_NODES, T_PRICE_SHIFT_EXACT, T_UNIT_NODES)
 from caledonia_env.engine.market import market_price
-from caledonia_env.engine.options import (can_obtain, place_scan, free_box_count, meat_ports, n_boxes, nb_limit,
+from caledonia_env.engine.legality import (can_obtain, place_scan, free_box_count, meat_ports, n_boxes, nb_limit,
                       process_max, retrieve_ok, start_worker_scan)
 from caledonia_env.engine.ports import (copy_ok, owns, port_param, ports_open, price_move_ok, usable_ports,
                     swap_completes, swap_ok)
-from caledonia_env.engine.scratch import scratch
+from caledonia_env.engine.compile.scratch import scratch
 
 N_DELTAS = len(PRICE_DELTAS)
 

@@ -3,7 +3,7 @@ uniformly random pick from a legal-action mask (also the vector env's random opp
 import numpy as np
 
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import STATE_SIZE, copy_state, game_over
 from caledonia_env.engine.mask import N_WORDS, legal_mask, n_legal
 from caledonia_env.engine.rng import lcg_int

@@ -1,7 +1,7 @@
 """Seeded random numbers stored in the state (minstd), so clones replay exactly, and the
 vector env's per-env 64-bit LCG streams."""
 
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import S_RNG
 
 _MOD = 2147483647

@@ -21,7 +21,7 @@ from numba import prange
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.board import pofs
 from caledonia_env.engine.constants import MAX_PLAYERS
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import P_SCORE, S_PLAYER, T_NP, game_over
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.engine.playout import random_pick

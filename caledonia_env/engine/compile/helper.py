@@ -31,8 +31,8 @@ import time
 import numpy as np
 from numba import typeof
 
-from caledonia_env.engine.first_run import cached_signatures, engine_cached
-from caledonia_env.engine.jit import plain_value, project_sources
+from caledonia_env.engine.compile.first_run import cached_signatures, engine_cached
+from caledonia_env.engine.compile.jit import plain_value, project_sources
 
 #: the environment variable that turns the helper off ("0")
 SWITCH = "CALEDONIA_COMPILE_HELPER"
@@ -164,7 +164,7 @@ def start(jobs) -> Helper | None:
     env = dict(os.environ)
     if config.CACHE_DIR:
         env["NUMBA_CACHE_DIR"] = config.CACHE_DIR
-    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
     try:
         proc = subprocess.Popen(
@@ -205,7 +205,7 @@ def helper_main() -> None:
 # ================================================================== the engine's jobs
 def engine_jobs(T, automa) -> list:
     """The helper's part of a ``Game``'s first compile for tables ``T`` and ``automa``
-    (``automa_deck.automa_switch``), in the order this process needs them: while it compiles
+    (``automa.deck.automa_switch``), in the order this process needs them: while it compiles
     the turn flow below ``new_game_log``, the helper compiles production (R-2.2, R-7) and the
     port effects, then the legal-action mask and the step (below ``game_call``). Measured
     by ``benchmarks/cold_start.py`` (docs/performance.md)."""

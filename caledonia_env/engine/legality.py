@@ -9,7 +9,7 @@ from caledonia_env.engine.constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK,
                         TERRAIN_PORT)
 from caledonia_env.engine.contracts import can_afford_contract
 from caledonia_env.engine.economy import can_hire, can_nb_buy, can_ship, can_tech
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, RB_WORDS, S_NB_BOUGHT,
                      S_NB_PENDING, S_OCC, S_PORTS, S_PRICE_SHIFT_GOOD, T_ACTIVE, T_BORDER,
                      T_CLAN_BORDER_START, T_CLAN_BOXES, T_CLAN_CELLAR_MONEY, T_CLAN_DELTA_DISC,

@@ -23,7 +23,7 @@ from caledonia_env.engine.api import game_call
 from caledonia_env.engine.setup import new_game_log
 
 #: the Game entry points; their last argument ``automa`` (None, or True with Automa seats,
-#: ``automa_deck.automa_switch``) makes numba compile one version of each kind of game
+#: ``automa.deck.automa_switch``) makes numba compile one version of each kind of game
 ENTRY_POINTS = (new_game_log, game_call)
 
 #: seconds of a cold start (import, tables, one 4-player game) on a 2-core machine, measured

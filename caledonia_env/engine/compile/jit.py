@@ -21,8 +21,9 @@ stale machine code in every kernel that uses them. :class:`ProjectCacheLocator`,
 in numba's list of cache locators when this module loads, serves every function defined in
 a file of this project (the package, ``agents/``, ``train/`` and, in a source checkout, the
 repository's ``tests/`` and ``benchmarks/``) and adds to numba's check a hash of all the
-project's numba sources (:data:`ProjectSources.files`: ``engine/``, ``envs/``, ``agents/``,
-``fuzz.py``) and numba's version: an edit to any of them recompiles every project function.
+project's numba sources (:data:`ProjectSources.files`: ``engine/`` and its subfolders,
+``envs/``, ``agents/``, ``fuzz.py``) and numba's version: an edit to any of them recompiles
+every project function.
 The hash also names the cache folder, so two versions of the sources (two branches) keep
 their own caches, and the package's functions are filed by module name and file contents, so
 an editable checkout and a ``pip install`` of the same sources share one compiled copy:
@@ -33,7 +34,7 @@ an editable checkout and a ``pip install`` of the same sources share one compile
 numba's configuration is never changed: functions of other files (the user's own numba
 code) keep numba's own locators and ``NUMBA_CACHE_DIR``. A user who overrides numba's
 locator list (``NUMBA_CACHE_LOCATOR_CLASSES``) should name
-``caledonia_env.engine.jit.ProjectCacheLocator`` first in it.
+``caledonia_env.engine.compile.jit.ProjectCacheLocator`` first in it.
 """
 from __future__ import annotations
 
@@ -152,12 +153,13 @@ def _package_folder(name: str) -> Path | None:
 def default_sources() -> ProjectSources:
     """This installation: the package, ``agents/`` and ``train/`` (top-level folders of a
     checkout, inside the package once installed) and a checkout's repository root; the
-    numba sources are ``engine/``, ``envs/``, ``agents/`` and ``fuzz.py``."""
-    package = Path(os.path.realpath(__file__)).parent.parent
+    numba sources are ``engine/`` (with its subfolders), ``envs/``, ``agents/`` and
+    ``fuzz.py``."""
+    package = Path(os.path.realpath(__file__)).parents[2]
     agents = _package_folder("caledonia_env.agents")
     train = _package_folder("caledonia_env.train")
     folders = [package / "engine", package / "envs"] + ([agents] if agents else [])
-    files = [f for folder in folders for f in sorted(folder.glob("*.py"))]
+    files = [f for folder in folders for f in sorted(folder.rglob("*.py"))]
     files.append(package / "fuzz.py")
     roots = [package] + [f for f in (agents, train) if f is not None]
     if (package.parent / "pyproject.toml").is_file():    # a source checkout
