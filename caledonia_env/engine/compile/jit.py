@@ -4,14 +4,13 @@ One compilation per plain signature. When jitted code calls another jitted funct
 constant (``unit_cost(s, T, p, 6, ...)``, ``can_tech(s, T, p, t, True)``), numba types that
 argument as ``Literal[int](6)`` or ``Literal[bool](True)`` and compiles a separate
 specialization of the callee, and of everything it calls with that argument, for every
-constant value: a cold start compiled ``log_event`` 11 times and ``unit_cost`` 5 times. The
+constant value, so a helper called with a few constants is compiled several times. The
 functions made by :func:`njit` resolve every call from jitted code with the arguments' plain
 types (:func:`plain_type`: no literal, and a signed integer narrower than 64 bits widened to
-int64), so each function is compiled once per array/scalar signature: a cold start compiled
-``fisher_spot`` 4 times and ``move_price`` 3 times for int32/int64 mixes of its arguments.
-A Python caller's numpy int8/16/32 scalar (``encode_obs(s, T, s[S_PLAYER], out)``) is
-widened the same way (:func:`plain_value`): it runs on the int64 compilation instead of
-compiling its own, which cost a process 4 s for ``encode_obs``. A function that needs a
+int64), so each function is compiled once per array/scalar signature, not once more for
+every int32/int64 mix of its arguments. A Python caller's numpy int8/16/32 scalar
+(``encode_obs(s, T, s[S_PLAYER], out)``) is widened the same way (:func:`plain_value`): it
+runs on the int64 compilation instead of compiling its own. A function that needs a
 literal argument (``numba.literally``) must use numba's own ``njit``.
 
 No stale cached code. numba reuses a cached function after checking only the hash of the
@@ -95,7 +94,7 @@ def njit(*args, **options):
     """``numba.njit`` (same options, bare or called) whose dispatcher compiles one
     specialization per non-literal signature (see the module docstring). No C-callable
     wrapper is built (``no_cfunc_wrapper``): the project never uses its functions as
-    first-class function values, and the wrappers cost 3% of a cold start."""
+    first-class function values, and building the wrappers lengthens every cold start."""
     options.setdefault("no_cfunc_wrapper", True)
     if len(args) == 1 and callable(args[0]):
         return _plain_calls(numba.njit(**options)(args[0]))
