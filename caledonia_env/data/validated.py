@@ -1,10 +1,10 @@
 """The bundled default ruleset's validation stamp.
 
-Validating a ruleset loads pydantic and builds its models (``schema``), a noticeable part
-of every process's start. The bundled default loads without it while its files and the
+Validating a ruleset loads pydantic and builds its models (``schema``), a noticeable part of
+every process's start. The bundled default loads without it while its files and the
 validation code (``schema.py``, ``checks.py``, ``names.py``) are byte for byte those the
-stamp was written for; any other bytes (a file of the installed package edited in place, a changed
-check) are validated as every override is. ``python -m caledonia_env.data.stamp``
+stamp was written for; any other bytes (a file of the installed package edited in place, a
+changed check) are validated as every override is. ``python -m caledonia_env.data.stamp``
 validates the bundled default and writes the stamp; ``tests/data/test_validated.py`` fails
 while the stamp is stale.
 """
