@@ -47,7 +47,7 @@ from caledonia_env.engine.constants import (
     WOOL,
 )
 from caledonia_env.engine.contracts import cval, need_good
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (
     RB_LEN,
     RB_WORDS,
@@ -104,7 +104,7 @@ from caledonia_env.engine.layout import (
     T_VP_PROCESSED,
 )
 from caledonia_env.engine.market import market_price
-from caledonia_env.engine.scratch import scratch
+from caledonia_env.engine.compile.scratch import scratch
 from caledonia_env.engine.scoring import (
     K_BASIC,
     K_PROCESSED,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import S_PLAYER
 from caledonia_env.engine.mask import count_legal, legal_mask
 from caledonia_env.engine.step import apply_action

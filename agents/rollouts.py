@@ -27,14 +27,14 @@ import numpy as np
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.board import pofs
 from caledonia_env.engine.constants import MAX_CONTRACTS
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (P_AM_NPILE, P_AM_PILE, P_MONEY, P_SCORE, S_DECK,
                                          S_DECK_COUNT, S_DECK_HEAD, S_NP, S_PLAYER, S_ROUND,
                                          T_AM_LEVEL, T_MONEY_PER_VP, copy_state, game_over)
 from caledonia_env.engine.mask import count_legal, legal_mask
 from caledonia_env.engine.playout import rollout
 from caledonia_env.engine.rng import seed_rng
-from caledonia_env.engine.scratch import scratch
+from caledonia_env.engine.compile.scratch import scratch
 from caledonia_env.engine.step import apply_action
 
 from caledonia_env.agents.greedy_value import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate, evaluate_known,

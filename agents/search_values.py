@@ -35,9 +35,9 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.engine.automa_deck import automa_switch
+from caledonia_env.engine.automa.deck import automa_switch
 from caledonia_env.engine.constants import MAX_PLAYERS
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import S_NP, S_PLAYER, game_over
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.engine.playout import rollout

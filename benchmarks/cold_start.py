@@ -1,9 +1,9 @@
 """Cold and warm start of any checkout: what a new user waits for before the first game.
 
 Each run is a fresh interpreter with an EMPTY numba cache (``NUMBA_CACHE_DIR`` set to a new
-temporary folder, which ``caledonia_env.engine.jit`` files the project's compiled code under)
-that times, in wall and CPU seconds (its own, and its compile helper's,
-``caledonia_env.engine.parallel_compile``):
+temporary folder, which ``caledonia_env.engine.compile.jit`` files the project's compiled code
+under) that times, in wall and CPU seconds (its own, and its compile helper's,
+``caledonia_env.engine.compile.helper``):
 
 - ``import``: ``from caledonia_env import Game, GameConfig`` (numba's import included; the
   interpreter's own start, about 0.03 s, is not counted),
@@ -44,7 +44,7 @@ STAGES = ("import", "setup", "game")
 #: steps of the vector env timed as its ``game`` stage (``--vector``)
 VECTOR_STEPS = 50
 #: wall time, this process's CPU time, and the CPU time of the compile helper it started
-#: (``engine.parallel_compile``), counted in the stage where it has ended (and in the total)
+#: (``engine.compile.helper``), counted in the stage where it has ended (and in the total)
 CLOCKS = ("wall", "cpu", "helper")
 
 
@@ -140,7 +140,7 @@ def await_helpers(limit_s: float = 120.0) -> None:
     """Wait until the compile helpers this process started have ended (a thread reaps them),
     so that their CPU time is counted; nothing for trees without them."""
     try:
-        from caledonia_env.engine.parallel_compile import _started
+        from caledonia_env.engine.compile.helper import _started
     except ImportError:
         return
     end = time.perf_counter() + limit_s

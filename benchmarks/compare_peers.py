@@ -61,7 +61,7 @@ def ours_engine():
     import numpy as np
 
     from caledonia_env import Game, GameConfig
-    from caledonia_env.engine.automa_deck import automa_switch
+    from caledonia_env.engine.automa.deck import automa_switch
     from caledonia_env.engine.layout import STATE_SIZE
     from caledonia_env.engine.playout import random_games
     T = Game(GameConfig(num_players=PLAYERS, seed=0, clans="draft")).tables

@@ -4,7 +4,7 @@ Records every decision of ``--games`` random games (4 players, drafted clans by 
 then times each engine piece over that corpus inside numba (one call per piece, so no
 dispatch cost): the whole random step (as in ``engine.playout.rollout``), the legal mask
 (split by decision context), the random pick over the mask, ``apply_action`` (split by
-context), the state copy, the expansion scan (``options.place_scan``) and the reach
+context), the state copy, the expansion scan (``legality.place_scan``) and the reach
 computation (``board.reach_bits``) for main-action decisions, ``new_game``, and the
 deciding player's observation (``envs.observation.encode_obs``, written into 2 x 64
 rotating rows as the vector env's buffers are).
@@ -35,11 +35,11 @@ from caledonia_env.engine.layout import RB_LEN, S_CTX, S_PLAYER, S_PRICE_SHIFT_G
 from caledonia_env.engine.board import pofs  # noqa: E402
 from caledonia_env.engine.economy import upgrade_mask  # noqa: E402
 from caledonia_env.engine.mask import _fulfill_both_ok, _fulfill_ok, _trades, legal_mask  # noqa: E402
-from caledonia_env.engine.options import can_obtain, n_boxes  # noqa: E402
+from caledonia_env.engine.legality import can_obtain, n_boxes  # noqa: E402
 from caledonia_env.engine.ports import usable_ports  # noqa: E402
-from caledonia_env.engine.options import place_scan  # noqa: E402
+from caledonia_env.engine.legality import place_scan  # noqa: E402
 from caledonia_env.engine.playout import random_legal_action, random_pick, rollout  # noqa: E402
-from caledonia_env.engine.automa_deck import automa_switch  # noqa: E402
+from caledonia_env.engine.automa.deck import automa_switch  # noqa: E402
 from caledonia_env.engine.setup import new_game  # noqa: E402
 from caledonia_env.engine.step import apply_action  # noqa: E402
 from caledonia_env.envs.observation import OBS_SIZE, encode_obs  # noqa: E402

@@ -43,7 +43,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 def engine_speed(players: int, seconds: float, seed: int) -> dict:
     from caledonia_env import Game
-    from caledonia_env.engine.automa_deck import automa_switch
+    from caledonia_env.engine.automa.deck import automa_switch
     from caledonia_env.engine.layout import STATE_SIZE
     from caledonia_env.engine.playout import random_games
     T = Game(num_players=players, seed=seed).tables

@@ -10,7 +10,7 @@ import numpy as np
 from caledonia_env.data.names import CLANS as CLAN_NAMES
 from caledonia_env.data.names import (CLAN_CHOICES, CLAN_MODES, MAX_VALUE, MODULES,  # noqa: F401
                                       MULTIPLAYER_COUNTS, PLAYER_COUNTS)
-from caledonia_env.engine.tables import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS, Variants
+from caledonia_env.engine.tables.build import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS, Variants
 
 #: the GameConfig options that play the bundled default of 2026-11-25, before the sourced
 #: values and the publisher's erratum / FAQ readings became the default (docs/ruleset.md)

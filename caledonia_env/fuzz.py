@@ -19,11 +19,11 @@ from caledonia_env.engine.board import pofs
 from caledonia_env.engine.clans import crow
 from caledonia_env.engine.constants import (FISHERMAN, LUMBERJACK, MINER, N_GOODS, N_UNITS, NEUTRAL, OCC_STRIDE,
                                PH_OVER, TERRAIN_LOCH, TERRAIN_PORT)
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import game_over
 from caledonia_env.engine.playout import random_legal_action
 from caledonia_env.engine.step import apply_action
-from caledonia_env.engine.tables import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS
+from caledonia_env.engine.tables.build import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS
 from caledonia_env.game import Game
 
 BLOCK = 16                 # consecutive games sharing one configuration (and its tables)

@@ -10,16 +10,16 @@ from caledonia_env.config import GameConfig, MODULES
 from caledonia_env.data import load_ruleset
 from caledonia_env.data.names import PORTS
 from caledonia_env.engine import layout as L
-from caledonia_env.engine.automa_deck import automa_switch
-from caledonia_env.engine.automa_log import read_events
+from caledonia_env.engine.automa.deck import automa_switch
+from caledonia_env.engine.automa.events import read_events
 from caledonia_env.engine.actions import A_PORT, A_START_PICK, MASK_WIDTH, N_ACTIONS, action_names, parse_name
 from caledonia_env.engine.api import APPLIED, GAME_OVER, LEGAL_IDS, LEGAL_MASK, game_call
 from caledonia_env.engine.constants import (CLAN_NAMES, CONTEXT_NAMES, GOOD_NAMES, IMPORT_NAMES, MAX_START_PICKS,
                                N_CORNERS, UNIT_NAMES)
-from caledonia_env.engine.parallel_compile import engine_first_compile
+from caledonia_env.engine.compile.helper import engine_first_compile
 from caledonia_env.engine.setup import new_game_log as _new_game
 from caledonia_env.engine.step import apply_action as _apply_action
-from caledonia_env.engine.tables import Variants, build_tables
+from caledonia_env.engine.tables.build import Variants, build_tables
 from caledonia_env.map import build_board
 from caledonia_env.records import (RecordError, Verifier, make_record, read_record, step_digest,
                       upgrade_setup)

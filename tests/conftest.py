@@ -11,7 +11,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 
 from caledonia_env import Game, GameConfig, agents  # noqa: E402
-from caledonia_env.engine import parallel_compile as pc  # noqa: E402
+from caledonia_env.engine.compile import helper as pc  # noqa: E402
 from caledonia_env.engine.constants import TERRAIN_LOCH, TERRAIN_PASTURE, TERRAIN_PORT  # noqa: E402
 from caledonia_env.engine.layout import STATE_SIZE  # noqa: E402
 from caledonia_env.engine.playout import random_games  # noqa: E402
@@ -22,7 +22,7 @@ MAP = "A1,B1,C1,D1"
 
 def warm_game_paths() -> None:
     """Compile (or load) the engine through ``Game`` (with and without an Automa seat: two
-    compilations, ``engine.automa_deck.automa_switch``) and the greedy and mcts bots."""
+    compilations, ``engine.automa.deck.automa_switch``) and the greedy and mcts bots."""
     game = Game(GameConfig(num_players=2, seed=0, automa={1: 3}))
     game.step(int(game.legal_actions()[0]))
     game = Game(GameConfig(num_players=4, seed=0, clans="draft"))
@@ -45,7 +45,7 @@ def warm_numba_cache() -> None:
     shares by path: :func:`warm_kernels` in a second process while this one runs
     :func:`warm_game_paths` (the two use two cores; the engine functions both call are
     compiled twice, and each write to the cache replaces its file whole). Neither starts a
-    ``Game``'s compile helper (engine/parallel_compile.py): with both cores already busy a
+    ``Game``'s compile helper (engine/compile/helper.py): with both cores already busy a
     third compiling process only adds contention."""
     switch, before = pc.SWITCH, os.environ.get(pc.SWITCH)
     helper = subprocess.Popen([sys.executable, "-c", "import conftest; conftest.warm_kernels()"],

@@ -18,7 +18,7 @@ import numpy as np
 from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS, W_NOISE
 from caledonia_env.agents.rollouts import final_margin, greedy_rollout, seed_numba
 from caledonia_env.config import GameConfig
-from caledonia_env.engine.automa_deck import automa_switch
+from caledonia_env.engine.automa.deck import automa_switch
 from caledonia_env.game import Game
 from caledonia_env.tournament.spec import TournamentSpec, game_seeds
 

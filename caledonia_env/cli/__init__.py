@@ -12,7 +12,7 @@ SIGTERM or Ctrl-C leaves no temporary file behind. A streamed --out (--backend r
 says so (docs/cli.md).
 
 On a terminal, a first run (no compiled engine in numba's cache) says at once that it
-compiles the engine and shows its progress (``engine.first_run``).
+compiles the engine and shows its progress (``engine.compile.first_run``).
 
 Modules: ``parser`` (options, help, examples), ``games`` (play, balance), ``pictures``
 (demo, replay, render), ``common`` (usage errors, output checks, game options).
@@ -24,7 +24,7 @@ import signal
 import sys
 
 from caledonia_env import scale
-from caledonia_env.engine.first_run import CompileProgress
+from caledonia_env.engine.compile.first_run import CompileProgress
 from caledonia_env.cli.common import (Terminated, UsageError, check_seed_option, terminated,
                                       watch_sigterm)
 from caledonia_env.cli.parser import build_parser

@@ -44,7 +44,7 @@ def warm_up(spec, progress=None) -> None:
     """Compile (or load from numba's cache) the engine and the bots' code in this process,
     before the progress bar and the worker processes: the workers then find it cached (or
     inherit it, forked) instead of each compiling it at the same time. ``progress`` (the
-    command's :class:`~caledonia_env.engine.first_run.CompileProgress`) closes its line
+    command's :class:`~caledonia_env.engine.compile.first_run.CompileProgress`) closes its line
     before the bar starts. Results do not change: every game resets its bots."""
     game_seed, _ = game_seeds(spec.seed, 0, len(spec.players))
     game = Game(spec.game_config(game_seed, 0))

@@ -1,10 +1,10 @@
 """Ruleset data: the game's numbers as data files, their loader and validation.
 
 Modules: ``names`` (fixed name orders), ``schema`` (pydantic models), ``checks``
-(cross-table checks, contracts), ``tables`` (the immutable ``Ruleset``), ``estimates``
+(cross-table checks, contracts), ``frozen`` (the immutable ``Ruleset``), ``estimates``
 (provenance), ``named`` (bundled alternative rulesets), ``loader`` (files and overrides),
-``validated`` (the stamp that lets the bundled default skip its validation). See
-docs/ruleset.md. ``load_ruleset()`` returns the bundled default ``Ruleset``.
+``validated`` (the stamp that lets the bundled default skip its validation), ``stamp``
+(writes it). See docs/ruleset.md. ``load_ruleset()`` returns the bundled default ``Ruleset``.
 """
 
 from caledonia_env.data.loader import DEFAULT_RULESET_DIR, load_ruleset  # noqa: F401  (re-exports)
@@ -35,7 +35,7 @@ from caledonia_env.data.names import (  # noqa: F401  (re-exports)
     WORKERS,
     RulesetError,
 )
-from caledonia_env.data.tables import Ruleset  # noqa: F401  (re-export)
+from caledonia_env.data.frozen import Ruleset  # noqa: F401  (re-export)
 
 __all__ = [
     "load_ruleset", "Ruleset", "RulesetError", "DEFAULT_RULESET_DIR", "RULESETS_DIR",

@@ -15,10 +15,11 @@ from typing import Any, Mapping
 
 from caledonia_env.data.automa import AUTOMA_FILES, AutomaDataError, load_automa
 from caledonia_env.data.checks import Ctx, check_contracts, cross_checks, parse_contracts_csv
+from caledonia_env.data.frozen import Ruleset, build
 from caledonia_env.data.named import bundled_rulesets, ruleset_path
 from caledonia_env.data.names import JSON_TABLES, PLAYER_COUNT_KEYS, TABLES, RulesetError, show
 from caledonia_env.data.safe_io import InputError, check_depth, parse_json, read_text
-from caledonia_env.data.tables import Ruleset, build
+from caledonia_env.data.validated import stamped
 
 DEFAULT_RULESET_DIR = Path(__file__).resolve().parent / "ruleset"
 
@@ -111,7 +112,6 @@ def load_ruleset(override: str | os.PathLike | Mapping[str, Any] | Ruleset | Non
         return _DEFAULT
     texts, tables, labels = read_default()
     if override is None:        # validated already unless its files or checks changed since
-        from caledonia_env.data.validated import stamped
         _DEFAULT = build(tables, labels) if stamped(texts) else validate_and_build(tables, labels)
         return _DEFAULT
 

@@ -1,10 +1,10 @@
 """The bundled default ruleset's validation stamp.
 
-Validating a ruleset loads pydantic and builds its models (``schema``), about 0.2 s of every
-process's start. The bundled default loads without it while its files and the validation
-code (``schema.py``, ``checks.py``, ``names.py``) are byte for byte those the stamp was
-written for; any other bytes (a file of the installed package edited in place, a changed
-check) are validated as every override is. ``python -m caledonia_env.data.validated``
+Validating a ruleset loads pydantic and builds its models (``schema``), a noticeable part of
+every process's start. The bundled default loads without it while its files and the
+validation code (``schema.py``, ``checks.py``, ``names.py``) are byte for byte those the
+stamp was written for; any other bytes (a file of the installed package edited in place, a
+changed check) are validated as every override is. ``python -m caledonia_env.data.stamp``
 validates the bundled default and writes the stamp; ``tests/data/test_validated.py`` fails
 while the stamp is stale.
 """
@@ -37,17 +37,3 @@ def stamped(texts: Mapping[str, str]) -> bool:
         return STAMP.read_text().split()[0] == digest(texts)
     except (OSError, IndexError):
         return False
-
-
-def main() -> int:
-    """Validate the bundled default ruleset and write its stamp."""
-    from caledonia_env.data.loader import read_default, validate_and_build
-    texts, tables, labels = read_default()
-    validate_and_build(tables, labels)
-    STAMP.write_text(digest(texts) + "\n")
-    print(f"validated the bundled ruleset; wrote {STAMP}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

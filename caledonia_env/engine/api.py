@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import game_over
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.engine.step import apply_action_log

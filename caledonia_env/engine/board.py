@@ -5,7 +5,7 @@ from numba.extending import overload
 
 from caledonia_env.engine.constants import (EMPTY, MAX_NODES, N_UNITS, NEUTRAL, OCC_SHIFT, OCC_STRIDE, TERRAIN_LOCH,
                         TERRAIN_PORT)
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (MAX_LEVEL, P_SHIP, P_SIZE, RB_LEN, RB_WORDS, S_OCC, S_PLAYERS, T_ACTIVE,
                      T_N_NODES, T_NEIGHBOR, T_REACH_BITS, T_REACH_CNT, T_REACH_LIST, T_TERRAIN,
                      T_UNIT_GOOD)
@@ -14,18 +14,6 @@ from caledonia_env.engine.layout import (MAX_LEVEL, P_SHIP, P_SIZE, RB_LEN, RB_W
 @njit(cache=True, inline="always")
 def pofs(p):
     return S_PLAYERS + p * P_SIZE
-
-
-@njit(cache=True, inline="always")
-def occ_player(v):
-    if v < 0 or v == NEUTRAL:
-        return -1
-    return v // OCC_STRIDE
-
-
-@njit(cache=True, inline="always")
-def occ_unit(v):
-    return v % OCC_STRIDE
 
 
 @njit(cache=True)

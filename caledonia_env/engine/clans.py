@@ -8,7 +8,7 @@ path is one table read, never a branch on the clan's identity.
 from caledonia_env.engine.constants import (DAIRY, DISTILLERY, EMPTY, FISHERMAN, GRAIN, LUMBERJACK, MAX_BREW,
                         MAX_PROCESS, MILK, MINER, N_UNITS, NO_CLAN, OCC_STRIDE, TERRAIN_LOCH,
                         TERRAIN_PORT, WHISKY)
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (P_BEER, P_BOARD, P_CELLAR, P_CLAN, P_GOODS, P_MERCH, P_MONEY, P_SHIP, P_TRACK,
                      S_MAIN_DONE, S_OCC, S_PORTS, S_PRICE_SHIFT_GOOD, S_ROWED, T_ADJ,
                      T_CLAN_ANY_WORKER, T_CLAN_BEER_GRAIN, T_CLAN_BEER_MONEY, T_CLAN_BUILD_DISC,

@@ -2,7 +2,7 @@
 
 These are *encoding* constants (which slot of an array holds what), not rule
 numbers: every printed game value comes from the ruleset data
-(:mod:`caledonia_env.data`) through :mod:`caledonia_env.engine.tables`. Names
+(:mod:`caledonia_env.data`) through :mod:`caledonia_env.engine.tables.build`. Names
 and sizes the lower layers already define (clan, good and import names from
 :mod:`caledonia_env.data.names`; terrain bits, ``MAX_NODES`` and ``UNREACHABLE``
 from :mod:`caledonia_env.map`) are imported from there, not repeated.

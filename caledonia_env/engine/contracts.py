@@ -2,7 +2,7 @@
 
 from caledonia_env.engine.clans import cpar
 from caledonia_env.engine.constants import BREAD, CHEESE, MAX_CONTRACTS, MAX_SLOTS, WHISKY, WOOL
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (C_GAIN_HEX, C_GAIN_IMPORT, C_GAIN_MONEY, C_GAIN_UPG, C_NEED, C_WIDTH,
                      P_BOX, P_FULFILLED, P_GOODS, P_IMPORTS, P_MEAT, P_MONEY, P_N_FULFILLED,
                      S_BONUS_HEX, S_BONUS_UPG, S_DECK, S_DECK_COUNT, S_DECK_HEAD, S_IMPORT,
@@ -71,14 +71,6 @@ def refill_slots(s, T):
 def contract_cost(s, T):
     """This round's contract cost; negative means the player gains money (R-3.2)."""
     return T[T_CONTRACT_COST + s[S_ROUND] - 1]
-
-
-@njit(cache=True)
-def free_box(s, poff, n_boxes):
-    for b in range(n_boxes):
-        if s[poff + P_BOX + b] < 0:
-            return b
-    return -1
 
 
 @njit(cache=True)

@@ -3,7 +3,7 @@
 from caledonia_env.engine.actions import A_HIRE, A_SHIP, A_TECH
 from caledonia_env.engine.clans import cpar
 from caledonia_env.engine.constants import N_GOODS
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_SHIP, P_TECH, P_TRACK,
                      T_CLAN_MARKET_MONEY, T_CLAN_TECH_OK, T_HIRE_BONUS_COST, T_HIRE_COST, T_NB_DISC,
                      T_SHIP_BONUS_COST, T_SHIP_COST, T_SHIP_MAX, T_TECH_BONUS_COST, T_TECH_COST)

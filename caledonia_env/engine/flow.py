@@ -4,13 +4,13 @@
 and sets S_CTX / S_PLAYER; when nothing is pending, the turn, phase or round
 moves on. Pending work that offers no legal option is dropped here.
 
-``automa`` (``automa_deck.automa_switch``): ``None`` in a game without Automa seats, whose
+``automa`` (``automa.deck.automa_switch``): ``None`` in a game without Automa seats, whose
 compilation then leaves out every call of the Automa (A-7, A-8).
 """
 import numpy as np
 
-from caledonia_env.engine.automa_deck import is_automa
-from caledonia_env.engine.automa_phases import automa_final, automa_prepare, automa_production
+from caledonia_env.engine.automa.deck import is_automa
+from caledonia_env.engine.automa.phases import automa_final, automa_prepare, automa_production
 from caledonia_env.engine.board import count_units, pofs
 from caledonia_env.engine.clans import apply_clan, brew_max, butter_max, cellar_age, cellar_out, crow
 from caledonia_env.engine.constants import (CLAN_AUCTION, CLAN_DRAFT, COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS,
@@ -23,7 +23,7 @@ from caledonia_env.engine.constants import (CLAN_AUCTION, CLAN_DRAFT, COW, CTX_A
                         PORT_BASIC_EXCHANGE, PORT_COPY, PORT_PRICE_SHIFT, PORT_PROCESSED_EXCHANGE,
                         PORT_SWAP_UNITS, SHEEP, WHISKY)
 from caledonia_env.engine.contracts import draw, refill_slots
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (P_BID, P_CELLAR, P_GLORY, P_GOODS, P_MARKET, P_MERCH, P_MONEY, P_PASSED,
                      P_START_TILE, P_TECH, P_WHISKY_MADE, S_AUC_BIDDER, S_AUC_HIGH, S_AUC_LEADER,
                      S_AUC_OUT, S_AUC_SEAT, S_AUC_STAGE, S_BONUS_HEX, S_BONUS_UPG, S_BREW_LEFT,
@@ -36,7 +36,7 @@ from caledonia_env.engine.layout import (P_BID, P_CELLAR, P_GLORY, P_GOODS, P_MA
                      T_CLAN_INCOME, T_CLAN_MODE, T_CLAN_STRUCT_DRAW, T_CLAN_STRUCT_KEEP,
                      T_CLAN_WORKERS, T_ROUNDS, T_SCORING_TILES_ON, T_SEAT_MONEY, T_START_GOODS,
                      T_START_MONEY, T_UNIT_GOOD, T_UNIT_YIELD)
-from caledonia_env.engine.options import (any_after_main_port, any_free_hex, any_nb_buy, any_start_worker,
+from caledonia_env.engine.legality import (any_after_main_port, any_free_hex, any_nb_buy, any_start_worker,
                       any_upgrade_bonus, can_obtain_with_cellar, free_box_count, process_max)
 from caledonia_env.engine.scoring import final_scoring, tile_glory
 from caledonia_env.engine.solo import is_market_round, market_phase

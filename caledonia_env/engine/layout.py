@@ -2,7 +2,7 @@
 
 State: one int32 row per game (a batch is a 2-D array). Tables: one int32
 array per (ruleset, map, player count, variants), built by
-:mod:`caledonia_env.engine.tables`. All offsets are module constants so numba
+:mod:`caledonia_env.engine.tables.build`. All offsets are module constants so numba
 compiles them in. :func:`game_over` is the one test of a finished game.
 """
 from numba.extending import register_jitable
@@ -315,7 +315,7 @@ T_PRICE_SHIFT_EXACT = _t()           # the price shift moves exactly its steps, 
 T_RETRIEVE_BUY = _t()                # the upgrade bonus may take back a buy-side merchant
 T_SWAP_NB_BONUS = _t()               # the port swap queues the neighborhood bonus (erratum)
 T_SOLO_IMPORT_RARITY = _t()          # solo imports ranked by the player's own counts (FAQ)
-# Automa (A-1 ... A-8): built from data/automa by engine.tables
+# Automa (A-1 ... A-8): built from data/automa by engine.tables.build
 T_AM_LEVEL = _t(MAX_PLAYERS)         # difficulty per seat, 0 = not an Automa
 T_AM_MONEY = _t(6)                   # starting money by level (A-1.1)
 T_AM_GLORY = _t(6)                   # final glory by level (A-8.1)

@@ -5,7 +5,7 @@ the price of each step (printed tracks repeat a price on consecutive steps). The
 moves one step per unit traded, clamped at the ends. ``tables`` numbers the cheapest step
 by its price, so on a track of £1 steps the step number is the price itself.
 """
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import MAX_MARKET_STEPS, S_PRICE_STEP, T_STEP_HI, T_STEP_LO, T_TRACK
 
 

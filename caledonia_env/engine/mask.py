@@ -6,7 +6,7 @@ from caledonia_env.engine.actions import (A_BID, A_BID_DECLINE, A_BREW, A_BUTTER
                       A_FULFILL, A_FULFILL_BOTH, A_KEEP, A_KEEP_NONE, A_NB_BUY,
                       A_NB_DONE, A_OBTAIN, A_OBTAIN_DONE, A_PASS, A_PICK_GOOD, A_PLACE, A_PORT,
                       A_PRICE, A_PROCESS, A_RETRIEVE, A_ROW, A_SELECT, A_START_PICK,
-                      A_STRUCT_DECLINE, A_STRUCT_DRAW, A_TRADE, PRICE_DELTAS)
+                      A_STRUCT_DECLINE, A_STRUCT_DRAW, A_TRADE, N_ACTIONS, PRICE_DELTAS)
 from caledonia_env.engine.clans import brew_max, butter_max, can_row_from, cpar, may_row, row_ok
 from caledonia_env.engine.board import ctz, pofs, reach_bits, reach_of, table_word
 from caledonia_env.engine.constants import (COW, CTX_AFTER_MAIN, CTX_AUCTION, CTX_BONUS, CTX_BREW, CTX_BUTTER,
@@ -18,7 +18,7 @@ from caledonia_env.engine.constants import (COW, CTX_AFTER_MAIN, CTX_AUCTION, CT
                         NEUTRAL, OCC_STRIDE, PORT_BASIC_EXCHANGE, PORT_PRICE_SHIFT, SHEEP)
 from caledonia_env.engine.contracts import can_afford_contract, goods_ok, meat_deficit, meat_deficit2, need_good
 from caledonia_env.engine.economy import can_nb_buy, can_trade, upgrade_mask
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY, RB_LEN, RB_WORDS,
                      S_AUC_HIGH, S_BONUS_HEX, S_BONUS_UPG, S_BREW_LEFT, S_CTX, S_DRAWN, S_MAIN_DONE,
                      S_MEAT_PORTS, S_MEAT_REM, S_N_DRAWN, S_NB_PENDING, S_OCC, S_PICKS, S_PLAYER,
@@ -26,11 +26,11 @@ from caledonia_env.engine.layout import (P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_M
                      S_SLOTS, T_ADJ, T_AUCTION_MAX, T_CLAN_FULFILL_MAX, T_CLAN_MARKET_MONEY,
                      T_CLAN_ROWS, T_N_NODES, T_PRICE_SHIFT_EXACT, T_UNIT_NODES)
 from caledonia_env.engine.market import market_price
-from caledonia_env.engine.options import (can_obtain, place_scan, free_box_count, meat_ports, n_boxes, nb_limit,
+from caledonia_env.engine.legality import (can_obtain, place_scan, free_box_count, meat_ports, n_boxes, nb_limit,
                       process_max, retrieve_ok, start_worker_scan)
 from caledonia_env.engine.ports import (copy_ok, owns, port_param, ports_open, price_move_ok, usable_ports,
                     swap_completes, swap_ok)
-from caledonia_env.engine.scratch import scratch
+from caledonia_env.engine.compile.scratch import scratch
 
 N_DELTAS = len(PRICE_DELTAS)
 
@@ -296,14 +296,38 @@ def legal_mask(s, T, mask):
             mask[A_BID + k] = 1
 
 
+N_WORDS = N_ACTIONS // 8            # whole 8-byte words of a mask; the tail is read bytewise
+assert N_WORDS < 256                # n_legal sums the words by byte lanes of one uint64
+
+
+@njit(cache=True, inline="always")
+def n_legal(mask):
+    """The number of legal actions in ``mask`` (int8, at least N_ACTIONS long, 0 after).
+
+    Adds the mask's 8-byte words lane by lane (every byte is 0 or 1 and there are fewer
+    than 256 words, so no lane carries: a branch-free loop the compiler vectorizes), then
+    the bytes after the last whole word."""
+    words = mask[:N_WORDS * 8].view(np.uint64)
+    acc = np.uint64(0)
+    for w in range(N_WORDS):
+        acc += words[w]
+    k = 0
+    for lane in range(8):
+        k += np.int64((acc >> np.uint64(8 * lane)) & np.uint64(0xFF))
+    for a in range(N_WORDS * 8, N_ACTIONS):
+        k += mask[a]
+    return k
+
+
 @njit(cache=True)
 def count_legal(mask):
     """(number of legal actions in ``mask``, the last legal id or -1): a decision with one
     legal action needs no choice."""
-    k = 0
-    last = -1
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            k += 1
-            last = a
+    k = n_legal(mask)
+    last = N_ACTIONS - 1
+    if k:
+        while not mask[last]:
+            last -= 1
+    else:
+        last = -1
     return k, last

@@ -1,16 +1,16 @@
-"""Random legal playouts inside numba (benchmarks, property tests, rollouts)."""
+"""Random legal playouts inside numba (benchmarks, property tests, rollouts) and the one
+uniformly random pick from a legal-action mask (also the vector env's random opponents)."""
 import numpy as np
 
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import STATE_SIZE, copy_state, game_over
-from caledonia_env.engine.mask import legal_mask
+from caledonia_env.engine.mask import N_WORDS, legal_mask, n_legal
+from caledonia_env.engine.rng import lcg_int
 from caledonia_env.engine.setup import new_game
 from caledonia_env.engine.step import apply_action
 
 
-N_WORDS = N_ACTIONS // 8            # whole 8-byte words of the mask; the tail is read bytewise
-assert N_WORDS < 256                # random_pick counts by byte lanes of one uint64
 BLOCK = 8                           # words per block in random_pick's search
 
 
@@ -34,25 +34,22 @@ def _block_count(words, w0):
 
 
 @njit(cache=True)
-def random_pick(mask):
-    """A uniformly random id set in ``mask`` (numba's np.random stream), -1 if none.
+def random_pick(mask, lcg=None, i=0):
+    """A uniformly random id set in ``mask`` (int8, at least N_ACTIONS long, 0 after), -1 if
+    none: the r-th set id, r drawn from numba's np.random stream, or with ``lcg`` from
+    stream ``i`` of that int64 LCG state vector (``rng.lcg_int``: the vector env's per-env
+    streams). One draw either way, none for an empty mask.
 
-    Draws the same id as counting the set ids and taking the r-th one. The count adds the
-    mask's 8-byte words lane by lane (every byte is 0 or 1 and there are fewer than 256
-    words, so no lane carries: a branch-free loop the compiler vectorizes); the search
-    skips whole blocks of 8 words by their count, then words, then bytes."""
-    words = mask[:N_WORDS * 8].view(np.uint64)
-    acc = np.uint64(0)
-    for w in range(N_WORDS):
-        acc += words[w]
-    k = 0
-    for lane in range(8):
-        k += np.int64((acc >> np.uint64(8 * lane)) & np.uint64(0xFF))
-    for a in range(N_WORDS * 8, N_ACTIONS):
-        k += mask[a]
+    The count is :func:`~caledonia_env.engine.mask.n_legal`; the search skips whole blocks
+    of 8 words by their count, then words, then bytes."""
+    k = n_legal(mask)
     if k == 0:
         return -1
-    r = np.random.randint(k)
+    if lcg is None:
+        r = np.random.randint(k)
+    else:
+        r = lcg_int(lcg, i, k)
+    words = mask[:N_WORDS * 8].view(np.uint64)
     w = 0
     while w + BLOCK <= N_WORDS:
         c = _block_count(words, w)

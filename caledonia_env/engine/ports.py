@@ -9,7 +9,7 @@ from caledonia_env.engine.constants import (FIELD, FISHERMAN, N_CORNERS, N_UNITS
                         PORT_MONEY_STRUCTURE, PORT_PRICE_SHIFT, PORT_PROCESSED_EXCHANGE,
                         PORT_SWAP_UNITS, PORT_UPGRADE_GLORY)
 from caledonia_env.engine.economy import can_trade
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (MAX_LEVEL, P_BOARD, P_BOX, P_GLORY, P_GOODS, P_MONEY, P_PORTS_USED, P_SHIP,
                      RB_WORDS, S_BONUS_UPG, S_OCC, S_PORT_KIND, S_PORT_LEFT, S_PORT_STAGE, S_PORTS,
                      S_PRICE_SHIFT_GOOD, S_PRICE_STEP, S_STRUCT_PENDING, S_SWAP_IN, S_SWAP_NODE,

@@ -1,6 +1,7 @@
-"""Seeded random numbers stored in the state (minstd), so clones replay exactly."""
+"""Seeded random numbers stored in the state (minstd), so clones replay exactly, and the
+vector env's per-env 64-bit LCG streams."""
 
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import S_RNG
 
 _MOD = 2147483647
@@ -30,3 +31,12 @@ def shuffle(s, arr, start, count):
         tmp = arr[start + i]
         arr[start + i] = arr[start + j]
         arr[start + j] = tmp
+
+
+@njit(cache=True, inline="always")
+def lcg_int(rng, i, n):
+    """Uniform int in [0, n) from stream ``i`` of the int64 LCG state vector ``rng`` (its
+    high bits)."""
+    x = rng[i] * 6364136223846793005 + 1442695040888963407
+    rng[i] = x
+    return ((x >> 33) & 0x7FFFFFFF) % n

@@ -4,10 +4,10 @@ import numpy as np
 from caledonia_env.engine.board import pofs
 from caledonia_env.engine.constants import (FISHERMAN, LUMBERJACK, MAX_NODES, MAX_PLAYERS, MINER, N_UNITS,
                         NEUTRAL, OCC_STRIDE)
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (P_BID, P_CELLAR, SCORE_TOTAL, T_SOLO, T_SOLO_EXPORT, T_SOLO_IMPORT_RARITY,
                      T_SOLO_N_EXPORT, T_SOLO_N_SETTLE, T_SOLO_SETTLE)
-from caledonia_env.engine.scratch import scratch
+from caledonia_env.engine.compile.scratch import scratch
 from caledonia_env.engine.solo import threshold_vp
 from caledonia_env.engine.layout import (P_GLORY, P_GOODS, P_IMPORTS, P_MEAT, P_MONEY, P_N_FULFILLED, P_SCORE,
                      P_SHIP, P_TECH, P_TRACK, S_IMPORT, S_NP, S_OCC, T_BORDER,

@@ -9,10 +9,10 @@ from caledonia_env.engine.constants import (CLAN_AUCTION, CLAN_DRAFT, CLAN_FIXED
                         N_CORNERS, N_GOODS, N_PORT_TILES, N_ROUNDS_MAX, N_SCORING_TILES, N_UNITS,
                         NEUTRAL, PH_SETUP_PICK, TERRAIN_LOCH, TERRAIN_PORT)
 from caledonia_env.engine.contracts import fill_slots
-from caledonia_env.engine.automa_phases import automa_setup
-from caledonia_env.engine.automa_flow import run_automata
+from caledonia_env.engine.automa.phases import automa_setup
+from caledonia_env.engine.automa.run import run_automata
 from caledonia_env.engine.flow import resolve, start_auction
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (P_BOARD, P_BOX, P_START_TILE, S_AUC_LEADER, S_AUC_SEAT, S_DECK, S_DECK_COUNT,
                      S_DECK_HEAD, S_DRAWN, S_NEXT_ORDER, S_NP, S_OCC, S_ORDER, S_PHASE,
                      S_PICK_CLANS, S_PICKS, S_PORT_KIND, S_PORTS, S_PRICE_SHIFT_GOOD, S_PRICE_STEP,
@@ -50,7 +50,7 @@ def _draw_tiles(s, T, pool_at, pool_size, dest, count):
 def new_game(s, T, seed, first_player, automa):
     """Write a fresh game into state row ``s``; ``first_player`` -1 draws it (R-1.6).
     Automa setup events (A-1) are counted, not kept (see :func:`new_game_log`); ``automa``:
-    ``automa_deck.automa_switch(T)``."""
+    ``automa.deck.automa_switch(T)``."""
     return new_game_log(s, T, seed, first_player, s[:0], automa)
 
 

@@ -3,7 +3,7 @@
 from caledonia_env.engine.constants import EMPTY, NEUTRAL, TERRAIN_LOCH, TERRAIN_PORT
 from caledonia_env.engine.contracts import refill_slots
 from caledonia_env.engine.market import move_price
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (MAX_THRESH, S_OCC, S_PRICE_STEP, S_ROUND, S_SLOTS, T_ACTIVE, T_LAND_COST,
                      T_N_HEX, T_SOLO_AVG_HI, T_SOLO_AVG_LO, T_SOLO_BLOCK_COST,
                      T_SOLO_GOODS_DIE, T_SOLO_GOODS_FACES, T_SOLO_MARKET_ROUNDS,

@@ -18,9 +18,9 @@ from caledonia_env.engine.constants import (CLAN_AUCTION, COW, CTX_AFTER_MAIN, C
                         OCC_STRIDE, PORT_COPY, PROCESS_IN, PROCESS_OUT, SHEEP, WHISKY)
 from caledonia_env.engine.contracts import cval, fulfill, put_under, take_contract
 from caledonia_env.engine.economy import do_nb_buy, do_trade, do_upgrade
-from caledonia_env.engine.automa_flow import run_automata
+from caledonia_env.engine.automa.run import run_automata
 from caledonia_env.engine.flow import auction_bid, auction_pick_done, end_turn, resolve, structure_draw, take_pair
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (C_GAIN_IMPORT, P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MERCH, P_MONEY,
                      P_PASSED, P_PORTS_USED, P_WHISKY_MADE, S_AM_NLOG, S_BONUS_HEX, S_BONUS_UPG,
                      S_BREW_LEFT, S_CTX, S_DRAWN, S_KEEP_LEFT, S_MAIN_DONE, S_MEAT_PORTS,
@@ -31,7 +31,7 @@ from caledonia_env.engine.layout import (C_GAIN_IMPORT, P_BOARD, P_BOX, P_CELLAR
                      T_CLAN_OBTAIN_MAX, T_CLAN_WHISKY_MONEY, T_NEIGHBOR_BONUS, T_PASS_BONUS,
                      T_STATIC_IMPORTS, T_STRUCT_BUILDINGS, T_UNIT_COUNT)
 from caledonia_env.engine.market import move_price
-from caledonia_env.engine.options import free_box_count, meat_ports, n_boxes, unit_cost
+from caledonia_env.engine.legality import free_box_count, meat_ports, n_boxes, unit_cost
 from caledonia_env.engine.ports import apply_effect, do_swap, port_param, swap_neighborhood, use_port
 
 N_DELTAS = len(PRICE_DELTAS)
@@ -132,7 +132,7 @@ def first_free_box(s, T, p):
 def apply_action(s, T, a, automa):
     """Apply legal action ``a`` for the deciding player and resolve what comes next.
     Automa events (A-3) are counted in ``s[S_AM_NLOG]`` but not kept (see
-    :func:`apply_action_log`). ``automa``: ``automa_deck.automa_switch(T)``, ``None`` in a
+    :func:`apply_action_log`). ``automa``: ``automa.deck.automa_switch(T)``, ``None`` in a
     game without Automa seats (the Automa's code is then not compiled)."""
     apply_action_log(s, T, a, s[:0], automa)
 
@@ -141,7 +141,7 @@ def apply_action(s, T, a, automa):
 def apply_action_log(s, T, a, amlog, automa):
     """:func:`apply_action` that also writes the Automa events of this call (A-3) into
     ``amlog`` (int32[AM_LOG_SIZE], a ring from slot 0; the count ``s[S_AM_NLOG]`` starts
-    at 0 in every call; read them with ``automa_log.read_events``)."""
+    at 0 in every call; read them with ``automa.events.read_events``)."""
     s[S_AM_NLOG] = 0
     ctx = s[S_CTX]
     p = s[S_PLAYER]

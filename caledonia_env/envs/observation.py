@@ -53,7 +53,7 @@ from caledonia_env.engine.constants import (
     TERRAIN_PORT,
     UNIT_NAMES,
 )
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.market import market_price
 from caledonia_env.engine.scoring import import_values, tile_glory_of, units_by_player
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from caledonia_env.engine.board import pofs
 from caledonia_env.engine.constants import MAX_PLAYERS
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (copy_state, P_MONEY, P_SCORE, S_NP, SCORE_FIELDS, T_AM_LEVEL,
                              T_AM_MONEY_PER_VP, T_MONEY_PER_VP)
 from caledonia_env.engine.scoring import final_scoring

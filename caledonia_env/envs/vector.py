@@ -52,9 +52,9 @@ import numpy as np
 from gymnasium import spaces
 
 from caledonia_env.config import MODULES, GameConfig, check_seed
-from caledonia_env.engine import parallel_compile as pc
+from caledonia_env.engine.compile import helper as pc
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.engine.automa_deck import automa_switch
+from caledonia_env.engine.automa.deck import automa_switch
 from caledonia_env.engine.actions import MASK_WIDTH
 from caledonia_env.engine.constants import MAX_PLAYERS
 from caledonia_env.engine.layout import S_PLAYER, STATE_SIZE, game_over
@@ -218,7 +218,7 @@ class CaledoniaVectorEnv(VecEnvMethods):
 
     def _first_compile(self) -> None:
         """With numba's cache lacking this env's kernels, start the compile helper
-        (``engine.parallel_compile``) on the engine's part (and the parallel step kernel)
+        (``engine.compile.helper``) on the engine's part (and the parallel step kernel)
         while this process compiles :func:`vector_call` from ``reset()``; the random or
         Automa opponents' path only."""
         if not self.fast:

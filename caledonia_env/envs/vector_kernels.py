@@ -4,8 +4,9 @@ Used by :class:`caledonia_env.envs.vector.CaledoniaVectorEnv` (its card is there
 env row ``i`` owns a state ``S[i]``, a static table index ``tidx[i]`` into ``TB``, a
 learner seat ``seats[i]`` and a 64-bit LCG stream ``rng[i]`` that draws the table, the
 game seed, the seat and the random opponents' moves. Mask rows are int8[``MASK_WIDTH``]
-(:data:`caledonia_env.engine.actions.MASK_WIDTH`: N_ACTIONS padded to whole 8-byte words,
-counted word-wise by :func:`_random_legal`).
+(:data:`caledonia_env.engine.actions.MASK_WIDTH`: N_ACTIONS padded to whole 8-byte words);
+the random opponents pick with :func:`caledonia_env.engine.playout.random_pick` on their
+env's stream.
 The ``cfg`` vector of the kernels holds the options at the ``CFG_*`` indices.
 Two kernels use the engine: :func:`vector_call` (step, reset, observe and the Python
 opponents' apply and settle, chosen by ``op``) and :func:`step_parallel` (its step over
@@ -20,53 +21,21 @@ from numba import prange
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.board import pofs
 from caledonia_env.engine.constants import MAX_PLAYERS
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import P_SCORE, S_PLAYER, T_NP, game_over
 from caledonia_env.engine.mask import legal_mask
+from caledonia_env.engine.playout import random_pick
+from caledonia_env.engine.rng import lcg_int
 from caledonia_env.engine.setup import new_game
 from caledonia_env.engine.step import apply_action
 from caledonia_env.envs.observation import encode_obs
 from caledonia_env.envs.rewards import SCORE_TOTAL, terminal_rewards
 
 SEED_LIMIT = 2**31 - 2
-_BYTE_ONES = np.uint64(0x0101010101010101)
-_TOP_BYTE = np.uint64(56)
 # the kernels' int64 config vector
 CFG_TABLE, CFG_SEAT, CFG_FIRST, CFG_MODE, CFG_PENALIZE, CFG_ADVANCE = range(6)
 # what :func:`vector_call` does
 OP_STEP, OP_RESET, OP_OBSERVE, OP_APPLY, OP_SETTLE = range(5)
-
-
-@njit(cache=True, inline="always")
-def _rand(rng, i, n):
-    """Uniform int in [0, n) from env i's 64-bit LCG stream (high bits)."""
-    x = rng[i] * 6364136223846793005 + 1442695040888963407
-    rng[i] = x
-    return ((x >> 33) & 0x7FFFFFFF) % n
-
-
-@njit(cache=True)
-def _random_legal(mask, rng, i):
-    """A uniformly random legal action of a 0/1 mask padded to MASK_WIDTH (-1 if none).
-
-    Counts 8 mask bytes at a time (a multiply sums the bytes of a 64-bit word)."""
-    w = mask.view(np.uint64)
-    k = 0
-    for j in range(w.shape[0]):
-        k += np.int64((w[j] * _BYTE_ONES) >> _TOP_BYTE)
-    if k == 0:
-        return -1
-    r = _rand(rng, i, k)
-    for j in range(w.shape[0]):
-        c = np.int64((w[j] * _BYTE_ONES) >> _TOP_BYTE)
-        if r < c:
-            for b in range(8 * j, 8 * j + 8):
-                if mask[b]:
-                    if r == 0:
-                        return b
-                    r -= 1
-        r -= c
-    return -1
 
 
 @njit(cache=True, inline="always")
@@ -75,7 +44,7 @@ def _advance(s, T, seat, mask, rng, i, automa):
     k = 0
     while not game_over(s) and s[S_PLAYER] != seat:
         legal_mask(s, T, mask)
-        a = _random_legal(mask, rng, i)
+        a = random_pick(mask, rng, i)
         if a < 0:
             break
         apply_action(s, T, a, automa)
@@ -92,11 +61,11 @@ def _new_episode(i, S, TB, tidx, seats, rng, fixed_table, fixed_seat, first_play
     first decision included)."""
     moves = 0
     while True:
-        t = fixed_table if fixed_table >= 0 else _rand(rng, i, TB.shape[0])
+        t = fixed_table if fixed_table >= 0 else lcg_int(rng, i, TB.shape[0])
         tidx[i] = t
         T = TB[t]
-        new_game(S[i], T, _rand(rng, i, SEED_LIMIT), first_player, automa)
-        seats[i] = fixed_seat if fixed_seat >= 0 else _rand(rng, i, T[T_NP])
+        new_game(S[i], T, lcg_int(rng, i, SEED_LIMIT), first_player, automa)
+        seats[i] = fixed_seat if fixed_seat >= 0 else lcg_int(rng, i, T[T_NP])
         if advance:
             moves += _advance(S[i], T, seats[i], mask, rng, i, automa)
         if not game_over(S[i]):
@@ -230,4 +199,4 @@ def sample_legal_actions(masks, rng, out):
 
     ``masks`` rows must be padded to MASK_WIDTH (as the vector env's buffers are)."""
     for i in range(masks.shape[0]):
-        out[i] = _random_legal(masks[i], rng, i)
+        out[i] = random_pick(masks[i], rng, i)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from caledonia_env.config import CLAN_CHOICES, CLAN_NAMES, GameConfig, clan_options
 from caledonia_env.data import bundled_rulesets, load_ruleset
-from caledonia_env.engine.tables import check_engine_support
+from caledonia_env.engine.tables.build import check_engine_support
 from caledonia_env.tournament.variants import VARIANTS, variant_options
 
 

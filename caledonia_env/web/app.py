@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from caledonia_env.config import CLAN_NAMES
-from caledonia_env.engine.first_run import ESTIMATE_S, engine_cached
+from caledonia_env.engine.compile.first_run import ESTIMATE_S, engine_cached
 from caledonia_env.game import IllegalActionError
 from caledonia_env.map import MODULE_SIDES
 from caledonia_env.web.guards import BodyGuard, allowed_hosts

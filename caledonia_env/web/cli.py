@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from caledonia_env.engine.first_run import ESTIMATE_S, engine_cached
+from caledonia_env.engine.compile.first_run import ESTIMATE_S, engine_cached
 
 SERVE_EXAMPLES = """examples:
   caledonia serve                       # http://127.0.0.1:8000/
@@ -92,7 +92,7 @@ def cmd_serve(args) -> int:
 def _first_run_note(stream) -> None:
     """On a terminal, when the engine is not compiled for this machine yet: say that the
     first game compiles it (its progress follows on this terminal, from the command's
-    ``engine.first_run.CompileProgress``)."""
+    ``engine.compile.first_run.CompileProgress``)."""
     if stream.isatty() and not engine_cached():
         print(f"caledonia serve: the engine is not compiled for this machine yet; the first "
               f"game compiles it, once, about {ESTIMATE_S} s", file=stream, flush=True)

@@ -17,7 +17,7 @@ from caledonia_env.agents.greedy_value import (BASE, DEFAULT_WEIGHTS, MEMO_LEN, 
 from caledonia_env.agents.rollouts import action_values, greedy_action, seed_numba
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
-from caledonia_env.engine.automa_deck import automa_switch
+from caledonia_env.engine.automa.deck import automa_switch
 from caledonia_env.engine.board import pofs, reach_mask
 from caledonia_env.engine.constants import (EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MAX_PLAYERS,
                                             MINER, N_UNITS, NEUTRAL, OCC_STRIDE,

@@ -184,14 +184,14 @@ def test_cold_start_rejects_bad_arguments(tmp_path):
 @pytest.mark.slow
 def test_cold_start_of_this_checkout_compiles_once():
     """A real cold start compiles the engine; the warm run after it compiles nothing. The
-    compile helper's jobs (engine/parallel_compile.py) are compiled in the helper only: this
+    compile helper's jobs (engine/compile/helper.py) are compiled in the helper only: this
     process loads them from the cache (the helper's argument types are the engine's)."""
     out = run_bench("cold_start.py", "--json", "--by-function", "1000")
     s = json.loads(out.strip().splitlines()[-1])["trees"][ROOT]
     assert s["compiled"]["total"] > 0 and s["compiled_warm"] == 0
     assert s["warm_wall_total"]["max"] < s["cold_wall_total"]["min"]
     assert s["cold_helper_total"]["min"] > 0
-    from caledonia_env.engine.parallel_compile import engine_jobs
+    from caledonia_env.engine.compile.helper import engine_jobs
     jobs = {f"{d.py_func.__module__}.{d.py_func.__qualname__}"
             for d, _ in engine_jobs(np.zeros(1, np.int32), None)}
     compiled_here = {name for name, _ in s["by_function"]}

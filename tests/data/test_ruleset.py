@@ -18,7 +18,7 @@ from caledonia_env.data import (
 from caledonia_env.data.names import source_kind
 from caledonia_env.engine.actions import PRICE_DELTAS
 from caledonia_env.engine.constants import MAX_DRAW, MAX_NB_BUY
-from caledonia_env.engine.tables import CAPACITY_LIMITS, check_engine_support
+from caledonia_env.engine.tables.build import CAPACITY_LIMITS, check_engine_support
 from caledonia_env.game import Game
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "ruleset.md"

@@ -1,6 +1,7 @@
-"""The bundled default ruleset's validation stamp (caledonia_env/data/validated.py): the
-default loads without pydantic's models while its files and the validation code are those
-the stamp was written for, and is validated as any ruleset when they are not."""
+"""The bundled default ruleset's validation stamp (caledonia_env/data/validated.py, written by
+caledonia_env/data/stamp.py): the default loads without pydantic's models while its files
+and the validation code are those the stamp was written for, and is validated as any
+ruleset when they are not."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def test_the_stamp_is_that_of_the_bundled_ruleset_and_its_validation():
     texts, tables, labels = loader.read_default()
     loader.validate_and_build(tables, labels)       # the bundled default is valid
     assert validated.stamped(texts), ("the stamp of the bundled ruleset is stale: run "
-                                      "python -m caledonia_env.data.validated")
+                                      "python -m caledonia_env.data.stamp")
 
 
 def test_the_stamped_default_is_the_validated_one():

@@ -27,7 +27,7 @@ if __name__ == "__main__":
 from caledonia_env import Game, GameConfig  # noqa: E402
 from caledonia_env.config import RULES_2026_11  # noqa: E402
 from caledonia_env.engine.actions import N_ACTIONS  # noqa: E402
-from caledonia_env.engine.automa_deck import automa_switch  # noqa: E402
+from caledonia_env.engine.automa.deck import automa_switch  # noqa: E402
 from caledonia_env.engine.layout import (AM_EV_W, AM_LOG_CAP, AM_LOG_SIZE,  # noqa: E402
                                          S_AM_NLOG, STATE_SIZE, game_over)
 from caledonia_env.engine.playout import random_legal_action  # noqa: E402

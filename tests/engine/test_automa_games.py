@@ -13,7 +13,7 @@ from pettingzoo.test import api_test
 
 import caledonia_env
 from caledonia_env import Game, GameConfig
-from caledonia_env.engine import automa as A
+from caledonia_env.engine.automa import turn as A
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.board import pofs
 from caledonia_env.envs.common import rewards_of

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from caledonia_env import Game, GameConfig
-from caledonia_env.engine.automa_deck import automa_switch
+from caledonia_env.engine.automa.deck import automa_switch
 from caledonia_env.envs.vector import CaledoniaVectorEnv
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,10 +26,10 @@ CHILD = """
 import json, numpy as np
 from numba.core.caching import NullCache
 from caledonia_env.config import GameConfig
-from caledonia_env.engine import automa_phases, flow, layout as L
+from caledonia_env.engine import flow, layout as L
+from caledonia_env.engine.automa import phases
 from caledonia_env.game import static_tables
-path = (flow.end_round, flow.start_round, automa_phases.automa_prepare,
-        automa_phases.automa_final)
+path = (flow.end_round, flow.start_round, phases.automa_prepare, phases.automa_final)
 for f in path:
     f._cache = NullCache()
 cfg = GameConfig(num_players=2, seed=3, map="A1,B1,C1,D1")
@@ -37,8 +37,8 @@ static = static_tables(cfg)   # tables only: nothing compiled
 s = np.zeros(L.STATE_SIZE, np.int32)
 s[L.S_NP], s[L.S_ROUND] = 2, 1
 flow.end_round(s, static.tables, static.automa_switch)
-compiled = lambda: sorted(f.__name__ for f in (automa_phases.automa_prepare,
-                                               automa_phases.automa_final) if f.signatures)
+compiled = lambda: sorted(f.__name__ for f in (phases.automa_prepare, phases.automa_final)
+                          if f.signatures)
 without = compiled()
 flow.end_round(s.copy(), static.tables, True)
 print(json.dumps({"switch": static.automa_switch, "without": without, "with": compiled(),

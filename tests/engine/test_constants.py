@@ -6,7 +6,7 @@ from caledonia_env.engine import constants as C
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import MASK_WIDTH, N_ACTIONS
 from caledonia_env.engine.flow import end_game
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.map import board, format
 
 

@@ -1,4 +1,4 @@
-"""engine.first_run: the first run says at once, on a terminal only, that it compiles the
+"""engine.compile.first_run: the first run says at once, on a terminal only, that it compiles the
 engine, with progress; nothing when the engine is cached or stderr is a pipe."""
 import io
 import os
@@ -11,9 +11,9 @@ import pytest
 from numba.core import types
 
 from caledonia_env import Game, GameConfig
-from caledonia_env.engine import first_run
-from caledonia_env.engine.first_run import CompileProgress, engine_cached
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile import first_run
+from caledonia_env.engine.compile.first_run import CompileProgress, engine_cached
+from caledonia_env.engine.compile.jit import njit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NOTICE = "compiling the engine for this machine"
@@ -60,7 +60,7 @@ def test_engine_cached_after_a_game_and_not_in_an_empty_cache(tmp_path):
     game.step(int(game.legal_actions()[0]))
     assert engine_cached()
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
-    run = subprocess.run([sys.executable, "-c", "from caledonia_env.engine.first_run import "
+    run = subprocess.run([sys.executable, "-c", "from caledonia_env.engine.compile.first_run import "
                           "engine_cached; print(engine_cached())"],
                          env=env, capture_output=True, text=True, timeout=300)
     assert run.stdout.strip() == "False", run.stderr[-2000:]
@@ -132,7 +132,7 @@ def run_with_stderr(args, cache, terminal: bool) -> str:
 
 
 TINY = ("import sys, numpy as np\n"
-        "from caledonia_env.engine.first_run import CompileProgress\n"
+        "from caledonia_env.engine.compile.first_run import CompileProgress\n"
         "from caledonia_env.engine.setup import _fill\n"
         "with CompileProgress(sys.stderr):\n"
         "    _fill(np.zeros(4, np.int32), 0, 4, -1)\n")

@@ -1,5 +1,5 @@
-"""numba's on-disk cache of the project's functions (caledonia_env.engine.jit): keyed by every
-project numba source, numba's configuration left alone."""
+"""numba's on-disk cache of the project's functions (caledonia_env.engine.compile.jit): keyed by
+every project numba source, numba's configuration left alone."""
 import os
 import subprocess
 import sys
@@ -10,7 +10,7 @@ import numba
 import pytest
 
 from caledonia_env.agents.rollouts import greedy_call
-from caledonia_env.engine import jit
+from caledonia_env.engine.compile import jit
 from caledonia_env.engine.step import apply_action
 from caledonia_env.envs.observation import encode_obs
 from caledonia_env.envs.vector_kernels import vector_call
@@ -119,15 +119,15 @@ def test_user_code_keeps_numbas_own_cache(tmp_path, monkeypatch):
 # a kernel in one file calling a jitted function of another, as the env kernels call the
 # encoder; the child run points the project at tmp_path (or not: numba's own cache)
 _KERNEL_FILES = {
-    "dep.py": "from caledonia_env.engine.jit import njit\n\nVALUE = {value}\n\n\n"
+    "dep.py": "from caledonia_env.engine.compile.jit import njit\n\nVALUE = {value}\n\n\n"
               "@njit(cache=True)\ndef value():\n    return VALUE\n",
-    "kern.py": "from caledonia_env.engine.jit import njit\nfrom dep import value\n\n\n"
+    "kern.py": "from caledonia_env.engine.compile.jit import njit\nfrom dep import value\n\n\n"
                "@njit(cache=True)\ndef kernel():\n    return 10 * value()\n",
 }
 _CHILD = """
     import sys
     from pathlib import Path
-    from caledonia_env.engine import jit
+    from caledonia_env.engine.compile import jit
     proj = Path(sys.argv[1]).resolve()
     if sys.argv[2] == "project":
         jit._sources = jit.ProjectSources((proj,), (proj / "dep.py", proj / "kern.py"))

@@ -1,4 +1,4 @@
-"""The compile helper (engine/parallel_compile.py, issue #37): a second process compiles
+"""The compile helper (engine/compile/helper.py, issue #37): a second process compiles
 jobs into numba's cache while this one waits for exactly those, and a helper that fails
 costs nothing but its start."""
 import json
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from numba import njit, typeof
 
-from caledonia_env.engine import parallel_compile as pc
+from caledonia_env.engine.compile import helper as pc
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -31,7 +31,7 @@ import json, sys
 import numpy as np
 from numba.core import event
 import mod
-from caledonia_env.engine import parallel_compile as pc
+from caledonia_env.engine.compile import helper as pc
 
 compiled = []
 
@@ -193,7 +193,7 @@ def test_a_warm_cache_starts_no_helper_for_the_vector_env(monkeypatch):
 VECTOR_CHILD = """
 import json
 from numba.core import event
-from caledonia_env.engine import parallel_compile as pc
+from caledonia_env.engine.compile import helper as pc
 from caledonia_env.envs.vector import CaledoniaVectorEnv
 
 compiled = set()

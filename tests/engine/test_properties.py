@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from caledonia_env import Game, GameConfig, IllegalActionError
-from caledonia_env.engine.automa_deck import automa_switch
+from caledonia_env.engine.automa.deck import automa_switch
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.layout import STATE_SIZE
 from caledonia_env.engine.playout import random_games

@@ -17,16 +17,16 @@ from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.board import pofs, reach_bits, reach_mask, reach_of
 from caledonia_env.engine.constants import (EMPTY, FISHERMAN, MAX_NODES, MAX_PLAYERS, NEUTRAL,
                                            OCC_STRIDE)
-from caledonia_env.engine.jit import njit as plain_njit
+from caledonia_env.engine.compile.jit import njit as plain_njit
 from caledonia_env.engine.layout import (P_MONEY, P_SHIP, RB_LEN, S_OCC, S_PORTS,
                                          S_PRICE_SHIFT_GOOD, T_PORT_NODE, copy_state)
 from caledonia_env.engine.mask import legal_mask
 from caledonia_env.engine.playout import random_pick
-from caledonia_env.engine.scratch import scratch
+from caledonia_env.engine.compile.scratch import scratch
 from caledonia_env.engine.ports import (effect_applicable, port_reachable, ports_open,
                                         reachable_ports, usable_ports)
 from caledonia_env.engine.step import apply_action
-from caledonia_env.engine.tables import build_tables
+from caledonia_env.engine.tables.build import build_tables
 from caledonia_env.envs import vector_kernels as vk
 from caledonia_env.game import IllegalActionError, action_id
 
@@ -255,9 +255,28 @@ def test_random_pick_is_the_rth_set_id():
 
 
 from caledonia_env.engine.actions import A_PLACE  # noqa: E402
+from caledonia_env.engine.board import placeable  # noqa: E402
+from caledonia_env.engine.clans import board_avail, fisher_spot  # noqa: E402
 from caledonia_env.engine.constants import N_UNITS  # noqa: E402
-from caledonia_env.engine.layout import T_N_NODES  # noqa: E402
-from caledonia_env.engine.options import can_place, place_scan  # noqa: E402
+from caledonia_env.engine.layout import T_N_NODES, T_UNIT_TERRAIN  # noqa: E402
+from caledonia_env.engine.legality import place_scan, unit_cost  # noqa: E402
+
+
+@njit
+def can_place(s, T, p, u, node, reach, free_land):
+    """The per-node reference test of an expansion with unit u onto node (R-3.3); ``reach``
+    is p's ``board.reach_mask``."""
+    poff = pofs(p)
+    if board_avail(s, T, poff, u) <= 0:
+        return False
+    if s[S_OCC + node] != EMPTY or reach[node] == 0:
+        return False
+    if u == FISHERMAN:
+        if not fisher_spot(s, T, p, node, -1):
+            return False
+    elif not placeable(T, node, T[T_UNIT_TERRAIN + u]):
+        return False
+    return s[poff + P_MONEY] >= unit_cost(s, T, p, u, node, free_land)
 
 
 @njit
@@ -287,7 +306,7 @@ def _scan_vs_reference(s, T, p, free_land):
 def test_place_scan_bitsets_match_can_place(clans):
     """R-3.3 / R-8.7: the expansion scan (reach & empty & terrain & affordable-land bitsets,
     Robertson's delta discount, free land of a bonus hex) marks exactly the placements the
-    per-node reference check ``options.can_place`` allows, for every player along random
+    per-node reference check ``can_place`` above allows, for every player along random
     games, with money cut at random so that the land cost decides."""
     rng = random.Random(7)
     legal = 0
@@ -369,7 +388,7 @@ def test_reachable_ports_match_port_reachable(config):
 
 
 def test_project_njit_compiles_one_specialization_for_constant_arguments():
-    """engine.jit.njit: calls with constants from jitted code reuse one plain signature,
+    """engine.compile.jit.njit: calls with constants from jitted code reuse one plain signature,
     where numba's own njit compiles one specialization per constant (cold-start cost)."""
 
 
@@ -391,7 +410,7 @@ def test_project_njit_compiles_one_specialization_for_constant_arguments():
 
 
 def test_project_njit_compiles_one_specialization_for_int32_and_int64_arguments():
-    """engine.jit.njit: a call from jitted code with an int32 (a state cell) or int8 (a mask
+    """engine.compile.jit.njit: a call from jitted code with an int32 (a state cell) or int8 (a mask
     byte) argument reuses the int64 compilation, with the same result; unsigned integers,
     floats and bools keep their own types."""
     def callee(x, y):
@@ -413,7 +432,7 @@ def test_project_njit_compiles_one_specialization_for_int32_and_int64_arguments(
 
 
 def test_project_njit_compiles_python_calls_with_numpy_int32_for_int64():
-    """engine.jit.njit: a Python call with a numpy int8/int16/int32 scalar (a state cell)
+    """engine.compile.jit.njit: a Python call with a numpy int8/int16/int32 scalar (a state cell)
     compiles and runs the int64 specialization, in any order, with the same result; unsigned
     integers, floats and bools keep their own types."""
     def callee(x, y):
@@ -460,7 +479,7 @@ def test_a_prange_index_converted_to_int64_shares_the_serial_compilation():
 
 
 def test_no_engine_function_is_compiled_for_a_literal_argument():
-    """Every numba function of the engine, env and bots goes through engine.jit.njit (its
+    """Every numba function of the engine, env and bots goes through engine.compile.jit.njit (its
     dispatcher resolves calls with plain types), and after games with clans, the Automa and
     the greedy bot no compiled signature has a literal. The structural check does not depend
     on numba's on-disk cache: a function loaded from it brings its callees' code along, so
@@ -479,9 +498,9 @@ def test_no_engine_function_is_compiled_for_a_literal_argument():
     dispatchers = 0
     for pkg in ("engine", "envs", "agents"):
         base = importlib.import_module(f"caledonia_env.{pkg}")
-        for info in pkgutil.iter_modules(base.__path__):
+        for info in pkgutil.walk_packages(base.__path__, f"{base.__name__}."):
             try:
-                mod = importlib.import_module(f"caledonia_env.{pkg}.{info.name}")
+                mod = importlib.import_module(info.name)
             except ImportError:                           # an optional extra not installed
                 continue
             for name, obj in vars(mod).items():
@@ -508,7 +527,7 @@ def _scratch_reaches(states, T, players):
 
 
 def test_scratch_on_the_stack_gives_reach_of():
-    """``engine.scratch.scratch`` (compiled: a stack buffer of the calling frame) holds what
+    """``engine.compile.scratch.scratch`` (compiled: a stack buffer of the calling frame) holds what
     ``reach_of`` returns, two of them in one frame are distinct, and plain Python gets an
     array."""
     game = Game(GameConfig(num_players=2, seed=5))

@@ -1,6 +1,6 @@
 """The publisher's Automa as an engine seat (A-0 … A-8, reference checks A-13).
 
-Scenario tests drive the numba functions of ``caledonia_env.engine.automa*`` on a real
+Scenario tests drive the numba functions of ``caledonia_env.engine.automa`` on a real
 game state with a controlled support card (a copy of the tables with one card row
 rewritten), so each A- rule is checked on its own. The Automa's actions take the event log
 as a required last argument (``None`` here, as the engine passes it in a game without a
@@ -11,10 +11,10 @@ import pytest
 
 from caledonia_env import Game, GameConfig
 from caledonia_env.data.automa import ACTIONS, CRITERIA, MODULES, load_automa
-from caledonia_env.engine import automa as A
-from caledonia_env.engine import automa_deck as AD
-from caledonia_env.engine import automa_expand as AX
-from caledonia_env.engine import automa_phases as APH
+from caledonia_env.engine.automa import deck as AD
+from caledonia_env.engine.automa import expand as AX
+from caledonia_env.engine.automa import phases as APH
+from caledonia_env.engine.automa import turn as A
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.board import pofs
 from caledonia_env.engine.constants import (BAKERY, COW, DAIRY, DISTILLERY, EMPTY, FIELD,
@@ -27,7 +27,7 @@ from caledonia_env.engine.scoring import settlement_networks
 AP = 1          # the Automa's seat in the 2-player fixture
 HUMAN = 0
 #: The event log (A-3) of the direct calls below: the engine always passes one
-#: (``automa_flow.run_automata``), so they run the engine's own compilations.
+#: (``automa.run.run_automata``), so they run the engine's own compilations.
 LOG = np.zeros(L.AM_LOG_SIZE, np.int32)
 
 

@@ -13,7 +13,7 @@ from caledonia_env import Game, GameConfig
 from caledonia_env.config import ConfigError, ConfigTypeError
 from caledonia_env.data import load_ruleset
 from caledonia_env.engine import layout as L
-from caledonia_env.engine.tables import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS, Variants
+from caledonia_env.engine.tables.build import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS, Variants
 from caledonia_env.game import Static
 
 SWAP = "P7"          # the swap tile's printed number (port 7)

@@ -10,7 +10,7 @@ from market_tracks import (WOOL, WOOL_AVERAGE, WOOL_START, WOOL_TRACK, marker, p
                            repeated_ruleset)
 
 from caledonia_env import Game, GameConfig
-from caledonia_env.engine import automa_expand as AX
+from caledonia_env.engine.automa import expand as AX
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.market import market_price
 from caledonia_env.engine.solo import solo_price_change

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from caledonia_env import Game, GameConfig
-from caledonia_env.engine.automa_deck import automa_switch
+from caledonia_env.engine.automa.deck import automa_switch
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.constants import NEUTRAL, TERRAIN_LOCH, TERRAIN_PORT, UNIT_NAMES
 from caledonia_env.engine.layout import STATE_SIZE

@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from caledonia_env import Game, GameConfig  # noqa: E402
 from caledonia_env.agents import make  # noqa: E402
-from caledonia_env.engine.first_run import ESTIMATE_S  # noqa: E402
+from caledonia_env.engine.compile.first_run import ESTIMATE_S  # noqa: E402
 from caledonia_env.web import app as web_app  # noqa: E402
 from caledonia_env.web import create_app  # noqa: E402
 from caledonia_env.web.cli import add_serve_parser, cmd_serve  # noqa: E402
@@ -272,7 +272,7 @@ def test_page_and_static_files_are_served(client):
 
 @pytest.mark.parametrize("cached", [True, False])
 def test_meta_says_whether_the_first_game_compiles_the_engine(client, monkeypatch, cached):
-    """The page reads it to announce the first run's compile (engine.first_run)."""
+    """The page reads it to announce the first run's compile (engine.compile.first_run)."""
     monkeypatch.setattr(web_app, "engine_cached", lambda: cached)
     engine = client.get("/api/meta").json()["engine"]
     assert engine == {"compiled": cached, "estimate_s": ESTIMATE_S}

@@ -30,7 +30,7 @@ from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 from caledonia_env import Game  # noqa: E402
 from caledonia_env.agents import make  # noqa: E402
-from caledonia_env.engine.first_run import ESTIMATE_S  # noqa: E402
+from caledonia_env.engine.compile.first_run import ESTIMATE_S  # noqa: E402
 from caledonia_env.web import app as web_app  # noqa: E402
 from caledonia_env.web import create_app  # noqa: E402
 
@@ -144,8 +144,8 @@ def test_watch_a_bot_game_step_and_jump_to_a_round(page, server):
 
 
 def test_the_first_game_on_a_cold_cache_is_announced_as_compiling(page, server, monkeypatch):
-    """With no compiled engine in numba's cache (engine.first_run.engine_cached) the page says
-    that the first game compiles it; the note goes once a game has started."""
+    """With no compiled engine in numba's cache (engine.compile.first_run.engine_cached) the page
+    says that the first game compiles it; the note goes once a game has started."""
     expect(page.locator("#compiling")).to_be_hidden()              # the test session's cache
     monkeypatch.setattr(web_app, "engine_cached", lambda: False)
     page.reload()

@@ -37,7 +37,7 @@ async function call(method, path, body) {
 }
 
 // ------------------------------------------------------------------ first run
-// The server's numba cache holds no compiled engine yet (engine.first_run): the first game
+// The server's numba cache holds no compiled engine yet (engine.compile.first_run): the first game
 // compiles it. Say so before, and count the seconds while it happens.
 function compileNote(elapsed) {
   const box = $("compiling");

@@ -2,24 +2,24 @@
 
 An Automa seat is an ordinary player row (money, units, merchants, shipping, box,
 ports used …) plus the deck fields P_AM_* (A-10). Every turn is resolved here in
-numba and written to the event log (``amlog``, see ``automa_log.log_event``).
+numba and written to the event log (``amlog``, see ``automa.events.log_event``).
 Numbers come from the T_AM_* tables (``data/automa``) and the normal rule tables.
-The deck is in :mod:`.automa_deck`, Expand in :mod:`.automa_expand`, setup and the
-round phases in :mod:`.automa_phases`.
+The deck is in :mod:`.deck`, Expand in :mod:`.expand`, setup and the round phases in
+:mod:`.phases`, the event log in :mod:`.events`.
 """
 import numpy as np
 
-from caledonia_env.engine.automa_deck import (ACT_EXPAND, ACT_FULFILL, ACT_SKIP, ACT_TAKE, ACT_TECH, ACT_TRADE,
+from caledonia_env.engine.automa.deck import (ACT_EXPAND, ACT_FULFILL, ACT_SKIP, ACT_TAKE, ACT_TECH, ACT_TRADE,
                           ACT_UPGRADE, CARD_ACTIONS, CARD_N_ACTIONS, CARD_UPGRADE, card, draw_card,
                           is_automa, next_action_card)
-from caledonia_env.engine.automa_expand import LOWER, UPPER, am_expand, bracket, claim_ports
-from caledonia_env.engine.automa_log import (EV_FULFILL, EV_PASS, EV_SKIP, EV_TAKE, EV_TECH, EV_TRADE, EV_UPGRADE,
+from caledonia_env.engine.automa.expand import LOWER, UPPER, am_expand, bracket, claim_ports
+from caledonia_env.engine.automa.events import (EV_FULFILL, EV_PASS, EV_SKIP, EV_TAKE, EV_TECH, EV_TRADE, EV_UPGRADE,
                          log_event)
 from caledonia_env.engine.board import count_units, pofs
 from caledonia_env.engine.constants import LUMBERJACK, MAX_SLOTS, MINER, N_GOODS
 from caledonia_env.engine.contracts import advance_import, cval
 from caledonia_env.engine.market import move_price
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (C_GAIN_HEX, C_GAIN_IMPORT, C_GAIN_MONEY, C_GAIN_UPG, C_NEED, P_AM_SUPPORT,
                      P_BOX, P_FULFILLED, P_IMPORTS, P_MARKET, P_MEAT, P_MERCH, P_MONEY,
                      P_N_FULFILLED, P_PASSED, P_SHIP, P_TECH, P_TRACK, S_IMPORT, S_N_PASSED,

@@ -1,7 +1,7 @@
 """Legality checks shared by the mask and the flow (one definition per rule)."""
 import numpy as np
 
-from caledonia_env.engine.board import ctz, placeable, pofs, reach_of, table_word
+from caledonia_env.engine.board import ctz, pofs, reach_of, table_word
 from caledonia_env.engine.actions import A_PLACE
 from caledonia_env.engine.clans import (base_cost, board_avail, crow, fisher_spot, land_part, total_cost)
 from caledonia_env.engine.constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N_CORNERS, N_GOODS,
@@ -9,7 +9,7 @@ from caledonia_env.engine.constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK,
                         TERRAIN_PORT)
 from caledonia_env.engine.contracts import can_afford_contract
 from caledonia_env.engine.economy import can_hire, can_nb_buy, can_ship, can_tech
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, RB_WORDS, S_NB_BOUGHT,
                      S_NB_PENDING, S_OCC, S_PORTS, S_PRICE_SHIFT_GOOD, T_ACTIVE, T_BORDER,
                      T_CLAN_BORDER_START, T_CLAN_BOXES, T_CLAN_CELLAR_MONEY, T_CLAN_DELTA_DISC,
@@ -37,32 +37,11 @@ def free_box_count(s, T, p):
 
 
 @njit(cache=True)
-def boxes_all_empty(s, T, p):
-    return free_box_count(s, T, p) == n_boxes(s, T, p)
-
-
-@njit(cache=True)
 def unit_cost(s, T, p, u, node, free_land):
     """Unit cost plus land cost (no land cost for a free hex, R-3.7.2), with the clan's
     prices and discounts (R-8.2, R-8.5, R-8.7); never below £0."""
     poff = pofs(p)
     return total_cost(base_cost(s, T, poff, u), land_part(s, T, poff, u, node, free_land))
-
-
-@njit(cache=True)
-def can_place(s, T, p, u, node, reach, free_land):
-    """Expand with unit u onto node (R-3.3): reach must be precomputed for p."""
-    poff = pofs(p)
-    if board_avail(s, T, poff, u) <= 0:
-        return False
-    if s[S_OCC + node] != EMPTY or reach[node] == 0:
-        return False
-    if u == FISHERMAN:
-        if not fisher_spot(s, T, p, node, -1):
-            return False
-    elif not placeable(T, node, T[T_UNIT_TERRAIN + u]):
-        return False
-    return s[poff + P_MONEY] >= unit_cost(s, T, p, u, node, free_land)
 
 
 @njit(cache=True, inline="always")
@@ -88,7 +67,8 @@ def _afford(T, w, lim, ddisc, free_land):
 def place_scan(s, T, p, free_land, mask, first_only, reach):
     """Mark every legal expansion (R-3.3) in ``mask`` at A_PLACE + unit*MAX_NODES + node.
 
-    Same test as ``can_place``: per unit on the board, the nodes of reach & empty & the
+    The per-node test as bitsets (tests/engine/test_speed_paths.py holds the per-node
+    reference it is checked against): per unit on the board, the nodes of reach & empty & the
     unit's terrain (``T_UNIT_NODES``; ``reach``: p's ``board.reach_of``) & the nodes whose
     land cost the money left after the unit's own cost pays (``T_LAND_LE``; this is the
     mask's hot spot, so every test but the fisherman's is one AND of bitsets). Returns the

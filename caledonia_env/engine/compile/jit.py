@@ -4,14 +4,13 @@ One compilation per plain signature. When jitted code calls another jitted funct
 constant (``unit_cost(s, T, p, 6, ...)``, ``can_tech(s, T, p, t, True)``), numba types that
 argument as ``Literal[int](6)`` or ``Literal[bool](True)`` and compiles a separate
 specialization of the callee, and of everything it calls with that argument, for every
-constant value: a cold start compiled ``log_event`` 11 times and ``unit_cost`` 5 times. The
+constant value, so a helper called with a few constants is compiled several times. The
 functions made by :func:`njit` resolve every call from jitted code with the arguments' plain
 types (:func:`plain_type`: no literal, and a signed integer narrower than 64 bits widened to
-int64), so each function is compiled once per array/scalar signature: a cold start compiled
-``fisher_spot`` 4 times and ``move_price`` 3 times for int32/int64 mixes of its arguments.
-A Python caller's numpy int8/16/32 scalar (``encode_obs(s, T, s[S_PLAYER], out)``) is
-widened the same way (:func:`plain_value`): it runs on the int64 compilation instead of
-compiling its own, which cost a process 4 s for ``encode_obs``. A function that needs a
+int64), so each function is compiled once per array/scalar signature, not once more for
+every int32/int64 mix of its arguments. A Python caller's numpy int8/16/32 scalar
+(``encode_obs(s, T, s[S_PLAYER], out)``) is widened the same way (:func:`plain_value`): it
+runs on the int64 compilation instead of compiling its own. A function that needs a
 literal argument (``numba.literally``) must use numba's own ``njit``.
 
 No stale cached code. numba reuses a cached function after checking only the hash of the
@@ -21,8 +20,9 @@ stale machine code in every kernel that uses them. :class:`ProjectCacheLocator`,
 in numba's list of cache locators when this module loads, serves every function defined in
 a file of this project (the package, ``agents/``, ``train/`` and, in a source checkout, the
 repository's ``tests/`` and ``benchmarks/``) and adds to numba's check a hash of all the
-project's numba sources (:data:`ProjectSources.files`: ``engine/``, ``envs/``, ``agents/``,
-``fuzz.py``) and numba's version: an edit to any of them recompiles every project function.
+project's numba sources (:data:`ProjectSources.files`: ``engine/`` and its subfolders,
+``envs/``, ``agents/``, ``fuzz.py``) and numba's version: an edit to any of them recompiles
+every project function.
 The hash also names the cache folder, so two versions of the sources (two branches) keep
 their own caches, and the package's functions are filed by module name and file contents, so
 an editable checkout and a ``pip install`` of the same sources share one compiled copy:
@@ -33,7 +33,7 @@ an editable checkout and a ``pip install`` of the same sources share one compile
 numba's configuration is never changed: functions of other files (the user's own numba
 code) keep numba's own locators and ``NUMBA_CACHE_DIR``. A user who overrides numba's
 locator list (``NUMBA_CACHE_LOCATOR_CLASSES``) should name
-``caledonia_env.engine.jit.ProjectCacheLocator`` first in it.
+``caledonia_env.engine.compile.jit.ProjectCacheLocator`` first in it.
 """
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def njit(*args, **options):
     """``numba.njit`` (same options, bare or called) whose dispatcher compiles one
     specialization per non-literal signature (see the module docstring). No C-callable
     wrapper is built (``no_cfunc_wrapper``): the project never uses its functions as
-    first-class function values, and the wrappers cost 3% of a cold start."""
+    first-class function values, and building the wrappers lengthens every cold start."""
     options.setdefault("no_cfunc_wrapper", True)
     if len(args) == 1 and callable(args[0]):
         return _plain_calls(numba.njit(**options)(args[0]))
@@ -152,12 +152,13 @@ def _package_folder(name: str) -> Path | None:
 def default_sources() -> ProjectSources:
     """This installation: the package, ``agents/`` and ``train/`` (top-level folders of a
     checkout, inside the package once installed) and a checkout's repository root; the
-    numba sources are ``engine/``, ``envs/``, ``agents/`` and ``fuzz.py``."""
-    package = Path(os.path.realpath(__file__)).parent.parent
+    numba sources are ``engine/`` (with its subfolders), ``envs/``, ``agents/`` and
+    ``fuzz.py``."""
+    package = Path(os.path.realpath(__file__)).parents[2]
     agents = _package_folder("caledonia_env.agents")
     train = _package_folder("caledonia_env.train")
     folders = [package / "engine", package / "envs"] + ([agents] if agents else [])
-    files = [f for folder in folders for f in sorted(folder.glob("*.py"))]
+    files = [f for folder in folders for f in sorted(folder.rglob("*.py"))]
     files.append(package / "fuzz.py")
     roots = [package] + [f for f in (agents, train) if f is not None]
     if (package.parent / "pyproject.toml").is_file():    # a source checkout

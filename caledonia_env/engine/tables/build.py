@@ -3,8 +3,8 @@
 This is the only place that reads the :class:`~caledonia_env.data.Ruleset`
 and the :class:`~caledonia_env.map.Board`; the jitted engine reads numbers
 only from the table it builds. The map, clan and Automa parts are built in
-:mod:`.tables_map`, :mod:`.tables_clans` and :mod:`.tables_automa`; the data the
-engine can honour is checked first (:mod:`.tables_limits`).
+:mod:`.map_graph`, :mod:`.clan_params` and :mod:`.automa_params`; the data the
+engine can honour is checked first (:mod:`.limits`).
 """
 from dataclasses import dataclass
 
@@ -14,10 +14,10 @@ from caledonia_env.data import names as R
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.constants import (MAX_PLAYERS, N_PORT_TILES, N_SCORING_TILES, N_UNITS, TERRAIN_FOREST,
                         TERRAIN_MOUNTAIN, TERRAIN_PASTURE, UNIT_NAMES)
-from caledonia_env.engine.tables_automa import automa_tables
-from caledonia_env.engine.tables_clans import clan_tables
-from caledonia_env.engine.tables_limits import BEHAVIOUR_LIMITS, CAPACITY_LIMITS, check_engine_support
-from caledonia_env.engine.tables_map import map_tables, map_variant_tables
+from caledonia_env.engine.tables.automa_params import automa_tables
+from caledonia_env.engine.tables.clan_params import clan_tables
+from caledonia_env.engine.tables.limits import BEHAVIOUR_LIMITS, CAPACITY_LIMITS, check_engine_support
+from caledonia_env.engine.tables.map_graph import map_tables, map_variant_tables
 
 # readings of two switchable interpretations (docs/interpretations.md); the first is the default
 SWAP_BONUS_READINGS = ("first-edition", "erratum")   # port swap: building bonus only / + neighborhood

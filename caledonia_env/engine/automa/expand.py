@@ -3,14 +3,14 @@ the market bracket (A-5) and the port claims (A-6) they use.
 """
 import numpy as np
 
-from caledonia_env.engine.automa_deck import (CARD_CRITERIA, CARD_MODULES, CARD_STEPS, CRIT_COSTS, CRIT_PORT,
+from caledonia_env.engine.automa.deck import (CARD_CRITERIA, CARD_MODULES, CARD_STEPS, CRIT_COSTS, CRIT_PORT,
                           CRIT_SETTLEMENTS, CYCLE, N_CYCLE, card)
-from caledonia_env.engine.automa_log import EV_EXPAND, EV_PORT, EV_WORKER, log_event
+from caledonia_env.engine.automa.events import EV_EXPAND, EV_PORT, EV_WORKER, log_event
 from caledonia_env.engine.board import neighbor_goods, placeable, pofs, reach_mask, reach_of
 from caledonia_env.engine.clans import take_from_board
 from caledonia_env.engine.constants import (EMPTY, LUMBERJACK, MAX_NODES, MINER, N_CORNERS, N_GOODS, OCC_STRIDE,
                         TERRAIN_FOREST, TERRAIN_MOUNTAIN)
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (P_AM_PREF, P_AM_SUPPORT, P_BOARD, P_MARKET, P_MERCH, P_MONEY, P_PORTS_USED,
                      P_SHIP, P_TECH, S_OCC, S_PORTS, S_PRICE_STEP, S_ROUND, T_ACTIVE, T_AM_CHEAP_LAND,
                      T_AM_DIST_CENTRE, T_AM_DIST_PORT, T_AM_NB_BY_PRICE, T_AM_NB_MAX, T_AM_NB_MONEY,
@@ -19,7 +19,7 @@ from caledonia_env.engine.layout import (P_AM_PREF, P_AM_SUPPORT, P_BOARD, P_MAR
                      T_ROUNDS, T_SHIP_REQ, T_SOLO_AVG_HI, T_SOLO_AVG_LO, T_STEP_LO,
                      T_UNIT_TERRAIN)
 from caledonia_env.engine.market import market_price, move_price
-from caledonia_env.engine.options import unit_cost
+from caledonia_env.engine.legality import unit_cost
 from caledonia_env.engine.ports import port_reachable, ports_open
 from caledonia_env.engine.rng import rand_int
 from caledonia_env.engine.scoring import settlement_networks

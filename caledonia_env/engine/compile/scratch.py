@@ -4,10 +4,9 @@
 calling function returns; ``n`` must be a compile-time constant: a literal or an int imported
 by name (``RB_LEN``), not a module attribute (``layout.RB_LEN``, which numba types as a plain
 int64). Compiled code puts it on the caller's stack: no heap allocation and no reference
-counting, where numba's ``np.empty`` costs about 20 ns a call, as much as a short helper of
-the engine or of the evaluation (``board.reach_bits`` into a given buffer took 45 ns,
-``reach_of`` with its own array 84; the greedy bot's evaluation, eight small arrays a call,
-0.58 -> 0.32 us). Plain Python (``NUMBA_DISABLE_JIT``) gets ``np.empty(n, dtype)``.
+counting, where numba's ``np.empty`` costs as much as a short helper of the engine or of
+the evaluation (the greedy bot's evaluation needs several small arrays a call). Plain
+Python (``NUMBA_DISABLE_JIT``) gets ``np.empty(n, dtype)``.
 
 Never return such an array or store it in another array or object: it dies with the
 caller's frame. Passing it down to callees is fine.

@@ -8,7 +8,7 @@ import numpy as np
 from caledonia_env.data.names import PORTS
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.constants import GOOD_NAMES, UNIT_NAMES
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import AM_EV_W, AM_LOG_CAP, S_AM_NLOG
 
 # event kinds of the log (read_events turns them into text)

@@ -23,11 +23,11 @@ from caledonia_env.engine.api import game_call
 from caledonia_env.engine.setup import new_game_log
 
 #: the Game entry points; their last argument ``automa`` (None, or True with Automa seats,
-#: ``automa_deck.automa_switch``) makes numba compile one version of each kind of game
+#: ``automa.deck.automa_switch``) makes numba compile one version of each kind of game
 ENTRY_POINTS = (new_game_log, game_call)
 
-#: seconds of a cold start (import, tables, one 4-player game) on a 2-core machine, measured
-#: with benchmarks/cold_start.py (docs/performance.md); the announced estimate
+#: the announced estimate: seconds of a cold start (import, tables, one 4-player game) on a
+#: small machine, as benchmarks/cold_start.py measures it (docs/performance.md)
 ESTIMATE_S = 25
 #: seconds without a compile after which the progress line is closed
 IDLE_S = 1.0

@@ -1,11 +1,11 @@
 """The Automa outside its turns: setup (A-1), the round phases (A-7), final scoring (A-8)."""
 import numpy as np
 
-from caledonia_env.engine.automa_deck import N_CYCLE, any_automa, build_deck, is_automa
-from caledonia_env.engine.automa_expand import start_workers
+from caledonia_env.engine.automa.deck import N_CYCLE, any_automa, build_deck, is_automa
+from caledonia_env.engine.automa.expand import start_workers
 from caledonia_env.engine.board import count_units, pofs
 from caledonia_env.engine.constants import LUMBERJACK, MAX_PLAYERS, MAX_START_PICKS, N_GOODS
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (P_AM_PREF, P_AM_REMOVED, P_GOODS, P_MONEY, P_N_FULFILLED, P_SCORE, P_SHIP,
                      S_NP, S_ORDER, S_PICK_CLANS, S_PICKS, SCORE_TOTAL, T_AM_GLORY, T_AM_LEVEL,
                      T_AM_MONEY, T_AM_MONEY_PER_VP, T_AM_PREP_MONEY, T_AM_PROD_MONEY, T_AM_SHIP,

@@ -8,7 +8,7 @@ import numpy as np
 from caledonia_env.data.automa import (CARD_ACTIONS, CARD_CRITERIA, CARD_MODULES, CARD_N_ACTIONS,
                            CARD_REMOVE, CARD_ROUND, CARD_STEPS, CARD_UPGRADE)
 from caledonia_env.engine.constants import BAKERY, COW, DAIRY, DISTILLERY, FIELD, MAX_PLAYERS, SHEEP
-from caledonia_env.engine.jit import njit
+from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (AM_CARD_W, P_AM_ACTION, P_AM_DISCARD, P_AM_NPILE, P_AM_PILE, P_AM_REMOVED,
                      P_AM_SUPPORT, S_ROUND, T_AM_CARDS, T_AM_LEVEL, T_AM_N_CARDS)
 from caledonia_env.engine.rng import shuffle

@@ -3,8 +3,8 @@ helper process compiles part of the engine below them into numba's on-disk cache
 process loads that part from the cache instead of compiling it (issue #37, cold start).
 
 numba compiles a function when a caller first needs it, one function after another in one
-process, so a cold start used one core (38 s on a 2-core machine for the import, the tables
-and one 4-player game; docs/performance.md). :func:`start` runs a helper
+process, so a cold start (the import, the tables and one 4-player game) uses one core
+while the others wait (docs/performance.md). :func:`start` runs a helper
 (``python -c …``, never a fork) that compiles each job, a function with example arguments,
 in order and reports each one done; here each job's dispatcher gets a ``compile`` that, for
 the job's argument types, first waits until the helper has reported that job, so numba then
@@ -31,13 +31,13 @@ import time
 import numpy as np
 from numba import typeof
 
-from caledonia_env.engine.first_run import cached_signatures, engine_cached
-from caledonia_env.engine.jit import plain_value, project_sources
+from caledonia_env.engine.compile.first_run import cached_signatures, engine_cached
+from caledonia_env.engine.compile.jit import plain_value, project_sources
 
 #: the environment variable that turns the helper off ("0")
 SWITCH = "CALEDONIA_COMPILE_HELPER"
-#: seconds without the awaited report after which the helper is given up (its jobs take
-#: 2–35 s on a 2-core machine)
+#: seconds without the awaited report after which the helper is given up (far longer than
+#: any one job takes on a slow, busy machine)
 WAIT_S = 300.0
 
 
@@ -164,7 +164,7 @@ def start(jobs) -> Helper | None:
     env = dict(os.environ)
     if config.CACHE_DIR:
         env["NUMBA_CACHE_DIR"] = config.CACHE_DIR
-    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
     try:
         proc = subprocess.Popen(
@@ -205,10 +205,11 @@ def helper_main() -> None:
 # ================================================================== the engine's jobs
 def engine_jobs(T, automa) -> list:
     """The helper's part of a ``Game``'s first compile for tables ``T`` and ``automa``
-    (``automa_deck.automa_switch``), in the order this process needs them: while it compiles
+    (``automa.deck.automa_switch``), in the order this process needs them: while it compiles
     the turn flow below ``new_game_log``, the helper compiles production (R-2.2, R-7) and the
-    port effects, then the legal-action mask and the step (below ``game_call``). Measured
-    by ``benchmarks/cold_start.py`` (docs/performance.md)."""
+    port effects, then the legal-action mask and the step (below ``game_call``): parts of a
+    size that keep both processes busy (``benchmarks/cold_start.py`` measures the split,
+    docs/performance.md)."""
     from caledonia_env.engine.actions import MASK_WIDTH
     from caledonia_env.engine.flow import production_next
     from caledonia_env.engine.layout import AM_LOG_SIZE, STATE_SIZE

@@ -1,0 +1,1 @@
+"""Compile machinery: njit and the numba cache, first-run notice, compile helper, scratch."""
