@@ -119,3 +119,22 @@ def test_layer_check_catches_an_upward_import(tmp_path):
     f.write_text("def f():\n    from ..agents import make\n")
     assert [t for t, _ in imported(f, "envs.x")] == ["agents"]
     assert layer_of("agents") > layer_of("envs.x")
+
+
+def test_architecture_doc_shows_the_tree_as_it_is():
+    """docs/architecture.md's tree names every package folder, every data folder and every
+    module at the package root, and nothing that is not there."""
+    doc = (REPO / "docs" / "architecture.md").read_text()
+    block = doc.split("<!-- tree:begin -->")[1].split("<!-- tree:end -->")[0]
+    words = {w for line in block.splitlines() for w in line.split()}
+    named_folders = {w.rstrip("/") for w in words if w.endswith("/")}
+    named_modules = {w for w in words if w.endswith(".py")}
+    folders = {"caledonia_env", "agents", "train"}
+    for name in SETUPTOOLS["packages"]:
+        sub = name.removeprefix("caledonia_env").lstrip(".")
+        if sub:
+            folders.add(source_path(sub).name)
+    assert named_folders == folders
+    root_modules = {p.name for p in ROOTS[""].glob("*.py")} - {"__init__.py", "__main__.py"}
+    assert root_modules <= named_modules
+    assert named_modules <= {p.name for p in ROOTS[""].glob("*.py")}
