@@ -33,8 +33,8 @@ def add_tune_parser(subparsers) -> argparse.ArgumentParser:
         description="The cross-entropy method over the greedy evaluation's weights "
                     "(agents.greedy_value): the fitness of a weight vector is the greedy bot's "
                     "mean final VP in the same --games solo games (clans drafted). Writes a "
-                    "weights file that greedy:FILE and mcts:N:FILE play with. About 1.5 ms a "
-                    "game: the defaults took 7 minutes on one core here. docs/agents.md.",
+                    "weights file that greedy:FILE and mcts:N:FILE play with. With the defaults "
+                    "a run takes minutes on one core (a line per generation shows its progress). docs/agents.md.",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=TUNE_EXAMPLES)
     p.add_argument("--out", "-o", required=True, metavar="FILE.json",
                    help="weights file to write, e.g. --out solo.json")
