@@ -170,7 +170,7 @@ def _policy_rollout_margins(s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, m
 OP_FINISH, OP_MARGINS = range(2)        # what policy_call does
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def policy_call(op, s, T, w1t, b1, pwt, pb, wa, ba, relu, temperature, me, gw, lw, p, actions,
                 seeds, horizon, max_steps, buf, out, automa):
     """The network searches' rollouts, by ``op``: ``OP_FINISH``: :func:`mixed_rollout`

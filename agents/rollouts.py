@@ -252,7 +252,7 @@ def random_rollout_margins(s, T, w, p, actions, seeds, horizon, buf, out, automa
 OP_VALUES, OP_FINISH, OP_MARGINS = range(3)        # what greedy_call does
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def greedy_call(op, s, T, w, p, mask, buf, out, actions, seeds, horizon, stop, max_steps,
                 automa):
     """The search bots' work with the greedy policy (weights ``w``), by ``op``:

@@ -1,8 +1,12 @@
 """The FastAPI app of ``caledonia serve`` (endpoints in docs/web.md).
 
 Every endpoint answers JSON; bad input is a 400 (404 for an unknown game id) with
-``{"detail": "<message>"}``, never a traceback. Bot moves run in FastAPI's thread pool
-(plain ``def`` endpoints) under the game's lock. Uploaded records are parsed as data
+``{"detail": "<message>"}``, never a traceback. Request fields are strict JSON types
+(``"seed": true``, ``"1"`` or ``1.0`` for an int are refused, as ``Game.step`` does). Bot
+moves run in FastAPI's thread pool (plain ``def`` endpoints) under the game's lock, at most
+:class:`~caledonia_env.web.capacity.BotSlots` requests at once (a ``429`` with
+``Retry-After`` past it); the search kernels release the GIL, so the event loop (``async``
+endpoints such as /api/meta) answers meanwhile. Uploaded records are parsed as data
 (``Game.from_json``); nothing from a request is executed.
 
 Security (docs/web.md): bots come only from the server's :class:`AgentMenu` (bounded
@@ -12,6 +16,7 @@ nesting are bounded (:class:`BodyGuard`) and only the allowed Host names are ans
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Optional, Union
 
@@ -19,14 +24,15 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from caledonia_env.config import CLAN_NAMES
 from caledonia_env.engine.compile.first_run import ESTIMATE_S, engine_cached
 from caledonia_env.game import IllegalActionError
 from caledonia_env.map import MODULE_SIDES
-from caledonia_env.web.guards import BodyGuard, allowed_hosts
+from caledonia_env.web.capacity import BotSlots, Busy
+from caledonia_env.web.guards import BodyGuard, ShutdownGuard, allowed_hosts, shown
 from caledonia_env.web.seats import AgentMenu
 from caledonia_env.web.sessions import Store, new_session, replay_session
 from caledonia_env.web.view import board_json, position_json
@@ -36,9 +42,18 @@ STATIC = Path(__file__).parent / "static"
 MAX_RECORD_CHARS = 2_000_000
 #: Largest request body (bytes): a record of MAX_RECORD_CHARS with every character escaped.
 MAX_BODY_BYTES = 2 * MAX_RECORD_CHARS + 65_536
+#: Seconds a request waits for its game while another request of that game runs (then 429).
+GAME_WAIT_SECONDS = 1.0
+#: Characters of a game id an error message quotes.
+ID_SHOWN = 40
 
 
-class NewGame(BaseModel):
+class Strict(BaseModel):
+    """Request bodies take JSON's own types: no bool, string or float for an int."""
+    model_config = ConfigDict(strict=True)
+
+
+class NewGame(Strict):
     players: list[str] = Field(min_length=1, max_length=4,
                                description="agent names (greedy, random, mcts:16, …) or 'human'")
     clans: Optional[Union[str, list[Optional[str]]]] = "draft"
@@ -46,96 +61,130 @@ class NewGame(BaseModel):
     seed: int = Field(0, ge=0)
 
 
-class Replay(BaseModel):
+class Replay(Strict):
     record: str = Field(max_length=MAX_RECORD_CHARS)
     name: str = Field("", max_length=200)
 
 
-class Step(BaseModel):
+class Step(Strict):
     delta: int = Field(1, ge=-10_000, le=10_000)
 
 
-class Goto(BaseModel):
+class Goto(Strict):
     position: Optional[int] = None
     round: Optional[int] = Field(None, ge=1, le=6)
 
 
-class Act(BaseModel):
+class Act(Strict):
     action: int
 
 
 def create_app(limit: int = 32, *, menu: AgentMenu | None = None, host: str | None = None,
-               allowed: Optional[list] = None, rulesets=()) -> FastAPI:
-    """The app; ``limit`` games are kept in memory (least recently used evicted).
+               allowed: Optional[list] = None, rulesets=(), bot_slots: int | None = None,
+               body_seconds: float | None = None) -> FastAPI:
+    """The app; ``limit`` games are kept in memory (:class:`Store`: each client keeps its
+    share, the least recently used go first).
 
     ``menu``: the bots offered (default :class:`AgentMenu`: the named agents and the shipped
     checkpoints, default bounds); ``host``: the address the server binds, answered as a
     Host name besides localhost / 127.0.0.1 / ::1, plus the names in ``allowed``;
-    ``rulesets``: ruleset paths (as records write them) an uploaded record may name."""
+    ``rulesets``: ruleset paths (as records write them) an uploaded record may name;
+    ``bot_slots``: requests playing bot moves at once (default: the usable cores);
+    ``body_seconds``: a request body must arrive within this time (default: BodyGuard's).
+    ``app.state.slots.stopping`` set: bot play ends at the next decision (shutdown)."""
     app = FastAPI(title="caledonia serve", docs_url="/api/docs", redoc_url=None)
     store = Store(limit)
     menu = menu or AgentMenu()
+    slots = BotSlots(bot_slots, budget=menu.limits.step_seconds)
     rulesets = frozenset(rulesets)
-    app.state.store, app.state.menu = store, menu
-    app.add_middleware(BodyGuard, max_bytes=MAX_BODY_BYTES)
+    app.state.store, app.state.menu, app.state.slots = store, menu, slots
+    guard = {} if body_seconds is None else {"body_seconds": body_seconds}
+    app.add_middleware(BodyGuard, max_bytes=MAX_BODY_BYTES, **guard)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(host, allowed or ()),
                        www_redirect=False)
+    app.add_middleware(ShutdownGuard)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError):
         parts = []
         for err in exc.errors():
             where = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
-            parts.append(f"{where}: {err.get('msg', 'invalid')}")
+            msg = err.get("msg", "invalid")
+            if where != "body" and "input" in err and err.get("type") != "missing":
+                msg += f", got {_json_shown(err['input'])}"
+            parts.append(f"{where}: {msg}")
         return JSONResponse({"detail": "bad request: " + "; ".join(parts)}, status_code=400)
+
+    @app.exception_handler(Busy)
+    async def busy(request: Request, exc: Busy):
+        return JSONResponse({"detail": str(exc), "retry_after": exc.retry_after},
+                            status_code=exc.status,
+                            headers={"Retry-After": str(exc.retry_after)})
 
     def session(gid):
         try:
             return store.get(gid)
         except KeyError:
-            raise HTTPException(404, f"no game {gid!r} (it may have been evicted: the server "
-                                     f"keeps the {store.limit} most recently used games)") from None
+            raise HTTPException(404, f"no game {shown(gid, ID_SHOWN + 1)} (it may have been "
+                                     f"evicted: the server keeps {store.limit} games, the "
+                                     f"least recently used go first)") from None
+
+    def hold(s):
+        """Take the game's lock, waiting GAME_WAIT_SECONDS at most (then a 429)."""
+        if not s.lock.acquire(timeout=GAME_WAIT_SECONDS):
+            raise Busy(f"busy: game {shown(s.id, ID_SHOWN + 1)} is answering another "
+                       f"request (its bots are playing); retry when that one is answered",
+                       max(1, round(s.step_seconds)))
 
     def run(gid, fn):
         s = session(gid)
-        with s.lock:
-            s.begin_request()
-            try:
-                fn(s)
-            except IllegalActionError as e:
-                raise HTTPException(400, f"illegal action: {e}") from None
-            except ValueError as e:
-                raise HTTPException(400, str(e)) from None
-            return position_json(s)
+        hold(s)
+        try:
+            with slots.work() as work:
+                s.begin_request(work)
+                try:
+                    fn(s)
+                except IllegalActionError as e:
+                    raise HTTPException(400, f"illegal action: {e}") from None
+                except ValueError as e:
+                    raise HTTPException(400, str(e)) from None
+                finally:
+                    s.end_request()
+                return position_json(s)
+        finally:
+            s.lock.release()
 
     @app.get("/", include_in_schema=False)
     def index():
         return FileResponse(STATIC / "index.html")
 
     @app.get("/api/meta")
-    def meta():
+    async def meta():                 # on the event loop: answers while bots play
         return {**menu.describe(), "clans": list(CLAN_NAMES), "sides": list(MODULE_SIDES),
                 "games": store.ids(), "limit": store.limit,
+                "bot_slots": {"size": slots.size, "playing": slots.in_use()},
                 "engine": {"compiled": engine_cached(), "estimate_s": ESTIMATE_S}}
 
     @app.post("/api/games")
-    def new_game(req: NewGame):
+    def new_game(req: NewGame, request: Request):
         clans = req.clans
-        try:
-            s = new_session(store.new_id(), list(req.players), clans=clans, map=req.map,
-                            seed=req.seed, menu=menu)
-        except ValueError as e:
-            raise HTTPException(400, str(e)) from None
-        store.add(s)
+        with slots.work() as work:
+            try:
+                s = new_session(store.new_id(), list(req.players), clans=clans, map=req.map,
+                                seed=req.seed, menu=menu, work=work)
+            except ValueError as e:
+                raise HTTPException(400, str(e)) from None
+            s.end_request()
+        store.add(s, client_of(request))
         return position_json(s)
 
     @app.post("/api/replays")
-    def new_replay(req: Replay):
+    def new_replay(req: Replay, request: Request):
         try:
             s = replay_session(store.new_id(), req.record, label=req.name, rulesets=rulesets)
         except ValueError as e:
             raise HTTPException(400, str(e)) from None
-        store.add(s)
+        store.add(s, client_of(request))
         return position_json(s)
 
     @app.get("/api/games/{gid}")
@@ -167,9 +216,12 @@ def create_app(limit: int = 32, *, menu: AgentMenu | None = None, host: str | No
     @app.get("/api/games/{gid}/record", response_class=PlainTextResponse)
     def record(gid: str):
         s = session(gid)
-        with s.lock:
+        hold(s)
+        try:
             return PlainTextResponse(s.to_json(), media_type="application/json", headers={
                 "Content-Disposition": f'attachment; filename="caledonia_{gid}.json"'})
+        finally:
+            s.lock.release()
 
     @app.delete("/api/games/{gid}")
     def delete(gid: str):
@@ -179,3 +231,19 @@ def create_app(limit: int = 32, *, menu: AgentMenu | None = None, host: str | No
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
+
+
+def client_of(request: Request) -> str:
+    """Who a request comes from, for the per-client share of the games: the connection's
+    remote address (``caledonia serve`` does not trust X-Forwarded-For)."""
+    return request.client.host if request.client else ""
+
+
+def _json_shown(value) -> str:
+    """A request value as JSON, cut to about 40 characters."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= ID_SHOWN else text[:ID_SHOWN] + "…"
+

@@ -6,6 +6,7 @@ without the web extra; FastAPI and uvicorn are imported by :func:`cmd_serve`.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from caledonia_env.engine.compile.first_run import ESTIMATE_S, engine_cached
@@ -16,7 +17,8 @@ SERVE_EXAMPLES = """examples:
   caledonia serve --agent-dir runs/best # also offer ppo:NAME.zip, puct:64:NAME.zip, ...
   caledonia serve --host 0.0.0.0 --allowed-host mybox.lan   # other machines (no authentication!)
 """
-#: uvicorn's wait for running requests on Ctrl+C / SIGTERM (seconds)
+#: uvicorn's wait for running requests on Ctrl+C / SIGTERM (seconds); bot play ends at the
+#: next decision, a request still running after this is answered 503 (guards.ShutdownGuard)
 SHUTDOWN_SECONDS = 5
 
 
@@ -49,6 +51,9 @@ def add_serve_parser(subparsers) -> argparse.ArgumentParser:
                    help="largest mcts:Xs seconds per decision (default 5)")
     p.add_argument("--step-seconds", type=float, default=10.0, metavar="S",
                    help="bot play of one request stops after S seconds (default 10)")
+    p.add_argument("--bot-slots", type=int, default=None, metavar="N",
+                   help="requests playing bot moves at once; past it a 429 busy (default: "
+                        "the usable CPU cores)")
     p.set_defaults(func=cmd_serve)
     return p
 
@@ -64,10 +69,13 @@ def cmd_serve(args) -> int:
         return _fail(f"--port must be in 0..65535, got {args.port}")
     if args.games < 1:
         return _fail(f"--games must be >= 1, got {args.games}")
+    if args.bot_slots is not None and args.bot_slots < 1:
+        return _fail(f"--bot-slots must be >= 1, got {args.bot_slots}")
     try:
         import uvicorn          # the optional web extra (the app needs fastapi; the agents
                                 # it loads stay out of 'caledonia --help' this way)
         from caledonia_env.web.app import create_app
+        from caledonia_env.web.protocol import HeaderTimeoutProtocol
         from caledonia_env.web.seats import AgentMenu, Limits, scan_agent_dir
     except ImportError as e:
         return _fail(f"needs the web extra ({e.name} is missing): pip install "
@@ -77,16 +85,63 @@ def cmd_serve(args) -> int:
                         max_seconds=args.max_seconds, step_seconds=args.step_seconds)
         checkpoints = scan_agent_dir(args.agent_dir) if args.agent_dir else {}
         app = create_app(limit=args.games, menu=AgentMenu(limits, checkpoints),
-                         host=args.host, allowed=args.allowed_host, rulesets=args.ruleset)
+                         host=args.host, allowed=args.allowed_host, rulesets=args.ruleset,
+                         bot_slots=args.bot_slots)
     except ValueError as e:
         return _fail(str(e))
+    # proxy_headers off: a client is the connection's address (the per-client share of the
+    # games), never what an X-Forwarded-For header claims
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning",
+                            http=HeaderTimeoutProtocol, proxy_headers=False,
                             timeout_graceful_shutdown=SHUTDOWN_SECONDS)
     server = uvicorn.Server(config)
     _announce(server, args.host)
+    signals = _stop_bots_on_shutdown(server, app.state.slots)
     _first_run_note(sys.stderr)
-    server.run()
+    old = _sigterm_interrupts()
+    try:
+        server.run()
+    except KeyboardInterrupt:     # uvicorn re-raises the signal it stopped on, once stopped
+        pass
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)
+    if signals:
+        name = "SIGTERM" if signal.SIGTERM in signals else "Ctrl+C"
+        print(f"caledonia serve: stopped ({name})", file=sys.stderr, flush=True)
+        return 143 if signal.SIGTERM in signals else 130
     return 0
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _sigterm_interrupts():
+    """SIGTERM raises KeyboardInterrupt while uvicorn runs (it re-raises the signal after a
+    graceful stop: caught, not a kill); the handler replaced, None off the main thread."""
+    try:
+        return signal.signal(signal.SIGTERM, _interrupt)
+    except ValueError:
+        return None
+
+
+def _stop_bots_on_shutdown(server, slots) -> list:
+    """When uvicorn starts shutting down, end bot play at the next decision (``slots.
+    stopping``); returns the list the signals that stopped it are added to."""
+    shutdown, handle_exit = server.shutdown, server.handle_exit
+    signals: list = []
+
+    async def stop_then_shutdown(sockets=None):
+        slots.stopping.set()
+        await shutdown(sockets=sockets)
+
+    def note_signal(sig, frame):
+        signals.append(sig)
+        handle_exit(sig, frame)
+
+    server.shutdown, server.handle_exit = stop_then_shutdown, note_signal
+    return signals
 
 
 def _first_run_note(stream) -> None:

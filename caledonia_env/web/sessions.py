@@ -5,8 +5,11 @@ and its name at the time) and the engine state after each one, so stepping back 
 forth is a lookup. Seats are agent names (bots built by the server's
 :class:`~caledonia_env.web.seats.AgentMenu`, ``automa:LEVEL`` seats played by the engine,
 A-0) or ``"human"``. Bot play within one request stops at the first decision that ends past
-the menu's ``step_seconds`` (``Session.notice`` says so). :class:`Store` keeps at most
-``limit`` sessions and evicts the least recently used one.
+the menu's ``step_seconds`` or when the server stops (``Session.notice`` says so); a
+request's first bot move takes a slot of the server's bot work
+(:class:`~caledonia_env.web.capacity.Work`), before anything of the game changes.
+:class:`Store` keeps at most ``limit`` sessions; past it the least recently used game of
+the client holding the most games is evicted (a client: the remote address).
 """
 from __future__ import annotations
 
@@ -60,17 +63,29 @@ class Session:
         self.notice = None                # what stopped the last request's bot play early
         self._deadline = None
         self._moves = 0
+        self._work = None
+        self.client = ""                  # who started it (the Store's per-client share)
 
     # ------------------------------------------------------------- time budget
-    def begin_request(self) -> None:
-        """Start the bot-play budget of one request (``step_seconds``)."""
+    def begin_request(self, work=None) -> None:
+        """Start the bot-play budget of one request (``step_seconds``); ``work``: the
+        request's :class:`~caledonia_env.web.capacity.Work` (None: no cap, no stop flag)."""
         self.notice = None
         self._deadline = time.monotonic() + self.step_seconds
         self._moves = 0
+        self._work = work
+
+    def end_request(self) -> None:
+        """Forget the request's bot work (its slot is given back by its owner)."""
+        self._work = None
 
     def out_of_time(self) -> bool:
-        """True (and ``notice`` set) once this request's bots played past its budget;
-        never before one bot move, so every request makes progress."""
+        """True (and ``notice`` set) once this request's bots played past its budget or
+        the server stops; never before one bot move, so every request makes progress."""
+        if self._moves and self._work is not None and self._work.stopping:
+            self.notice = (f"the bots played {self._moves} decision(s); the server is "
+                           f"shutting down")
+            return True
         if self._deadline is None or not self._moves or time.monotonic() <= self._deadline:
             return False
         self.notice = (f"the bots played {self._moves} decision(s) and used this request's "
@@ -103,7 +118,13 @@ class Session:
         return not game.is_terminal and self.seats[game.current_player] == HUMAN
 
     # ------------------------------------------------------------- moves
+    def need_bot_slot(self) -> None:
+        """Take this request's slot of bot work (Busy when none is free)."""
+        if self._work is not None:
+            self._work.need()
+
     def bot_move(self, game: Game) -> None:
+        self.need_bot_slot()
         self.append(game, self.agents[game.current_player].act(game))
         self._moves += 1
 
@@ -150,7 +171,6 @@ class Session:
             if self.round_at(i) >= round:
                 self.pos = i
                 return
-        self.pos = self.end
         game = self.game_at(self.end)
         for _ in range(MAX_BOT_MOVES):
             if game.round >= round or game.is_terminal or self.mode == "replay" \
@@ -172,6 +192,8 @@ class Session:
         game = self.game_at(self.end)
         if not self.is_human_turn(game):
             raise ValueError("it is not a human player's decision")
+        if self.agents:
+            self.need_bot_slot()          # before the action, so a refusal changes nothing
         self.append(game, action)
         self.bots_reply()
 
@@ -199,9 +221,10 @@ def _event(event: dict, after: int) -> dict:
 
 
 def new_session(sid: str, players, clans="draft", map=None, seed: int = 0,
-                menu: AgentMenu | None = None) -> Session:
+                menu: AgentMenu | None = None, work=None) -> Session:
     """A bot game or a game against bots: ``players`` lists agent names of ``menu`` (the
-    server's agents), ``"automa:LEVEL"`` or ``"human"``."""
+    server's agents), ``"automa:LEVEL"`` or ``"human"``; ``work``: the request's bot work
+    (the bots play up to the first human decision)."""
     menu = menu or AgentMenu()
     if not isinstance(players, list) or not 1 <= len(players) <= 4 or \
             not all(isinstance(p, str) and p.strip() for p in players):
@@ -220,7 +243,7 @@ def new_session(sid: str, players, clans="draft", map=None, seed: int = 0,
     s = Session(sid, Game(cfg), seats, mode, agents=bots,
                 step_seconds=menu.limits.step_seconds)
     if mode == "play":
-        s.begin_request()
+        s.begin_request(work)
         s.bots_reply()
     return s
 
@@ -247,7 +270,10 @@ def replay_session(sid: str, text: str, label: str = "", rulesets=()) -> Session
 
 
 class Store:
-    """Sessions by id, at most ``limit`` of them (least recently used evicted first)."""
+    """Sessions by id, at most ``limit`` of them. Past the limit, the least recently used
+    game of the client holding the most games goes (:meth:`add`): a client pushes out
+    another's game only when that one holds at least as many as it does, so a client keeps
+    its fair share of the limit whatever the others do; one client alone is plain LRU."""
 
     def __init__(self, limit: int = 32):
         if not isinstance(limit, int) or limit < 1:
@@ -260,12 +286,26 @@ class Store:
     def new_id(self) -> str:
         return f"g{next(self._counter)}-{secrets.token_hex(3)}"
 
-    def add(self, session: Session) -> Session:
+    def add(self, session: Session, client: str = "") -> Session:
+        """Keep ``session`` as a game of ``client`` (evicting as the class says)."""
+        session.client = client
         with self._lock:
             self._items[session.id] = session
             while len(self._items) > self.limit:
-                self._items.popitem(last=False)
+                del self._items[self._victim()]
         return session
+
+    def _victim(self) -> str:
+        """The least recently used game of the client with the most games."""
+        counts: dict[str, int] = {}
+        for s in self._items.values():
+            counts[s.client] = counts.get(s.client, 0) + 1
+        most = max(counts.values())
+        return next(sid for sid, s in self._items.items() if counts[s.client] == most)
+
+    def held_by(self, client: str) -> int:
+        with self._lock:
+            return sum(s.client == client for s in self._items.values())
 
     def get(self, sid: str) -> Session:
         with self._lock:
