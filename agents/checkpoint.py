@@ -19,8 +19,10 @@ from the file — only do that with files you made yourself.
 reads a byte it requires a regular file (no device, FIFO or socket) of at most
 :data:`MAX_ARCHIVE_BYTES` (:mod:`caledonia_env.data.safe_io`); it checks each member's
 declared size against :data:`MAX_MEMBER_BYTES` (zip bombs) before inflating it, the
-architecture's widths against :data:`MAX_LAYER_WIDTH`, every tensor's shape against the
-metadata before a network is built, and that every weight is finite. A checkpoint trained for another
+architecture's widths against :data:`MAX_LAYER_WIDTH`, the metadata's JSON nesting
+(:data:`~caledonia_env.data.safe_io.MAX_JSON_DEPTH`), every tensor's name and shape against
+the metadata before a network is built (a tensor it has no place for is refused, named),
+and that every weight is finite. A checkpoint trained for another
 player count loads with a :class:`PlayerCountWarning` (an error with
 ``strict_players=True``). Every refusal is one :class:`CheckpointError` line.
 
@@ -42,7 +44,7 @@ import numpy as np
 
 from caledonia_env.atomic import atomic_path
 from caledonia_env.data import load_ruleset
-from caledonia_env.data.safe_io import InputError, read_bytes
+from caledonia_env.data.safe_io import InputError, parse_json, read_bytes
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.envs.observation import LAYOUT, OBS_SIZE
 from caledonia_env.agents.network import (actor_critic_state, actor_state, build_actor,  # noqa: F401  (re-exports)
@@ -211,8 +213,8 @@ def _check_member_names(names, path):
 
 def _read_meta(zf: zipfile.ZipFile, path: str) -> dict:
     try:
-        meta = json.loads(_read_member(zf, META_NAME, MAX_META_BYTES, path).decode())
-    except (ValueError, UnicodeDecodeError) as e:
+        meta = parse_json(_read_member(zf, META_NAME, MAX_META_BYTES, path))
+    except InputError as e:         # malformed, not UTF-8, or nested past MAX_JSON_DEPTH
         raise CheckpointError(f"{path}: unreadable metadata ({e})") from None
     if not isinstance(meta, dict):
         raise CheckpointError(f"{path}: the metadata is not a JSON object")
@@ -253,6 +255,15 @@ def _check_tensors(sd: dict, arch: Arch, meta: dict, path: str) -> None:
     except (KeyError, TypeError, ValueError):
         raise CheckpointError(f"{path}: the metadata has no obs_size / n_actions") from None
     actor, critic = expected_shapes(arch, obs_size, n_actions)
+    unknown = sorted(k for k in sd if k not in actor and k not in critic)
+    if unknown:
+        shown = ", ".join(repr(k) for k in unknown[:5]) + (
+            f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise CheckpointError(f"{path}: {len(unknown)} tensor{'s' * (len(unknown) != 1)} "
+                              f"the architecture in the metadata has no place for: {shown} "
+                              f"(a checkpoint holds the policy's tensors under SB3's names "
+                              f"only: features_extractor.*, mlp_extractor.*, action_net.*, "
+                              f"value_net.*)")
     if any(k in sd for k in critic):
         actor = {**actor, **critic}
     for k, shape in actor.items():

@@ -114,7 +114,7 @@ def _cards(path: Path) -> np.ndarray:
 
 def _params(path: Path) -> dict:
     try:
-        p = parse_json(_read(path))
+        p = parse_json(_read(path), unique_keys=True)
     except InputError as ex:
         raise AutomaDataError(f"{path}: {ex}") from None
     levels = p.get("levels")

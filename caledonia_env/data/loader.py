@@ -28,7 +28,7 @@ _FILES = {k: f"{k}.json" for k in JSON_TABLES} | {"contracts": "contracts.csv"}
 
 def _parse_json(text: str, label: str, table: str) -> Any:
     try:
-        return parse_json(text)
+        return parse_json(text, unique_keys=True)
     except InputError as ex:
         raise RulesetError(f"{label}: table '{table}': {ex}") from None
 

@@ -78,14 +78,31 @@ def check_depth(value: Any, max_depth: int = MAX_JSON_DEPTH) -> Any:
     return value
 
 
-def parse_json(text: str | bytes, max_depth: int = MAX_JSON_DEPTH) -> Any:
+def _unique_keys(pairs: list) -> dict:
+    """``json.loads``'s ``object_pairs_hook``: an object, or an :class:`InputError` naming
+    the first key it gives twice (plain JSON keeps the last one silently)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise InputError(f"duplicate key {key!r} in one JSON object (each key may "
+                                 f"appear once)")
+            seen.add(key)
+    return obj
+
+
+def parse_json(text: str | bytes, max_depth: int = MAX_JSON_DEPTH,
+               unique_keys: bool = False) -> Any:
     """JSON text (bytes are decoded as UTF-8) as Python data, nested at most ``max_depth``
     levels; malformed JSON, numbers too long to convert and deep nesting are an
-    :class:`InputError`."""
+    :class:`InputError`, and so is a key given twice in one object with ``unique_keys``."""
     if isinstance(text, (bytes, bytearray)):
         text = decode_utf8(bytes(text))
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_unique_keys if unique_keys else None)
+    except InputError:
+        raise
     except json.JSONDecodeError as ex:
         raise InputError(f"malformed JSON at line {ex.lineno}, column {ex.colno}: "
                          f"{ex.msg}") from None

@@ -14,11 +14,16 @@ Everything else         as :mod:`caledonia_env.envs.aec` (actions, rewards, term
 A Box observation is what SuperSuit's observation wrappers and PettingZoo's ``api_test``
 expect (the Dict view makes ``api_test`` warn "Observation space should be Box or
 Discrete" / "Observation is not a NumPy array" at every check); ``api_test`` and the
-masked samplers then read the mask from ``infos``. See ``docs/envs.md``.
+masked samplers then read the mask from ``infos``. Tianshou's ``PettingZooEnv`` reads a
+mask only from a Dict observation and would take every action as legal here, so wrapping
+this env in it is refused with a ValueError that says to pass the Dict view. See
+``docs/envs.md``.
 """
 from __future__ import annotations
 
 from pettingzoo.utils import BaseWrapper
+
+from caledonia_env.engine.actions import N_ACTIONS
 
 from caledonia_env.envs.aec import OrderEnforcing, raw_env
 from caledonia_env.envs.aec import env as dict_env
@@ -45,6 +50,29 @@ class FlatObservation(BaseWrapper):
     def observe(self, agent):
         inner = self.env.unwrapped
         return observe(inner.game, inner._index[agent])
+
+    def last(self, observe=True):
+        """As ``AECEnv.last``; Tianshou's ``PettingZooEnv``, which passes itself as
+        ``observe`` from its ``reset``, is refused (see :func:`refuse_tianshou`)."""
+        if observe is not True and observe is not False:
+            refuse_tianshou(observe)
+        return super().last(observe)
+
+
+TIANSHOU_FLAT = (
+    "Tianshou's PettingZooEnv reads the action mask only from a Dict observation's "
+    "'action_mask' entry: on obs_type='flat' it would take all {n} actions as legal and "
+    "train unmasked. Pass the Dict view: PettingZooEnv(caledonia_env.env()) "
+    "(obs_type='dict', the default; docs/libraries.md)")
+
+
+def refuse_tianshou(caller) -> None:
+    """ValueError when ``caller`` is Tianshou's ``PettingZooEnv`` (its ``step`` is
+    Tianshou's own, which gives every action as legal unless the observation is a Dict
+    with ``action_mask``); subclasses with their own ``step`` are let through."""
+    step = getattr(type(caller), "step", None)
+    if getattr(step, "__module__", "").split(".")[0] == "tianshou":
+        raise ValueError(TIANSHOU_FLAT.format(n=N_ACTIONS))
 
 
 def flat_env(**options):

@@ -103,7 +103,13 @@ class CaledoniaParallelEnv(ParallelEnv):
     def step(self, actions):
         """Apply the deciding agent's action (the others' are ignored: they wait)."""
         if not self.agents:
-            raise RuntimeError("the game is over: call reset() before step()")
+            hint = ""
+            if not actions:     # what SuperSuit's black_death_v3 sends after the game's end
+                hint = (" (SuperSuit's black_death_v3 ends an episode only when every agent "
+                        "is both terminated and truncated; here every agent stays until the "
+                        "game is over and all terminate at once, never truncated, so "
+                        "pettingzoo_env_to_vec_env_v1 needs no black_death: docs/libraries.md)")
+            raise RuntimeError(f"the game is over: call reset() before step(){hint}")
         decider = self.aec.agent_selection
         if decider not in actions:
             raise ValueError(f"actions must hold one for the deciding agent {decider!r} "

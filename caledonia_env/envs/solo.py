@@ -8,7 +8,8 @@ Actions                 ``Discrete(2039)`` (``N_ACTIONS``, ``docs/actions.md``)
 Parallel API            no
 Agents                  one player against the solo rules (R-9.2)
 Observation             ``float32[5019]`` in ``Box(0, OBS_HIGH)`` (``docs/observation.md``)
-Action mask             ``action_masks()``: ``bool[2039]`` (MaskablePPO)
+Action mask             ``action_masks()``: ``bool[2039]`` (MaskablePPO);
+                        ``info["action_mask"]`` the same as int8 (reset and every step)
 Reward                  ``"vp"`` (default): the final VP at the last step; ``"round"``: the
                         glory of each round's scoring (R-6.4) when it is scored and the
                         rest of the final VP at the end (same sum); both times
@@ -97,8 +98,11 @@ class CaledoniaSoloEnv(gym.Env):
         return int(self.game.state[S_PLAYERS + P_GLORY])
 
     def _info(self, extra=None):
+        """``action_mask`` (int8, as ``Caledonia-v0``'s infos: AgileRL reads it here) equals
+        ``action_masks()``: all zeros once the game is over."""
         s = self.game.state
-        d = {"context": CONTEXT_NAMES[int(s[S_CTX])], "round": int(s[S_ROUND])}
+        d = {"context": CONTEXT_NAMES[int(s[S_CTX])], "round": int(s[S_ROUND]),
+             "action_mask": self.action_masks().astype(np.int8)}
         if extra:
             d.update(extra)
         return d

@@ -9,7 +9,9 @@ Agents                  ``num_envs`` learners, one seat per game (``seat``, or d
                         episode); opponents play inside the env
 Observation             ``float32[num_envs, 5019]`` (``OBS_SIZE``), each row in
                         ``Box(0, OBS_HIGH)`` (``docs/observation.md``)
-Action mask             ``action_masks()``: ``bool[num_envs, 2039]``
+Action mask             ``action_masks()``: ``bool[num_envs, 2039]``;
+                        ``infos[i]["action_mask"]`` (int8[2039], every step) and
+                        ``reset_infos[i]["action_mask"]`` (after ``reset``) the same row
 Reward                  terminal only, ``reward`` ``"win"`` / ``"rank"`` / ``"score_diff"``
                         (``"vp"`` for solo games), times ``reward_scale``; an illegal
                         action under ``illegal_action="penalize"``: ``illegal_reward``
@@ -258,7 +260,12 @@ class CaledoniaVectorEnv(VecEnvMethods):
         self._needs_reset = False
         self._dones[nxt] = False
         self._rewards[nxt] = 0.0
+        self.reset_infos = [{"action_mask": m} for m in self._mask_rows()]
         return self._out(self._obs[nxt])
+
+    def _mask_rows(self):
+        """The learner's int8 mask of every env now (views of the buffer, as ``_out``)."""
+        return self._out(self._masks[self._cur][:, :N_ACTIONS])
 
     def _out(self, a):
         return a.copy() if self.copy else a
@@ -319,14 +326,16 @@ class CaledoniaVectorEnv(VecEnvMethods):
                                  f"{' …' if len(legal) > 8 else ''} (no env was stepped)")
 
     def _infos(self):
-        infos = [{} for _ in range(self.num_envs)]
+        """Each env's ``action_mask`` (the next decision's: the new game's after an
+        auto-reset) and, at a game's end, its last observation and scores."""
+        infos = [{"action_mask": m} for m in self._mask_rows()]
         dones = self._dones[self._cur]
         if not dones.any():
             return infos
         for i in np.flatnonzero(dones):
-            infos[i] = {"terminal_observation": self.final_obs[i].copy(),
-                        "scores": [int(x) for x in self.scores[i] if x >= 0],
-                        "TimeLimit.truncated": False}
+            infos[i].update({"terminal_observation": self.final_obs[i].copy(),
+                             "scores": [int(x) for x in self.scores[i] if x >= 0],
+                             "TimeLimit.truncated": False})
         return infos
 
     # --------------------------------------------------- python opponents

@@ -21,6 +21,7 @@ from caledonia_env.agents import policy  # noqa: E402
 from caledonia_env.agents.netroll import policy_action, policy_weights  # noqa: E402
 from caledonia_env.agents.network import NetArrays  # noqa: E402
 from caledonia_env.data import load_ruleset  # noqa: E402
+from caledonia_env.data.safe_io import MAX_JSON_DEPTH  # noqa: E402
 from caledonia_env.agents.search_values import search_net  # noqa: E402
 from caledonia_env.engine.actions import N_ACTIONS  # noqa: E402
 from caledonia_env.engine.layout import S_PLAYER  # noqa: E402
@@ -142,6 +143,55 @@ def test_a_missing_policy_tensor_is_refused(tmp_path, small):
     sd = {k: v for k, v in ck.load(small).state_dict.items() if k != "action_net.weight"}
     with pytest.raises(ck.CheckpointError, match="'action_net.weight' is missing"):
         ck.load(_write(tmp_path / "part.zip", meta, _weights(sd)))
+
+
+def test_an_unknown_tensor_is_refused_and_named(tmp_path, small):
+    """A tensor the metadata's architecture has no place for (a layer of another network,
+    an optimizer's state) used to load without a word."""
+    meta, _ = _members(small)
+    sd = dict(ck.load(small).state_dict)
+    sd["extra_head.weight"] = torch.zeros(3, 4)
+    with pytest.raises(ck.CheckpointError, match=r"1 tensor the architecture in the metadata "
+                                                 r"has no place for: 'extra_head.weight'"):
+        ck.load(_write(tmp_path / "extra.zip", meta, _weights(sd)))
+    sd.update({f"x{i}": torch.zeros(1) for i in range(7)})
+    with pytest.raises(ck.CheckpointError, match=r"8 tensors .*'extra_head.weight', 'x0', "
+                                                 r"'x1', 'x2', 'x3' and 3 more"):
+        ck.load(_write(tmp_path / "extra8.zip", meta, _weights(sd)))
+
+
+def test_an_extra_policy_layer_is_an_unknown_tensor(tmp_path, small):
+    """One more hidden layer than the metadata says: named, not silently dropped."""
+    meta, _ = _members(small)
+    sd = dict(ck.load(small).state_dict)
+    sd["mlp_extractor.policy_net.2.weight"] = torch.zeros(8, 8)
+    with pytest.raises(ck.CheckpointError, match="'mlp_extractor.policy_net.2.weight'"):
+        ck.load(_write(tmp_path / "deeper.zip", meta, _weights(sd)))
+
+
+@pytest.mark.parametrize("depth", [MAX_JSON_DEPTH + 1, 100_000])
+def test_deeply_nested_metadata_is_one_error_not_a_traceback(tmp_path, small, depth):
+    meta, w = _members(small)
+    text = json.dumps(meta)[:-1] + ', "deep": ' + "[" * depth + "]" * depth + "}"
+    path = tmp_path / "deep.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(ck.META_NAME, text)
+        zf.writestr(ck.WEIGHTS_NAME, w)
+    with pytest.raises(ck.CheckpointError, match=f"unreadable metadata \\(JSON nested deeper "
+                                                 f"than {MAX_JSON_DEPTH} levels\\)"):
+        ck.load(path)
+
+
+def test_metadata_that_is_not_utf8_or_not_json_is_one_error(tmp_path, small):
+    _, w = _members(small)
+    for i, (text, why) in enumerate(((b"\xff{}", "not UTF-8 text"),
+                                     (b"{", "malformed JSON at line 1"))):
+        path = tmp_path / f"bad{i}.zip"
+        with zipfile.ZipFile(path, "w") as zf:
+            zf.writestr(ck.META_NAME, text)
+            zf.writestr(ck.WEIGHTS_NAME, w)
+        with pytest.raises(ck.CheckpointError, match=f"unreadable metadata \\({why}"):
+            ck.load(path)
 
 
 # ------------------------------------------------------------ player counts

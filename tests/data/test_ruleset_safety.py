@@ -9,7 +9,7 @@ import pytest
 
 from caledonia_env.cli import main as cli_main
 from caledonia_env.data import DEFAULT_RULESET_DIR, RulesetError, load_ruleset
-from caledonia_env.data.automa import AutomaDataError, load_automa
+from caledonia_env.data.automa import AUTOMA_DIR, AutomaDataError, load_automa
 from caledonia_env.data.names import MAX_VALUE
 from caledonia_env.data.safe_io import (MAX_JSON_DEPTH, InputError, check_depth, decode_utf8,
                                         parse_json, read_bytes, read_text)
@@ -85,6 +85,36 @@ def test_deep_nesting_in_a_table_file_and_a_mapping(tmp_path):
         deep = [deep]
     with pytest.raises(RulesetError, match=r"^<override>: JSON nested deeper"):
         load_ruleset({"setup": {"note": deep}})
+
+
+def test_duplicate_keys_are_refused_naming_the_key_and_file(tmp_path):
+    """Plain JSON keeps the last of two equal keys silently; a ruleset file refuses it."""
+    path = _override(tmp_path, '{"units": {"sheep": {"cost": 2, "cost": 3}}}')
+    with pytest.raises(RulesetError, match=f"^{path}: table '\\*': duplicate key 'cost' "
+                                           f"in one JSON object"):
+        load_ruleset(path)
+    folder = tmp_path / "rs"
+    folder.mkdir()
+    units = (DEFAULT_RULESET_DIR / "units.json").read_text()
+    (folder / "units.json").write_text('{"source": "x", ' + units.lstrip()[1:])
+    assert '"source"' in units       # the default gives "source" too: now it is twice
+    with pytest.raises(RulesetError, match=r"units.json: table 'units': duplicate key 'source'"):
+        load_ruleset(folder)
+
+
+def test_duplicate_keys_in_automa_json_are_refused(tmp_path):
+    text = (AUTOMA_DIR / "automa.json").read_text()
+    (tmp_path / "automa.json").write_text('{"levels": [], ' + text.lstrip()[1:])
+    with pytest.raises(AutomaDataError, match=r"automa.json: duplicate key 'levels'"):
+        load_automa(str(tmp_path))
+
+
+def test_parse_json_keeps_duplicates_unless_asked():
+    assert parse_json('{"a": 1, "a": 2}') == {"a": 2}
+    with pytest.raises(InputError, match=r"^duplicate key 'a' in one JSON object"):
+        parse_json('{"b": {"a": 1, "a": 2}}', unique_keys=True)
+    with pytest.raises(InputError, match="nested deeper"):
+        parse_json("[" * 100_000 + "]" * 100_000, unique_keys=True)
 
 
 def test_huge_json_number(tmp_path):

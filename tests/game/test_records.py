@@ -178,6 +178,18 @@ def test_an_edited_legal_action_diverges_at_its_step(finished):
         Game.from_json(d)
 
 
+def test_a_score_mismatch_names_plain_ints(finished):
+    """The message said ``[np.int64(33), ...]`` (numpy 2 reprs); it shows the numbers."""
+    d = json.loads(finished.to_json())
+    real = [int(x) for x in finished.scores()]
+    d["scores"] = [real[0] + 1, real[1]]
+    with pytest.raises(RecordError) as err:
+        Game.from_json(d)
+    assert str(err.value) == (f"the replay's scores {real} differ from the record's "
+                              f"{d['scores']}")
+    assert "np." not in str(err.value)
+
+
 def _v2_records():
     """Version-2 records (two with Automa seats, one from a scenario) written by the engine
     whose state row still ended with the Automa event log."""
