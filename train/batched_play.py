@@ -120,7 +120,7 @@ def play_games(players: list, games: int | None, num_players: int | None = None,
             raise ValueError("give games or game_ids, not both")
         ids = [int(g) for g in game_ids]
         if any(g < 0 for g in ids) or len(set(ids)) != len(ids):
-            raise ValueError(f"game_ids must be distinct numbers >= 0, got {list(game_ids)}")
+            raise ValueError(f"game_ids must be distinct numbers >= 0, got {ids}")
     roles = [resolve(p, deterministic, num_players=n) for p in players]
     labels = list(labels) if labels else [_label(p) for p in roles]
     rows: list[dict] = []

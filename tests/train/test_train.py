@@ -636,3 +636,10 @@ def test_play_with_a_ppo_agent_on_two_workers_finishes(tmp_path):
     assert main(["play", "--players", "ppo:pretrained,greedy", "--games", "4", "--workers", "2",
                  "--clans", "none", "--out", str(out), "-q"]) == 0
     assert len(out.read_text().splitlines()) == 1 + 8
+
+
+def test_play_games_names_bad_game_ids_as_plain_ints():
+    """A bad game_ids list is echoed as plain ints, not numpy scalar reprs (np.int64(1))."""
+    from caledonia_env.train.batched_play import play_games
+    with pytest.raises(ValueError, match=r"got \[1, 1\]$"):
+        play_games(["random", "random"], None, game_ids=np.array([1, 1]))
