@@ -76,8 +76,11 @@ def vector_stream(options, steps) -> str:
         obs, rewards, dones, infos = env.step(actions)
         _feed(h, obs, rewards, dones, env.action_masks(), env.seats, env.moves)
         for i, info in enumerate(infos):
-            if info:
-                h.update(json.dumps([i, sorted(k for k in info if k != "terminal_observation"),
+            # every info carries the step's "action_mask" (fed above as env.action_masks());
+            # the stream pins the end-of-game infos and their other keys
+            if "terminal_observation" in info:
+                h.update(json.dumps([i, sorted(k for k in info
+                                               if k not in ("terminal_observation", "action_mask")),
                                      info["scores"], info["TimeLimit.truncated"]]).encode())
                 _feed(h, info["terminal_observation"])
         if rng.random() < 0.05:               # the state accessors on a random step
