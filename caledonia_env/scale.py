@@ -110,10 +110,12 @@ class TournamentStudy:
         return self._rules[config.clan_mode]
 
     def warm_up(self) -> None:
-        """Compile (or load) the engine and each agent's kernels: one move per agent."""
+        """Compile (or load) the engine and each agent's kernels: one move per agent (the
+        Automa's seats are played by the engine)."""
         game = Game(self.spec.game_config(0, 0))
         for i, name in enumerate(self.spec.players):
-            T.warm_agent(name, i, self.spec.agent_kw, game)
+            if not game.is_automa(i):
+                T.warm_agent(name, i, self.spec.agent_kw, game)
 
     def play(self, games: list[int]) -> list[dict]:
         rows = []
