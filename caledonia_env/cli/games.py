@@ -1,6 +1,7 @@
 """The commands that play many games: ``play`` (a tournament between bots) and ``balance``
-(clan against clan). Rows go to --out through the local runner, or through
-:mod:`caledonia_env.scale` (streamed, resumable) for --backend ray, --resume or Parquet."""
+(clan against clan). Rows go to --out through :mod:`caledonia_env.scale` (streamed as games
+finish, resumable), or through the local runner for a local --record-dir run; --out is locked
+for the command's whole life and checked to hold every game before 'N rows written'."""
 from __future__ import annotations
 
 import contextlib
