@@ -49,11 +49,13 @@ from caledonia_env import ray_connect
 from caledonia_env import tournament as T
 from caledonia_env.game import Game
 from caledonia_env.ray_connect import CONNECT_TIMEOUT
-from caledonia_env.study_file import (FORMATS, MemorySink, StudySink, check_resume, complete_games,
-                         interrupt_note, num_players, read_rows, typed_row)
+from caledonia_env.study_file import (FORMATS, IncompleteStudy, MemorySink, StudySink, check_complete,
+                                     check_resume, complete_games, interrupt_note, num_players,
+                                     read_rows, typed_row)
 
-__all__ = ["BACKENDS", "FORMATS", "TournamentStudy", "add_backend_options", "as_study",
-           "check_resume", "complete_games", "interrupt_note", "num_players", "play_chunk",
+__all__ = ["BACKENDS", "FORMATS", "IncompleteStudy", "TournamentStudy", "add_backend_options",
+           "as_study", "check_complete", "check_resume", "complete_games", "interrupt_note",
+           "num_players", "play_chunk",
            "read_rows", "run_study", "typed_row"]
 
 BACKENDS = ("local", "ray")
@@ -108,10 +110,12 @@ class TournamentStudy:
         return self._rules[config.clan_mode]
 
     def warm_up(self) -> None:
-        """Compile (or load) the engine and each agent's kernels: one move per agent."""
+        """Compile (or load) the engine and each agent's kernels: one move per agent (the
+        Automa's seats are played by the engine)."""
         game = Game(self.spec.game_config(0, 0))
         for i, name in enumerate(self.spec.players):
-            T.warm_agent(name, i, self.spec.agent_kw, game)
+            if not game.is_automa(i):
+                T.warm_agent(name, i, self.spec.agent_kw, game)
 
     def play(self, games: list[int]) -> list[dict]:
         rows = []
@@ -205,7 +209,12 @@ def run_study(study, out: str | None, backend: str = "ray", workers: int | None 
     study (:func:`check_resume`). It is not touched until the first chunk is in. An
     interruption (KeyboardInterrupt) leaves the finished chunks in ``out`` for ``resume``
     and says so on the exception: ``e.study_output = (out, complete games in out)``, the
-    count being None when ``out`` was not touched."""
+    count being None when ``out`` was not touched.
+
+    ``out`` is locked for the run (``tournament.lock_output``: OutputBusy, a ValueError, at
+    once when another process writes it), and at the end it must hold every game of the
+    study exactly once (``IncompleteStudy`` naming the missing games, else); ``summary
+    ["cut_row"]``: a resumed CSV ended inside a row, dropped and its game played again."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if workers is not None and (not isinstance(workers, int) or workers < 1):
@@ -220,7 +229,18 @@ def run_study(study, out: str | None, backend: str = "ray", workers: int | None 
         raise ValueError("resume needs an out file to resume from")
     study = as_study(study)
     study.validate()
-    sink = MemorySink() if out is None else StudySink(out, study, resume)
+    if out is None:
+        return _run_study(study, None, MemorySink(), backend, workers, address, chunk,
+                          progress, on_rows, connect_timeout)
+    with T.lock_output(out, "out"):
+        return _run_study(study, out, StudySink(out, study, resume), backend, workers,
+                          address, chunk, progress, on_rows, connect_timeout)
+
+
+def _run_study(study, out, sink, backend, workers, address, chunk, progress, on_rows,
+               connect_timeout) -> dict:
+    """:func:`run_study` once ``out`` is locked and its sink made; the file checked whole
+    at the end (``IncompleteStudy``)."""
     todo = [g for g in range(study.games) if g not in sink.done]
     t0 = time.perf_counter()
     finished = False
@@ -251,6 +271,10 @@ def run_study(study, out: str | None, backend: str = "ray", workers: int | None 
         raise
     finally:
         sink.close(finished)
+    if out is not None:
+        rows = sink.rows if sink.rows is not None else read_rows(out)
+        check_complete(rows, study.games, sink.num_players, out)
+        summary["cut_row"] = sink.cut
     summary["seconds"] = time.perf_counter() - t0
     summary["workers"] = list(summary["workers"].values())
     summary["nodes"] = sorted({w["node"] for w in summary["workers"]})

@@ -50,10 +50,25 @@ def _parts_dir(out: str) -> str:
     return out + ".parts"
 
 
+def cut_last_row(out: str) -> bool:
+    """Whether the CSV ``out`` ends inside a row (no final newline: an interrupted write)."""
+    try:
+        with open(out, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            if f.tell() == 0:
+                return False
+            f.seek(-1, os.SEEK_END)
+            return f.read(1) != b"\n"
+    except FileNotFoundError:
+        return False
+
+
 def _read_csv(out: str) -> list[dict]:
-    """The rows of a results CSV; only its last line may be cut (an interruption); ValueError
-    for a file that is not a results file."""
+    """The rows of a results CSV; only its last line may be cut (an interruption): a last
+    line without its newline is dropped even when it parses (a cut number or fingerprint
+    would read as another study's); ValueError for a file that is not a results file."""
     rows = []
+    cut = cut_last_row(out)
     with open(out, newline="") as f:
         reader = csv.reader(f)
         header = next(reader, None)
@@ -63,6 +78,8 @@ def _read_csv(out: str) -> list[dict]:
             raise ValueError(f"{out} is not a results file: its first line is not the "
                              f"results header ({','.join(T.CSV_FIELDS[:4])},...)")
         lines = list(reader)
+    if cut and lines:
+        lines.pop()
     for i, line in enumerate(lines):
         try:
             rows.append(typed_row(dict(zip(header, line, strict=True))))
@@ -111,6 +128,30 @@ def complete_games(rows: list[dict], num_players: int) -> set[int]:
     for r in rows:
         count[r["game"]] = count.get(r["game"], 0) + 1
     return {g for g, c in count.items() if c == num_players}
+
+
+class IncompleteStudy(RuntimeError):
+    """A finished study whose file does not hold every game exactly once."""
+
+
+def check_complete(rows: list[dict], games: int, num_players: int, out: str) -> None:
+    """IncompleteStudy naming the games of ``0 .. games-1`` that ``rows`` (the file ``out``
+    as written) do not hold exactly once with players ``0 .. num_players-1``."""
+    by: dict = {}
+    for r in rows:
+        by.setdefault(r["game"], []).append(r["player"])
+    want = list(range(num_players))
+    bad = [g for g in range(games) if sorted(by.get(g, ())) != want]
+    extra = sorted(g for g in by if not 0 <= g < games)
+    if bad or extra:
+        shown = ", ".join(map(str, bad[:20])) + (f" and {len(bad) - 20} more" if len(bad) > 20
+                                                 else "")
+        raise IncompleteStudy(
+            f"{out} does not hold every game of the study: "
+            + (f"{len(bad)} of {games} games missing or not whole (games {shown})"
+               if bad else f"games {extra[:5]} are not of this study")
+            + "; was the file changed by another program during the run? Rerun with "
+              "--resume to play the missing games")
 
 
 def check_resume(rows: list[dict], study, out: str) -> None:
@@ -187,6 +228,8 @@ class StudySink:
         refuse_replacing(out, "out")
         self.num_players = num_players(study)
         kept = read_rows(out) if resume else []
+        self.cut = resume and self.ext == ".csv" and cut_last_row(out)
+        self.rows: list[dict] | None = None     # the file's rows once closed finished
         check_resume(kept, study, out)
         self.done = complete_games(kept, self.num_players)
         self.kept = [r for r in kept if r["game"] in self.done]
@@ -235,22 +278,25 @@ class StudySink:
         if self.ext == ".csv":
             self.f.close()
             if finished:
-                T.write_csv(read_rows(self.out), self.out)
+                self.rows = read_rows(self.out)
+                T.write_csv(self.rows, self.out)
         elif finished:
-            _write_parquet(read_rows(self.out), self.out)
+            self.rows = read_rows(self.out)
+            _write_parquet(self.rows, self.out)
             shutil.rmtree(_parts_dir(self.out), ignore_errors=True)
 
 
-def interrupt_note(e: BaseException) -> str | None:
+def interrupt_note(e: BaseException, command: str | None = None) -> str | None:
     """What an interrupted ``run_study`` left in its file (``e.study_output``), said
-    truthfully for a message: the complete games kept and how to finish them, or that the
-    file was left as it was; None if ``e`` did not come through ``run_study`` with a file."""
+    truthfully for a message: the complete games kept and how to finish them (``command``:
+    the exact command line that does), or that the file was left as it was; None if ``e``
+    did not come through ``run_study`` with a file."""
     out, games = getattr(e, "study_output", (None, None))
     if out is None:
         return None
     if games:
         return (f"{games} complete game{'s' * (games != 1)} kept in {out}; run the same "
-                f"command with --resume to play the rest")
+                f"command with --resume to play the rest" + (f": {command}" if command else ""))
     if games is None:
         return (f"{out} was left as it was" if os.path.lexists(out)
                 else "no output file was written")

@@ -3,11 +3,13 @@ output paths, and the game options (--players, --seed, --map and the rules optio
 into a GameConfig."""
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 
 from caledonia_env.config import GameConfig, check_seed
-from caledonia_env.tournament import check_output_file, check_output_folder, config_from_args
+from caledonia_env.tournament import (check_output_file, check_output_folder, config_from_args,
+                                      lock_output)
 
 
 class UsageError(Exception):
@@ -54,6 +56,20 @@ def check_output_path(path: str, what: str, folder: bool = False) -> None:
         (check_output_folder if folder else check_output_file)(path, what)
     except ValueError as e:
         raise UsageError(str(e)) from None
+
+
+@contextlib.contextmanager
+def locked_output(path: str | None, what: str = "--out"):
+    """Hold the lock of output file ``path`` (``tournament.lock_output``) for the block, so
+    that a second run on the same file fails at once (UsageError naming the first run's
+    process); nothing for ``path`` None or empty."""
+    with contextlib.ExitStack() as stack:
+        if path:
+            try:
+                stack.enter_context(lock_output(path, what))
+            except ValueError as e:
+                raise UsageError(str(e)) from None
+        yield
 
 
 def game_config(args, num_players: int, clans: bool = True, **fixed) -> GameConfig:

@@ -1,6 +1,7 @@
 """The commands that play many games: ``play`` (a tournament between bots) and ``balance``
-(clan against clan). Rows go to --out through the local runner, or through
-:mod:`caledonia_env.scale` (streamed, resumable) for --backend ray, --resume or Parquet."""
+(clan against clan). Rows go to --out through :mod:`caledonia_env.scale` (streamed as games
+finish, resumable), or through the local runner for a local --record-dir run; --out is locked
+for the command's whole life and checked to hold every game before 'N rows written'."""
 from __future__ import annotations
 
 import contextlib
@@ -17,7 +18,7 @@ from caledonia_env.game import Game
 from caledonia_env.tournament.perturb import (OtherDraw, ensemble_balance, ensemble_figure,
                                   ensemble_summary, format_ensemble, write_ensemble_csv)
 from caledonia_env.tournament.spec import game_seeds
-from caledonia_env.cli.common import UsageError, check_output_path, game_config
+from caledonia_env.cli.common import UsageError, check_output_path, game_config, locked_output
 
 
 def _spec_from_args(args):
@@ -68,16 +69,20 @@ def _play_games(args, spec):
 
 
 def _run_games(args, spec, bar):
-    """The rows of every game of ``spec``: through caledonia_env.scale (streamed to --out,
-    resumable, CSV or Parquet) for --backend ray, --resume or a .parquet --out; else the
-    local runner (rows written to --out afterwards)."""
+    """The rows of every game of ``spec``: through caledonia_env.scale (streamed to --out as
+    games finish, so an interruption keeps them for --resume; CSV or Parquet) whenever there
+    is an --out, except a local --record-dir run; else the local runner (rows in memory,
+    written to --out afterwards)."""
     out = args.out or ""
-    if args.backend == "ray" or args.resume or out.endswith(".parquet"):
+    record_dir = getattr(args, "record_dir", None)
+    if args.backend == "ray" or args.resume or out.endswith(".parquet") or (out and not
+                                                                             record_dir):
         if not out:
             raise UsageError("--backend ray, --resume and Parquet output need --out x.csv or "
                              "x.parquet (rows are streamed there as games finish)")
-        if getattr(args, "record_dir", None):
-            raise UsageError("--record-dir works with the local backend only")
+        if record_dir:
+            raise UsageError("--record-dir works with the local backend only, without "
+                             "--resume or Parquet output")
         try:
             summary = scale.run_study(spec, out, backend=args.backend, workers=args.workers,
                                       address=args.address, resume=args.resume,
@@ -85,6 +90,9 @@ def _run_games(args, spec, bar):
                                       connect_timeout=args.connect_timeout)
         except (ValueError, ImportError) as e:     # ClusterUnreachable is a ValueError
             raise UsageError(str(e)) from None
+        if summary.get("cut_row"):
+            print(f"--resume: the last row of {out} was cut short (an interrupted write); "
+                  f"it was dropped and its game played again")
         if summary["skipped"]:
             print(f"--resume: {summary['skipped']} games already in {out}, "
                   f"{summary['games']} played now")
@@ -104,6 +112,12 @@ def cmd_play(args) -> int:
         check_output_path(args.out, "--out")
     if args.record_dir:
         check_output_path(args.record_dir, "--record-dir", folder=True)
+    with locked_output(args.out):
+        return _play(args, spec)
+
+
+def _play(args, spec) -> int:
+    """``caledonia play`` once its --out is locked."""
     rows, written, wall = _play_games(args, spec)
     print(tn.report(rows))
     if spec.template.solo:
@@ -112,12 +126,21 @@ def cmd_play(args) -> int:
     print(f"wall time {wall:.1f} s ({wall / spec.games:.3f} s per game with "
           f"{args.workers} worker{'s' if args.workers > 1 else ''})")
     if args.out:
-        if not written:
-            tn.write_csv(rows, args.out)
-        print(f"{len(rows)} rows written to {args.out}")
+        _write_rows(rows, written, spec, args.out)
     if args.record_dir:
         print(f"{spec.games} game records written to {args.record_dir}")
     return 0
+
+
+def _write_rows(rows, written: bool, spec, out: str) -> None:
+    """Write the rows to ``out`` unless streamed there already, check that the file holds
+    every game of ``spec`` (``scale.IncompleteStudy``, exit 1, naming the missing ones),
+    then say how many rows it has."""
+    if not written:
+        tn.write_csv(rows, out)
+    rows = scale.read_rows(out)
+    scale.check_complete(rows, spec.games, len(spec.players), out)
+    print(f"{len(rows)} rows written to {out}")
 
 
 # ---------------------------------------------------------------- balance
@@ -182,6 +205,12 @@ def cmd_balance(args) -> int:
     for path, what in ((args.out, "--out"), (args.plot, "--plot")):
         if path:
             check_output_path(path, what)
+    with locked_output(args.out):
+        return _balance(args, spec, automa, humans, players, drafted, schedule)
+
+
+def _balance(args, spec, automa, humans, players, drafted, schedule) -> int:
+    """``caledonia balance`` once its --out is locked."""
     who = (f"every player {args.agent}" if not automa else
            f"{humans} x {args.agent} with a clan against {', '.join(players[humans:])}")
     if args.perturb or args.ranges:
@@ -210,9 +239,7 @@ def cmd_balance(args) -> int:
               f"per clan {min(counts)}-{max(counts)}; wall time {wall:.1f} s")
     print(tn.describe_rules(rows))
     if args.out:
-        if not written:
-            tn.write_csv(rows, args.out)
-        print(f"{len(rows)} rows written to {args.out}")
+        _write_rows(rows, written, spec, args.out)
     if args.plot:
         fig = tn.balance_figure(stats, names, ahead, meet, args.players,
                                 f"Clan balance: {spec.games} games, {args.players} players, "

@@ -116,7 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--out", default=None, metavar="FILE.csv|FILE.parquet",
                       help="write one row per player per game (scores, win, rank, seat, agent, "
                            "thinking time, rules), e.g. --out results.csv or results.parquet; "
-                           "its folder must exist")
+                           "its folder must exist; written as games finish (Ctrl-C keeps them "
+                           "for --resume) and locked for the run")
     play.add_argument("--record-dir", default=None, metavar="DIR",
                       help="write every game's JSON record (Game.to_json, for 'caledonia "
                            "replay') as DIR/game_000000.json..., e.g. --record-dir records/ "

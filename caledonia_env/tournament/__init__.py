@@ -16,7 +16,8 @@ from caledonia_env.tournament.figures import balance_figure, save_figure
 from caledonia_env.tournament.games import CSV_FIELDS, SCORE_FIELDS, play_game, result_rows, warm_agent
 from caledonia_env.tournament.options import (add_rules_options, config_from_args, parse_clans,
                                               rules_options)
-from caledonia_env.tournament.output import check_output_file, check_output_folder, write_csv, write_text
+from caledonia_env.tournament.output import (OutputBusy, check_output_file, check_output_folder,
+                                             lock_output, write_csv, write_text)
 from caledonia_env.tournament.runner import pool_context, progress_bar, run
 from caledonia_env.tournament.spec import TournamentSpec, balance_schedule, game_seeds, validate
 from caledonia_env.tournament.stats import (describe_rules, format_head_to_head, format_solo, format_table,
@@ -24,10 +25,10 @@ from caledonia_env.tournament.stats import (describe_rules, format_head_to_head,
 from caledonia_env.tournament.variants import RULE_FIELDS, VARIANTS, rule_fields, variant_options
 
 __all__ = [
-    "CSV_FIELDS", "RULE_FIELDS", "SCORE_FIELDS", "VARIANTS", "TournamentSpec",
+    "CSV_FIELDS", "OutputBusy", "RULE_FIELDS", "SCORE_FIELDS", "VARIANTS", "TournamentSpec",
     "add_rules_options", "balance_figure", "balance_schedule", "check_output_file",
     "check_output_folder", "config_from_args", "describe_rules", "format_head_to_head", "format_solo",
-    "format_table", "game_seeds", "group_stats", "head_to_head", "parse_clans", "play_game",
+    "format_table", "game_seeds", "group_stats", "head_to_head", "lock_output", "parse_clans", "play_game",
     "pool_context", "progress_bar", "report", "result_rows", "rule_fields", "rules_options",
     "run", "save_figure", "solo_summary", "validate", "variant_options", "warm_agent",
     "wilson", "write_csv", "write_text",

@@ -7,6 +7,9 @@ Tests run as root here: the checks read mode bits, never os.access."""
 import json
 import os
 import stat
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -237,14 +240,37 @@ def test_interrupt_before_any_result_says_the_file_was_left(valuable, monkeypatc
     assert valuable.read_bytes() == before
 
 
-def test_interrupt_of_a_local_run_says_no_file_was_written(tmp_path, monkeypatch, capsys):
+def test_interrupt_of_a_plain_play_out_keeps_the_finished_games(tmp_path, monkeypatch,
+                                                                 capsys):
+    """Issue #75: Ctrl+C on a plain ``play --out`` kept none of the finished games and did
+    not mention --resume. Now the games are streamed and the message gives the command."""
+    out = tmp_path / "r.csv"
+    argv = _play(["--players", "random,random", "--games", "4", "--seed", "5",
+                  "--out", str(out)])
+    _interrupt_after(monkeypatch, 2)
+    assert main(argv) == 130
+    err = capsys.readouterr().err
+    resume = "caledonia " + " ".join(argv + ["--resume"])
+    assert f"2 complete games kept in {out}; run the same command with --resume to play " \
+           f"the rest: {resume}" in err, err
+    assert len(scale.read_rows(str(out))) == 4
+    monkeypatch.undo()
+    assert main(argv[:] + ["--resume"]) == 0
+    assert "2 games already in" in capsys.readouterr().out
+    assert len(scale.read_rows(str(out))) == 8
+    assert sorted(os.listdir(tmp_path)) == ["r.csv"]
+
+
+def test_interrupt_of_a_record_dir_run_says_no_file_was_written(tmp_path, monkeypatch,
+                                                                capsys):
+    """--record-dir plays in memory (records and rows appear whole at the end)."""
     def interrupted(spec, g, record=False):
         raise KeyboardInterrupt
 
     monkeypatch.setattr("caledonia_env.tournament.runner.play_game", interrupted)
     out = tmp_path / "r.csv"
-    assert main(_play(["--players", "random,random", "--games", "2",
-                       "--out", str(out)])) == 130
+    assert main(_play(["--players", "random,random", "--games", "2", "--out", str(out),
+                       "--record-dir", str(tmp_path / "rec")])) == 130
     assert "no output file was written" in capsys.readouterr().err
     assert os.listdir(tmp_path) == []
 
@@ -309,3 +335,135 @@ def test_resume_checks_every_game_not_a_sample():
     study = scale.TournamentStudy(T.TournamentSpec(players=SPEC.players, games=400, seed=5))
     with pytest.raises(ValueError, match="game 201 has game seed"):
         scale.check_resume(rows, study, "x.csv")
+
+
+# ------------------------------------------------- one run per file (issue #75)
+HOLD = """
+import sys, time
+from caledonia_env.tournament import lock_output
+with lock_output(sys.argv[1], "--out"):
+    print("locked", flush=True)
+    time.sleep(60)
+"""
+
+
+@pytest.fixture
+def held(tmp_path):
+    """Another process holding the lock of tmp_path/s.csv: (out, the process)."""
+    out = tmp_path / "s.csv"
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(out)], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline() == "locked\n"
+        yield out, proc
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.parametrize("argv", [
+    ["play", "-q", "--players", "random,random", "--games", "2"],
+    ["play", "-q", "--players", "random,random", "--games", "2", "--resume"],
+    ["balance", "-q", "--agent", "random", "--players", "2", "--games", "2", "--plot", ""],
+])
+def test_a_second_run_on_a_locked_out_fails_at_once_naming_the_first(argv, held, capsys):
+    out, proc = held
+    out.write_text("precious\n")
+    t0 = time.perf_counter()
+    assert main(argv + ["--out", str(out)]) == 2
+    assert time.perf_counter() - t0 < 5               # at once, not after the games
+    err = capsys.readouterr().err
+    assert f"--out {out} is being written by another run (pid {proc.pid}: caledonia" in err
+    assert err.count("\n") == 1, err
+    assert out.read_text() == "precious\n"
+
+
+def test_run_study_refuses_a_locked_out_and_a_dead_holder_does_not_block(held):
+    out, proc = held
+    with pytest.raises(T.OutputBusy, match=f"pid {proc.pid}"):
+        scale.run_study(SPEC, str(out), backend="local", workers=1)
+    assert not out.exists()
+    proc.kill()                                       # killed: its lock file stays behind
+    proc.wait()
+    assert os.path.exists(T.output.lock_path(out))
+    scale.run_study(SPEC, str(out), backend="local", workers=1)
+    assert len(scale.read_rows(str(out))) == 6
+    assert sorted(os.listdir(out.parent)) == ["s.csv"]   # released: the lock file removed
+
+
+def test_the_lock_is_reentrant_and_released_on_error(tmp_path):
+    out = str(tmp_path / "x.csv")
+    with pytest.raises(RuntimeError, match="boom"):
+        with T.lock_output(out):
+            with T.lock_output(out):                  # the CLI's lock, then run_study's
+                assert os.path.exists(T.output.lock_path(out))
+            raise RuntimeError("boom")
+    assert os.listdir(tmp_path) == []
+    with T.lock_output(out):
+        pass
+
+
+@pytest.mark.slow
+def test_two_concurrent_runs_on_one_file_never_lose_a_game(tmp_path, capsys):
+    """Issue #75: two ``play --resume --out`` runs at once ended with 350 of 400 games and
+    exit 0. Now the second fails at once naming the first; the first writes every game."""
+    out = tmp_path / "cc.csv"
+    argv = ["play", "-q", "--players", "random,random", "--games", "300", "--seed", "3",
+            "--resume", "--out", str(out)]
+    proc = subprocess.Popen([sys.executable, "-m", "caledonia_env"] + argv,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lock = T.output.lock_path(out)
+    deadline = time.monotonic() + 60
+    while not (os.path.exists(lock) and open(lock).read().startswith(f"{proc.pid}\n")):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+        time.sleep(0.02)
+    assert main(argv) == 2
+    assert f"pid {proc.pid}" in capsys.readouterr().err
+    assert proc.wait(timeout=120) == 0, proc.stderr.read()
+    rows = scale.read_rows(str(out))
+    assert scale.complete_games(rows, 2) == set(range(300)) and len(rows) == 600
+    assert main(argv) == 0
+    assert "300 games already in" in capsys.readouterr().out
+
+
+# ---------------------------------------------- every game in the file at the end
+def test_a_file_that_lost_games_during_the_run_exits_1_naming_them(tmp_path, monkeypatch,
+                                                                    capsys):
+    """Another program replaces the file mid-run (as an unlocked run did): the final check
+    finds the games gone and says which, instead of 'N rows written' and exit 0."""
+    out = tmp_path / "s.csv"
+    real = scale.play_chunk
+
+    def play_chunk(study, games):
+        if games == [2]:                              # games 0 and 1 are in: replace the
+            T.write_csv([], str(out))                 # file (this run appends to the old)
+        return real(study, games)
+
+    monkeypatch.setattr(scale, "play_chunk", play_chunk)
+    assert main(_play(["--players", "random,random", "--games", "4", "--out", str(out)])) == 1
+    captured = capsys.readouterr()
+    assert "rows written" not in captured.out
+    assert (f"{out} does not hold every game of the study: 4 of 4 games missing or not "
+            f"whole (games 0, 1, 2, 3)") in captured.err and "--resume" in captured.err
+
+
+def test_check_complete_names_missing_and_doubled_games():
+    rows = T.run(T.TournamentSpec(players=SPEC.players, games=3, seed=5))
+    scale.check_complete(rows, 3, 2, "x.csv")
+    with pytest.raises(scale.IncompleteStudy, match=r"2 of 3 games .*\(games 1, 2\)"):
+        scale.check_complete(rows[:2] + rows[2:4] + rows[2:3], 3, 2, "x.csv")
+
+
+# ------------------------------------------------------------- a cut last row
+@pytest.mark.parametrize("cut", [1, 5, 40])
+def test_a_cut_last_row_is_named_and_resumed_not_another_study(cut, valuable, capsys):
+    """Issue #75: a truncated last row (here its fingerprint or more cut) read as 'another
+    study'. It is now dropped, said so, and its game played again."""
+    valuable.write_bytes(valuable.read_bytes()[:-cut])
+    assert main(_play(["--players", "random,random", "--games", "3", "--seed", "5",
+                       "--resume", "--out", str(valuable)])) == 0
+    captured = capsys.readouterr()
+    assert f"the last row of {valuable} was cut short (an interrupted write)" in captured.out
+    assert "another study" not in captured.err + captured.out
+    rows = scale.read_rows(str(valuable))
+    assert len(rows) == 6 and valuable.read_bytes().endswith(b"\n")

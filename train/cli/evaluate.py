@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import glob
 import os
+import contextlib
 import sys
 import time
 import uuid
@@ -136,8 +137,9 @@ def _print_study(summary: dict, args) -> None:
 
 
 def cmd_evaluate(args) -> int:
-    try:
-        return _evaluate(args)
+    try:                          # --out locked for the whole run: a second one fails at once
+        with tn.lock_output(args.out, "--out") if args.out else contextlib.nullcontext():
+            return _evaluate(args)
     except (CommandError, ValueError) as e:     # ValueError: CheckpointError, bad agent names
         print(f"caledonia evaluate: error: {e}", file=sys.stderr)
         return 2
