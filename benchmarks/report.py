@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from results_io import RESULTS, ROOT, read_results  # noqa: E402
 
 #: The order of the tables in docs/results.md; tables not named here follow, by name.
-ORDER = ("fuzz", "fidelity", "compare_peers", "env_speed", "cold_start", "bots",
+ORDER = ("fuzz", "fidelity", "compare_peers", "env_speed", "cold_start", "fresh_clone", "bots",
          "strength_policies", "strength_searches", "calibration", "sensitivity", "automa",
          "balance", "balance_ensemble", "strength_estimates")
 

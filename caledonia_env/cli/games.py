@@ -133,13 +133,14 @@ def _play(args, spec) -> int:
 
 
 def _write_rows(rows, written: bool, spec, out: str) -> None:
-    """Write the rows to ``out`` unless streamed there already, check that the file holds
-    every game of ``spec`` (``scale.IncompleteStudy``, exit 1, naming the missing ones),
-    then say how many rows it has."""
+    """Write the rows to ``out`` unless streamed there already (``scale.run_study`` then
+    checked the file), check that the file holds every game of ``spec``
+    (``scale.IncompleteStudy``, exit 1, naming the missing ones), then say how many rows it
+    has."""
     if not written:
         tn.write_csv(rows, out)
-    rows = scale.read_rows(out)
-    scale.check_complete(rows, spec.games, len(spec.players), out)
+        rows = scale.read_rows(out)
+        scale.check_complete(rows, spec.games, len(spec.players), out)
     print(f"{len(rows)} rows written to {out}")
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 from pettingzoo.utils import BaseWrapper
 
 from caledonia_env.engine.actions import N_ACTIONS
-
 from caledonia_env.envs.aec import OrderEnforcing, raw_env
 from caledonia_env.envs.aec import env as dict_env
 from caledonia_env.envs.common import check_choice, observe
