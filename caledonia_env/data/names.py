@@ -9,7 +9,7 @@ import json
 #: provenance kinds (docs/ruleset.md): a ``source`` is one of these, some with a detail
 SOURCES = ("rulebook", "erratum", "faq", "sourced", "community", "estimate")
 #: the public sources a ``sourced:<ID>`` value names (docs/ruleset.md, "Provenance")
-SOURCE_IDS = ("EN", "PB", "DA", "MP", "BGA")
+SOURCE_IDS = ("EN", "PB", "DA", "MP", "BGA", "PHP", "FAQ")
 SOURCE_FORMS = ("rulebook, rulebook:<where> (e.g. rulebook:EN p.3), erratum[:<where>], "
                 "faq[:<where>], sourced:<ID>[/<ID>...] with ID one of " + ", ".join(SOURCE_IDS)
                 + ", community[:<where>], estimate")
