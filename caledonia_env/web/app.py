@@ -4,9 +4,9 @@ Every endpoint answers JSON; bad input is a 400 (404 for an unknown game id) wit
 ``{"detail": "<message>"}``, never a traceback. Request fields are strict JSON types
 (``"seed": true``, ``"1"`` or ``1.0`` for an int are refused, as ``Game.step`` does). Bot
 moves run in FastAPI's thread pool (plain ``def`` endpoints) under the game's lock, at most
-:class:`~caledonia_env.web.capacity.BotSlots` requests at once (a ``429`` with
-``Retry-After`` past it); the search kernels release the GIL, so the event loop (``async``
-endpoints such as /api/meta) answers meanwhile. Uploaded records are parsed as data
+:class:`~caledonia_env.web.capacity.BotSlots` requests at once, each client its share (a
+``429`` with ``Retry-After`` past it); the search kernels release the GIL, so the event
+loop (``async`` endpoints such as /api/meta) answers meanwhile. Uploaded records are parsed as data
 (``Game.from_json``); nothing from a request is executed.
 
 Security (docs/web.md): bots come only from the server's :class:`AgentMenu` (bounded
@@ -89,7 +89,8 @@ def create_app(limit: int = 32, *, menu: AgentMenu | None = None, host: str | No
     checkpoints, default bounds); ``host``: the address the server binds, answered as a
     Host name besides localhost / 127.0.0.1 / ::1, plus the names in ``allowed``;
     ``rulesets``: ruleset paths (as records write them) an uploaded record may name;
-    ``bot_slots``: requests playing bot moves at once (default: the usable cores);
+    ``bot_slots``: requests playing bot moves at once (default: the usable cores; each
+    client its share, :class:`BotSlots`);
     ``body_seconds``: a request body must arrive within this time (default: BodyGuard's).
     ``app.state.slots.stopping`` set: bot play ends at the next decision (shutdown)."""
     app = FastAPI(title="caledonia serve", docs_url="/api/docs", redoc_url=None)
@@ -136,11 +137,11 @@ def create_app(limit: int = 32, *, menu: AgentMenu | None = None, host: str | No
                        f"request (its bots are playing); retry when that one is answered",
                        max(1, round(s.step_seconds)))
 
-    def run(gid, fn):
+    def run(gid, fn, request):
         s = session(gid)
         hold(s)
         try:
-            with slots.work() as work:
+            with slots.work(client_of(request)) as work:
                 s.begin_request(work)
                 try:
                     fn(s)
@@ -168,7 +169,7 @@ def create_app(limit: int = 32, *, menu: AgentMenu | None = None, host: str | No
     @app.post("/api/games")
     def new_game(req: NewGame, request: Request):
         clans = req.clans
-        with slots.work() as work:
+        with slots.work(client_of(request)) as work:
             try:
                 s = new_session(store.new_id(), list(req.players), clans=clans, map=req.map,
                                 seed=req.seed, menu=menu, work=work)
@@ -188,30 +189,30 @@ def create_app(limit: int = 32, *, menu: AgentMenu | None = None, host: str | No
         return position_json(s)
 
     @app.get("/api/games/{gid}")
-    def get_game(gid: str):
-        return run(gid, lambda s: None)
+    def get_game(gid: str, request: Request):
+        return run(gid, lambda s: None, request)
 
     @app.get("/api/games/{gid}/board")
     def get_board(gid: str):
         return board_json(session(gid).start)
 
     @app.post("/api/games/{gid}/step")
-    def step(gid: str, req: Step):
-        return run(gid, lambda s: s.step(req.delta))
+    def step(gid: str, req: Step, request: Request):
+        return run(gid, lambda s: s.step(req.delta), request)
 
     @app.post("/api/games/{gid}/goto")
-    def goto(gid: str, req: Goto):
+    def goto(gid: str, req: Goto, request: Request):
         if (req.position is None) == (req.round is None):
             raise HTTPException(400, "give exactly one of 'position' or 'round'")
-        return run(gid, lambda s: s.goto(req.position, req.round))
+        return run(gid, lambda s: s.goto(req.position, req.round), request)
 
     @app.post("/api/games/{gid}/act")
-    def act(gid: str, req: Act):
-        return run(gid, lambda s: s.act(req.action))
+    def act(gid: str, req: Act, request: Request):
+        return run(gid, lambda s: s.act(req.action), request)
 
     @app.post("/api/games/{gid}/undo")
-    def undo(gid: str):
-        return run(gid, lambda s: s.undo())
+    def undo(gid: str, request: Request):
+        return run(gid, lambda s: s.undo(), request)
 
     @app.get("/api/games/{gid}/record", response_class=PlainTextResponse)
     def record(gid: str):
@@ -234,8 +235,8 @@ def create_app(limit: int = 32, *, menu: AgentMenu | None = None, host: str | No
 
 
 def client_of(request: Request) -> str:
-    """Who a request comes from, for the per-client share of the games: the connection's
-    remote address (``caledonia serve`` does not trust X-Forwarded-For)."""
+    """Who a request comes from, for the per-client shares of the games and of the bot
+    slots: the connection's remote address (``caledonia serve`` does not trust X-Forwarded-For)."""
     return request.client.host if request.client else ""
 
 

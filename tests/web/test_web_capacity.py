@@ -1,6 +1,6 @@
 """``caledonia serve`` under load (issue #75): search bots off the event loop, a cap on bot
-work (429 busy), each client's share of the games, strict request types, cut ids, header
-and body deadlines (docs/web.md, "Load and limits")."""
+work (429 busy), each client's share of the bot slots and of the games, strict request
+types, cut ids, header and body deadlines (docs/web.md, "Load and limits")."""
 import asyncio
 import importlib.util
 import socket
@@ -42,6 +42,7 @@ class Served:
         from caledonia_env.web.protocol import with_header_timeout
         config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning",
                                 http=with_header_timeout(header_seconds), proxy_headers=False)
+        self.app = app
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 
@@ -71,6 +72,52 @@ def http(url, path, body=None, timeout=300):
             return r.status, json.load(r)
     except urllib.error.HTTPError as e:
         return e.code, json.load(e)
+
+
+def test_meta_answers_while_bot_steps_are_in_flight():
+    """N steps whose bot decisions are under way (each blocked inside its agent's ``act``
+    until released) hold N bot slots; GET /api/meta, on the same server's event loop, is
+    answered meanwhile and counts them playing, before any step is answered. Ordering,
+    not time: the 1 s bound under real search is the slow test below."""
+    n = 3
+    with Served(create_app(menu=AgentMenu(networks=False), bot_slots=n)) as srv:
+        ids = [http(srv.url, "api/games", {"players": ["random"] * 2, "seed": i})[1]["id"]
+               for i in range(n)]
+        inside = [threading.Event() for _ in ids]
+        release = threading.Event()
+        for gid, entered in zip(ids, inside):
+            session = srv.app.state.store.get(gid)
+            for agent in session.agents.values():
+                def held(game, act=agent.act, entered=entered):
+                    entered.set()
+                    assert release.wait(60), "the test did not release the bots"
+                    return act(game)
+                agent.act = held
+        answers = []
+        steps = [threading.Thread(target=lambda g=g: answers.append(
+            http(srv.url, f"api/games/{g}/step", {"delta": 1})[0])) for g in ids]
+        try:
+            for t in steps:
+                t.start()
+            assert all(e.wait(60) for e in inside), "a step's bot never started its decision"
+            status, meta = http(srv.url, "api/meta", timeout=30)
+            assert status == 200 and meta["bot_slots"] == {"size": n, "playing": n}, meta
+            assert answers == []                  # every step still waits for its bot
+        finally:
+            release.set()
+            for t in steps:
+                t.join(60)
+    assert answers == [200] * n
+
+
+def test_the_search_kernels_release_the_gil():
+    """The compiled functions the search bots spend their time in (rollouts and the greedy
+    evaluation: ``mcts``; the policy rollouts: ``nmcts``, ``nmctsg``) are ``nogil``, so the
+    event loop answers while they run."""
+    from caledonia_env.agents.netroll import policy_call
+    from caledonia_env.agents.rollouts import greedy_call
+    for kernel in (greedy_call, policy_call):
+        assert kernel.targetoptions["nogil"] is True, kernel
 
 
 @pytest.mark.slow
@@ -151,7 +198,7 @@ def test_a_game_busy_with_another_request_is_a_429_after_a_short_wait():
 def test_bot_slots_refuse_when_full_and_when_stopping():
     slots = BotSlots(2, budget=10)
     a, b = slots.take(), slots.take()
-    with pytest.raises(Busy, match="2 bot slot") as e:
+    with pytest.raises(Busy, match="2 bot slot.*all playing") as e:
         slots.take()
     assert e.value.status == 429 and 1 <= e.value.retry_after <= 10
     slots.give(a)
@@ -183,7 +230,140 @@ def test_stopping_ends_bot_play_at_the_next_decision():
     assert r.status_code == 503 and "shutting down" in r.json()["detail"]
 
 
-# ------------------------------------------------------------------ each client's share
+# ------------------------------------------------------------------ each client's share of the bots
+class Clock:
+    """A clock the test moves (BotSlots' ``clock``)."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_one_client_alone_may_use_every_bot_slot():
+    slots = BotSlots(3, budget=10, clock=Clock())
+    [slots.take("a") for _ in range(3)]
+    with pytest.raises(Busy, match="all playing"):
+        slots.take("a")
+
+
+def test_a_client_holding_its_share_is_refused_and_another_gets_a_slot():
+    clock = Clock()
+    slots = BotSlots(2, budget=10, clock=clock)
+    slots.give(slots.take("b"))               # b used the bots a moment ago
+    clock.now += 5
+    first = slots.take("a")
+    clock.now += 3
+    with pytest.raises(Busy, match="your requests already play bot moves in 1 of the "
+                                   "server's 2 bot slot") as e:
+        slots.take("a")
+    assert e.value.status == 429
+    assert e.value.retry_after == 7           # a's own request reaches its 10 s budget
+    slots.take("b")
+    assert slots.in_use() == 2
+    slots.give(first)
+    slots.take("a")                           # back to one each
+
+
+def test_a_client_counts_as_using_the_bots_for_two_budgets():
+    clock = Clock()
+    slots = BotSlots(2, budget=10, clock=clock)
+    slots.give(slots.take("b"))
+    slots.take("a")
+    clock.now += 20
+    with pytest.raises(Busy, match="your share"):
+        slots.take("a")                       # b gave its slot back 20 s ago: still kept
+    clock.now += 0.5
+    slots.take("a")                           # b's last use is over 20 s ago: a is alone
+    assert slots.in_use() == 2
+
+
+def test_with_no_budget_a_refused_client_is_remembered_two_seconds():
+    clock = Clock()
+    slots = BotSlots(2, budget=0, clock=clock)
+    ticket = slots.take("a")
+    slots.take("a")
+    with pytest.raises(Busy, match="all playing") as e:
+        slots.take("b")
+    assert e.value.retry_after == 1
+    slots.give(ticket)
+    clock.now += 2
+    with pytest.raises(Busy, match="your share"):
+        slots.take("a")
+    clock.now += 0.5
+    slots.take("a")
+
+
+def test_a_client_refused_when_all_are_taken_gets_the_next_free_slot():
+    """The one who asked first while another held every slot: the freed slot is kept for
+    it, the holder's next request is refused."""
+    clock = Clock()
+    slots = BotSlots(2, budget=10, clock=clock)
+    tickets = [slots.take("a"), slots.take("a")]
+    with pytest.raises(Busy, match="all playing"):
+        slots.take("b")
+    slots.give(tickets[0])
+    with pytest.raises(Busy, match="your share"):
+        slots.take("a")
+    slots.take("b")
+
+
+def test_clients_using_the_bots_share_the_slots_evenly():
+    """Four slots, three clients using the bots, each asking for all four in turn: the
+    first keeps free slots for the two holding fewer, so they end with 2, 1, 1 and none
+    is idle."""
+    slots = BotSlots(4, budget=10, clock=Clock())
+    for c in "abc":
+        slots.give(slots.take(c))
+    got = {c: 0 for c in "abc"}
+    for c in "abc":
+        for _ in range(4):
+            try:
+                slots.take(c)
+                got[c] += 1
+            except Busy as e:
+                assert "your share" in str(e) or "all playing" in str(e)
+    assert got == {"a": 2, "b": 1, "c": 1} and slots.in_use() == 4
+
+
+def test_through_the_app_a_client_holding_its_share_gets_a_429_and_another_plays():
+    # a long budget: bob counts as using the bots for 2 × 600 s, however slow the test runs
+    app = create_app(menu=AgentMenu(Limits(step_seconds=600), networks=False), bot_slots=2)
+    alice, bob = client(app, "10.0.0.1"), client(app, "10.0.0.2")
+    mine = new_game(alice, ["random", "random"]).json()["id"]
+    theirs = new_game(bob, ["random", "random"]).json()["id"]
+    assert bob.post(f"/api/games/{theirs}/step", json={"delta": 1}).status_code == 200
+    slots = app.state.slots
+    ticket = slots.take("10.0.0.1")          # another request of alice's is playing
+    try:
+        r = alice.post(f"/api/games/{mine}/step", json={"delta": 1})
+        assert r.status_code == 429, r.text
+        body = r.json()
+        assert body["detail"].startswith("busy: your requests already play bot moves in 1 "
+                                          "of the server's 2 bot slot(s)"), body
+        assert int(r.headers["Retry-After"]) == body["retry_after"] >= 1
+        assert alice.get(f"/api/games/{mine}").json()["length"] == 0     # unchanged
+        assert alice.post(f"/api/games/{mine}/step", json={"delta": 0}).status_code == 200
+        assert bob.post(f"/api/games/{theirs}/step", json={"delta": 1}).json()["length"] == 2
+    finally:
+        slots.give(ticket)
+    assert alice.post(f"/api/games/{mine}/step", json={"delta": 1}).json()["length"] == 1
+    assert slots.in_use() == 0
+
+
+def test_through_the_app_a_client_alone_uses_every_slot():
+    app = create_app(menu=AgentMenu(networks=False), bot_slots=2)
+    alice = client(app, "10.0.0.1")
+    gid = new_game(alice, ["random", "random"]).json()["id"]
+    ticket = app.state.slots.take("10.0.0.1")
+    try:
+        assert alice.post(f"/api/games/{gid}/step", json={"delta": 1}).status_code == 200
+    finally:
+        app.state.slots.give(ticket)
+
+
+# ------------------------------------------------------------------ each client's share of the games
 def test_one_client_cannot_evict_every_other_clients_games():
     app = create_app(limit=6, menu=AgentMenu(networks=False))
     alice, mallory = client(app, "10.0.0.1"), client(app, "10.0.0.2")
