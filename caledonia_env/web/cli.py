@@ -52,8 +52,8 @@ def add_serve_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--step-seconds", type=float, default=10.0, metavar="S",
                    help="bot play of one request stops after S seconds (default 10)")
     p.add_argument("--bot-slots", type=int, default=None, metavar="N",
-                   help="requests playing bot moves at once; past it a 429 busy (default: "
-                        "the usable CPU cores)")
+                   help="requests playing bot moves at once, each client its share; past "
+                        "it a 429 busy (default: the usable CPU cores)")
     p.set_defaults(func=cmd_serve)
     return p
 
