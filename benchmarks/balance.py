@@ -1,0 +1,132 @@
+"""The clan-balance tables of docs/results.md, for each player count, as result files.
+
+Runs ``caledonia balance --players P --agent A --games N --seed S --out <tmp>.csv`` for each
+player count and summarises its rows: per clan the games, the win share (ties split) with its
+95% Wilson interval and the mean VP; per seat the same (the first-player advantage). Par is
+100 / P %. With ``--save`` the two tables are written as result files (``balance``, one row
+per player count and clan; ``balance_seats``, one row per player count and seat), merged into
+today's files by player count and agent, so one run per player count fills one file.
+
+    python benchmarks/balance.py --players 2 3 4 --games 4000 --save
+    python benchmarks/balance.py --from-csv study.csv        # summarise rows already played
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+from caledonia_env.tournament.stats import wilson
+
+
+def play(players: int, agent: str, games: int, seed: int, workers: int, ruleset: str | None,
+         folder: Path) -> Path:
+    """The rows of one balance study, played by the ``caledonia`` CLI into ``folder``."""
+    out = folder / f"balance_{players}p.csv"
+    cmd = [sys.executable, "-m", "caledonia_env", "balance", "--players", str(players),
+           "--agent", agent, "--games", str(games), "--seed", str(seed), "--workers",
+           str(workers), "--out", str(out), "--plot", str(folder / f"balance_{players}p.png")]
+    if ruleset:
+        cmd += ["--ruleset", ruleset]
+    print("+ " + " ".join(cmd[2:]), file=sys.stderr, flush=True)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return out
+
+
+def summarise(path: Path) -> tuple[int, str, dict, dict]:
+    """(players, agent, {clan: stats}, {seat: stats}) of a balance study's rows; stats are
+    games, wins (ties split), the summed VP."""
+    rows = list(csv.DictReader(path.open(encoding="utf-8")))
+    if not rows:
+        raise SystemExit(f"{path}: no rows")
+    per_game = defaultdict(int)
+    for r in rows:
+        per_game[r["game"]] += 1
+    players = max(per_game.values())
+    agents = sorted({r["agent"] for r in rows})
+    clans: dict = defaultdict(lambda: [0, 0.0, 0.0])
+    seats: dict = defaultdict(lambda: [0, 0.0, 0.0])
+    for r in rows:
+        for key, table in ((r["clan"], clans), (int(r["seat"]), seats)):
+            table[key][0] += 1
+            table[key][1] += float(r["win"])
+            table[key][2] += float(r["total"])
+    return players, ",".join(agents), dict(clans), dict(seats)
+
+
+def clan_title(clan: str) -> str:
+    """``mackenzie`` -> ``MacKenzie``, ``stewart`` -> ``Stewart``."""
+    return "Mac" + clan[3:].capitalize() if clan.startswith("mac") else clan.capitalize()
+
+
+def result_rows(players: int, agent: str, stats: dict, key: str, name) -> list[dict]:
+    out = []
+    for k in sorted(stats):
+        n, wins, vp = stats[k]
+        lo, hi = wilson(wins, n)
+        out.append({"id": f"{players}p {agent} {k}", "players": players, "agent": f"`{agent}`",
+                    key: name(k), "games": n,
+                    "win": [round(100 * wins / n, 1), round(100 * lo, 1), round(100 * hi, 1)],
+                    "par": round(100 / players, 1), "vp": round(vp / n, 1)})
+    return out
+
+
+def print_table(title: str, rows: list[dict], key: str) -> None:
+    print(f"\n{title}")
+    print(f"{'players':>7} {key:<11} {'games':>6} {'win %':>6} {'95% CI':>13} {'par':>5} {'VP':>6}")
+    for r in rows:
+        w = r["win"]
+        print(f"{r['players']:>7} {r[key]!s:<11} {r['games']:>6} {w[0]:>6.1f} "
+              f"{w[1]:>6.1f}-{w[2]:<6.1f} {r['par']:>5.1f} {r['vp']:>6.1f}")
+
+
+COLUMNS = [{"key": "players", "label": "players"}, {"key": "agent", "label": "agent"},
+           None, {"key": "games", "label": "games", "format": "d"},
+           {"key": "win", "label": "win % (95% CI)", "format": ".1f"},
+           {"key": "par", "label": "par %", "format": ".1f"},
+           {"key": "vp", "label": "mean VP", "format": ".1f"}]
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    p.add_argument("--players", type=int, nargs="+", default=[2, 3, 4],
+                   help="player counts to study (default: 2 3 4)")
+    p.add_argument("--agent", default="greedy", help="the agent in every seat (default greedy)")
+    p.add_argument("--games", type=int, default=4000, help="games per player count")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--ruleset", default=None, help="a ruleset path or bundled name")
+    p.add_argument("--from-csv", nargs="+", type=Path, default=None, metavar="CSV",
+                   help="summarise the rows of earlier `caledonia balance --out` runs instead")
+    p.add_argument("--save", action="store_true",
+                   help="write the tables as result files (benchmarks/results/)")
+    a = p.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = a.from_csv or [play(n, a.agent, a.games, a.seed, a.workers, a.ruleset, Path(tmp))
+                               for n in a.players]
+        clan_rows, seat_rows = [], []
+        for path in paths:
+            players, agent, clans, seats = summarise(path)
+            clan_rows += result_rows(players, agent, clans, "clan", clan_title)
+            seat_rows += result_rows(players, agent, seats, "seat", lambda s: s + 1)
+    print_table("win share by clan (every seat the same agent)", clan_rows, "clan")
+    print_table("win share by seat (seat 1 plays first in round 1)", seat_rows, "seat")
+    if a.save:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from results_io import write_result
+        ruleset = a.ruleset or "default"
+        for table, rows, key, label in (("balance", clan_rows, "clan", "clan"),
+                                        ("balance_seats", seat_rows, "seat", "seat")):
+            cols = [c if c else {"key": key, "label": label} for c in COLUMNS]
+            write_result(table, columns=cols, rows=rows, ruleset=ruleset, merge_key="id")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""benchmarks/balance.py: the per-player-count clan and seat tables summarise a balance
+study's rows (ties split, Wilson intervals, par 100/P %)."""
+import csv
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import balance  # noqa: E402
+
+sys.path.pop(0)
+
+FIELDS = ["game", "seat", "agent", "clan", "win", "total"]
+
+
+def write_rows(path, games):
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, FIELDS)
+        w.writeheader()
+        for g, seats in enumerate(games):
+            for seat, (clan, win, total) in enumerate(seats):
+                w.writerow({"game": g, "seat": seat, "agent": "greedy", "clan": clan,
+                            "win": win, "total": total})
+
+
+def test_clan_and_seat_shares_split_ties(tmp_path):
+    path = tmp_path / "rows.csv"
+    write_rows(path, [[("mackenzie", 1.0, 120), ("stewart", 0.0, 100), ("buchanan", 0.0, 90)],
+                      [("stewart", 0.5, 110), ("mackenzie", 0.5, 110), ("buchanan", 0.0, 80)]])
+    players, agent, clans, seats = balance.summarise(path)
+    assert (players, agent) == (3, "greedy")
+    assert clans["mackenzie"] == [2, 1.5, 230.0] and clans["buchanan"] == [2, 0.0, 170.0]
+    assert seats[0] == [2, 1.5, 230.0] and seats[2] == [2, 0.0, 170.0]
+    rows = balance.result_rows(players, agent, clans, "clan", balance.clan_title)
+    mac = next(r for r in rows if r["clan"] == "MacKenzie")
+    assert mac["win"][0] == 75.0 and mac["win"][1] < 75.0 < mac["win"][2]
+    assert mac["par"] == 33.3 and mac["vp"] == 115.0 and mac["games"] == 2
+
+
+def test_from_csv_prints_both_tables(tmp_path, capsys):
+    path = tmp_path / "rows.csv"
+    write_rows(path, [[("campbell", 1.0, 100), ("robertson", 0.0, 90)]])
+    assert balance.main(["--from-csv", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Campbell" in out and "Robertson" in out and "win share by seat" in out
