@@ -7,9 +7,11 @@ Part 1: each agent (default random, greedy, mcts:32 and ppo:pretrained, which pi
 checkpoint) plays solo games 0..N-1 from ``(seed, g)`` on the ruleset (bundled or --ruleset):
 mean VP with a 95% CI and the share of games in each rating band, printed beside the bands.
 
-Part 2 (--sensitivity): every estimate the ruleset still lists (``Ruleset.estimates()``; a
-market good's whole track is one estimate) is moved by -20% and +20% (rounded, at least one
-step; a permutation is reversed and rotated) one at a time, and greedy and mcts:32 (--sens-agents)
+Part 2 (--sensitivity): every estimate the ruleset still lists (``Ruleset.estimates()``) and
+every sourced value the bundled ranges cover (a market track and its start steps, source
+PHP) is moved one at a time: by -20% and +20% (rounded, at least one step), a permutation
+reversed and rotated, a start step or the solo bracket's end one step either way, a track
+half-way to and onto the old £1-step track; and greedy and mcts:32 (--sens-agents)
 play the SAME games (common random numbers) under each variant. The table ranks the
 estimates by the largest move of a solo mean (with the 95% CI of the paired difference).
 A variant the engine refuses (e.g. beyond an array capacity) is listed as refused.
@@ -30,7 +32,7 @@ import numpy as np
 from caledonia_env import Game, GameConfig
 from caledonia_env import tournament as tn
 from caledonia_env.data import RulesetError, load_ruleset
-from caledonia_env.data.ranges import estimate_groups
+from caledonia_env.data.ranges import load_ranges, ruleset_dimensions, ruleset_ranges
 from caledonia_env.tournament.perturb import apply, sensitivity_moves, write_ruleset
 
 DEFAULT_AGENTS = "random,greedy,mcts:32,ppo:pretrained"
@@ -76,13 +78,14 @@ def sensitivity(agents, games: int, seed: int, ruleset: str | None, folder: str,
     """One row per (estimate, move, agent): the solo mean under the moved value, its change
     against the base on the same games and the 95% CI half-width of the paired change;
     ``refused`` holds the engine's message for a variant it cannot play. ``only``: the
-    estimate keys to move (default every estimate)."""
+    keys to move (default every estimate and every value the bundled ranges cover)."""
     base_rs = load_ruleset(ruleset)
     base = {a: solo_vps(a, games, seed, ruleset, workers) for a in agents}
     rows = []
-    groups = [g for g in estimate_groups(base_rs) if not only or g.key in only]
+    ranges = ruleset_ranges(load_ranges())
+    groups = [g for g in ruleset_dimensions(base_rs, ranges) if not only or g.key in only]
     for i, est in enumerate(groups):
-        moves = sensitivity_moves(est)
+        moves = sensitivity_moves(est, ranges.get(est.key))
         if not moves:
             rows.append({"estimate": est.key, "kind": est.kind, "move": "", "value": "",
                          "agent": "", "base": "", "mean": "", "delta": "", "ci": "",
@@ -176,10 +179,11 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=20261126, help="match seed (default 20261126)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--ruleset", default=None, help="ruleset folder or override .json")
-    p.add_argument("--sensitivity", action="store_true", help="also move every estimate ±20%%")
+    p.add_argument("--sensitivity", action="store_true", help="also move every estimate (±20%%) and "
+                   "every value the ranges cover")
     p.add_argument("--estimates", default=None, metavar="KEY[,KEY]",
                    help="move only these estimates (keys as in estimate_ranges.json, e.g. "
-                        "starting_tiles:S1.money,market:wool)")
+                        "starting_tiles:S1.money,market:wool.track)")
     p.add_argument("--json", action="store_true", help="print the results as JSON only")
     p.add_argument("--out", default=None, metavar="FILE.csv",
                    help="rows as CSV (the sensitivity rows with --sensitivity)")
@@ -191,14 +195,15 @@ def main(argv=None) -> int:
     if a.games < 1 or a.workers < 1:
         p.error(f"--games and --workers must be >= 1, got {a.games} and {a.workers}")
     try:
-        keys = {g.key for g in estimate_groups(load_ruleset(a.ruleset))}
+        keys = {g.key for g in ruleset_dimensions(load_ruleset(a.ruleset),
+                                                  ruleset_ranges(load_ranges()))}
     except RulesetError as e:
         p.error(str(e))
     only = _names(a.estimates) if a.estimates else None
     unknown = sorted(set(only or ()) - keys)
     if unknown:
-        p.error(f"--estimates: not an estimate of the ruleset: {', '.join(unknown)}; "
-                f"allowed: {', '.join(sorted(keys))}")
+        p.error(f"--estimates: not an estimate of the ruleset nor a value the ranges "
+                f"cover: {', '.join(unknown)}; allowed: {', '.join(sorted(keys))}")
     result = {"games": a.games, "seed": a.seed, "ruleset": a.ruleset or "bundled",
               "calibration": calibrate(_names(a.agents), a.games, a.seed, a.ruleset,
                                        a.workers, a.quiet)}

@@ -13,10 +13,12 @@ from caledonia_env import scale
 from caledonia_env import tournament as tn
 from caledonia_env.config import CLAN_NAMES, check_player_count
 from caledonia_env.data import RulesetError, load_ruleset
-from caledonia_env.data.ranges import kind_mismatches, load_ranges
+from caledonia_env.data.ranges import check_ranges, load_ranges
 from caledonia_env.game import Game
-from caledonia_env.tournament.perturb import (OtherDraw, ensemble_balance, ensemble_figure,
-                                  ensemble_summary, format_ensemble, write_ensemble_csv)
+from caledonia_env.tournament.perturb import (OtherDraw, describe_drawn, ensemble_balance,
+                                              ensemble_figure, ensemble_summary,
+                                              format_ensemble, study_setup,
+                                              write_ensemble_csv)
 from caledonia_env.tournament.spec import game_seeds
 from caledonia_env.cli.common import UsageError, check_output_path, game_config, locked_output
 
@@ -277,9 +279,14 @@ def _balance_ensemble(args, spec, who: str) -> int:
         ranges = load_ranges(args.ranges)
     except RulesetError as e:
         raise UsageError(str(e)) from None
-    bad = kind_mismatches(load_ruleset(spec.template.ruleset), ranges)
+    base = load_ruleset(spec.template.ruleset)
+    bad = [b for b in check_ranges(base, ranges) if not b.endswith(": no plausible range")]
     if bad:
         raise UsageError(f"--ranges {args.ranges or 'bundled'}: {bad[0]}")
+    try:
+        setup = study_setup(spec.template, ranges)
+    except ValueError as e:
+        raise UsageError(f"--ranges {args.ranges or 'bundled'}: {e}") from None
     draws = draws_folder(args.out) if args.out else None
     if draws:
         check_output_path(draws, "--out's draws folder", folder=True)
@@ -302,11 +309,13 @@ def _balance_ensemble(args, spec, who: str) -> int:
     print(format_ensemble(summary, f"win share by clan across {args.perturb} drawn rulesets "
                                    f"({args.players} players, {who}; par "
                                    f"{100 / args.players:.1f}%)"))
-    print(f"\n{spec.games} games per ruleset (the same games in every draw); estimates drawn "
-          f"from {args.ranges or 'the bundled ranges'} with seed {args.seed}; first / last = "
-          f"share of draws where the clan ranks first / last by win rate, above par = "
-          f"where it wins more than {100 / args.players:.1f}% of its games; wall time "
+    print(f"\n{spec.games} games per draw (the same games in every draw); drawn from "
+          f"{args.ranges or 'the bundled ranges'} with seed {args.seed}: "
+          f"{describe_drawn(base, ranges, setup)}; first / last = share of draws where the "
+          f"clan ranks first / last by win rate, above par = where it wins more than "
+          f"{100 / args.players:.1f}% of its games; wall time "
           f"{time.perf_counter() - t0:.1f} s")
+    print(f"held fixed: {rows[0]['held_fixed']}")
     if args.out:
         write_ensemble_csv(rows, args.out)
         print(f"{len(rows)} rows (one per draw and clan) written to {args.out}; each "

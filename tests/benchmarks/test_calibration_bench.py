@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from caledonia_env.data import load_ruleset
-from caledonia_env.data.ranges import estimate_groups
+from caledonia_env.data.ranges import ruleset_dimensions
 from caledonia_env.tournament.perturb import apply, write_ruleset
 
 _PATH = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "calibration.py")
@@ -17,7 +17,7 @@ spec = importlib.util.spec_from_file_location("calibration_bench", _PATH)
 cal = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(cal)
 
-KEYS = "starting_tiles:S1.money,export_board:slots_by_players.4,market:wool"
+KEYS = "starting_tiles:S1.money,export_board:slots_by_players.4,market:wool.track"
 
 
 def test_json_output_structure_ranking_and_refused_variants(tmp_path, capsys):
@@ -32,7 +32,7 @@ def test_json_output_structure_ranking_and_refused_variants(tmp_path, capsys):
         assert list(st["band_min"].values()) == [0, 116, 131, 146, 161]
     rows = res["sensitivity"]
     assert [(r["estimate"], r["move"]) for r in rows] == [
-        ("market:wool", "x0.8"), ("market:wool", "x1.2"),
+        ("market:wool.track", "mix 0.5"), ("market:wool.track", "mix 1"),
         ("export_board:slots_by_players.4", "-1"), ("export_board:slots_by_players.4", "+1"),
         ("starting_tiles:S1.money", "-14"), ("starting_tiles:S1.money", "+14")]
     refused = [r for r in rows if r["refused"]]
@@ -43,8 +43,9 @@ def test_json_output_structure_ranking_and_refused_variants(tmp_path, capsys):
     assert all(r["mean"] - r["base"] == pytest.approx(r["delta"]) for r in played)
     effects = [e for _, e in res["ranking"]]
     assert effects == sorted(effects, reverse=True) and len(effects) == 3
-    assert dict(res["ranking"])["market:wool"] == max(abs(r["delta"]) for r in played
-                                                      if r["estimate"] == "market:wool")
+    assert dict(res["ranking"])["market:wool.track"] == max(
+        abs(r["delta"]) for r in played if r["estimate"] == "market:wool.track")
+    assert json.loads(rows[1]["value"]) == [2, 3, 4, 5, 6, 7, 8, 9]   # the old £1-step track
     with open(out, newline="") as f:
         assert len(list(csv.DictReader(f))) == len(rows)
 
@@ -61,7 +62,7 @@ def test_markdown_tables_name_the_bands_and_rank_the_estimates(capsys):
 def test_same_seeds_for_base_and_moved_runs(tmp_path, monkeypatch):
     a = cal.solo_vps("random", 3, 7, None)
     assert np.array_equal(a, cal.solo_vps("random", 3, 7, None))
-    monkeypatch.setattr(cal, "sensitivity_moves", lambda est: [("same", est.value)])
+    monkeypatch.setattr(cal, "sensitivity_moves", lambda est, span: [("same", est.value)])
     rows = cal.sensitivity(["random"], 3, 7, None, str(tmp_path), quiet=True,
                            only={"starting_tiles:S1.money"})
     assert rows[0]["base"] == pytest.approx(a.mean()) and rows[0]["delta"] == 0
@@ -71,7 +72,7 @@ def test_same_seeds_for_base_and_moved_runs(tmp_path, monkeypatch):
 def test_a_moved_value_reaches_the_game(tmp_path):
     rs = load_ruleset()
     tables = rs.to_dict()
-    for est in estimate_groups(rs):
+    for est in ruleset_dimensions(rs):
         if est.key.endswith(".money") and est.table == "starting_tiles":
             apply(tables, est, est.value + 40)
     path = write_ruleset(tables, str(tmp_path / "rich.json"))
@@ -92,4 +93,5 @@ def test_unknown_estimate_key_is_refused(capsys):
     with pytest.raises(SystemExit) as e:
         cal.main(["--games", "1", "--sensitivity", "--estimates", "units:bakery.cost"])
     assert e.value.code == 2
-    assert "not an estimate of the ruleset: units:bakery.cost" in capsys.readouterr().err
+    assert ("not an estimate of the ruleset nor a value the ranges cover: units:bakery.cost"
+            in capsys.readouterr().err)
