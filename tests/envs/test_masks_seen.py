@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import caledonia_env
+from caledonia_env import IllegalActionError
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.envs import CaledoniaEnv, CaledoniaSoloEnv, CaledoniaVectorEnv
 from caledonia_env.envs.aec import raw_env
@@ -237,8 +238,8 @@ class _MaskDropped(gymnasium.Wrapper):
 
 def _agilerl_ppo(venv):
     """An untrained AgileRL PPO for ``venv`` as ``examples/agilerl_ppo.py`` builds it."""
+    import torch
     from agilerl.algorithms import PPO
-    torch = pytest.importorskip("torch")
     torch.manual_seed(0)
     return PPO(observation_space=venv.single_observation_space,
                action_space=venv.single_action_space, num_envs=venv.num_envs,
@@ -279,8 +280,6 @@ def test_agilerl_ppo_collector_without_the_mask_hits_an_illegal_action():
     of its infos picks an illegal id within 150 steps, and the env raises."""
     needs("agilerl", "torch")
     from agilerl.rollouts.on_policy import collect_rollouts
-
-    from caledonia_env import IllegalActionError
     venv = _agilerl_venv(AGILERL_ENVS["Caledonia"], _MaskDropped)
     venv.reset(seed=5)
     with pytest.raises(IllegalActionError):
