@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import caledonia_env
+from caledonia_env import IllegalActionError
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.envs import CaledoniaEnv, CaledoniaSoloEnv, CaledoniaVectorEnv
 from caledonia_env.envs.aec import raw_env
@@ -219,6 +220,101 @@ def test_tianshou_single_agent_ppo_route_collects_only_legal_actions(env_id):
                                         VectorReplayBuffer(1000, 2))
     collector.reset()
     assert collector.collect(n_step=300).n_collected_steps >= 300
+
+
+# ------------------------------------------------------------ AgileRL
+class _MaskDropped(gymnasium.Wrapper):
+    """The env with ``action_mask`` taken out of its infos: what an AgileRL trainer gets
+    from an env that gives no mask."""
+
+    def reset(self, **kwargs):
+        obs, info = self.env.reset(**kwargs)
+        return obs, {k: v for k, v in info.items() if k != "action_mask"}
+
+    def step(self, action):
+        *out, info = self.env.step(action)
+        return *out, {k: v for k, v in info.items() if k != "action_mask"}
+
+
+def _agilerl_ppo(venv):
+    """An untrained AgileRL PPO for ``venv`` as ``examples/agilerl_ppo.py`` builds it."""
+    import torch
+    from agilerl.algorithms import PPO
+    torch.manual_seed(0)
+    return PPO(observation_space=venv.single_observation_space,
+               action_space=venv.single_action_space, num_envs=venv.num_envs,
+               net_config={"encoder_config": {"hidden_size": [16]}}, learn_step=300,
+               rollout_buffer_config={"use_gae": False})
+
+
+def _agilerl_venv(make, wrap=lambda e: e):
+    return gymnasium.vector.SyncVectorEnv([lambda: wrap(make())] * 2,
+                                          autoreset_mode=gymnasium.vector.AutoresetMode.SAME_STEP)
+
+
+AGILERL_ENVS = {"Caledonia": lambda: CaledoniaEnv(num_players=2, illegal_action="raise"),
+                "solo": lambda: CaledoniaSoloEnv(illegal_action="raise")}
+
+
+@pytest.mark.parametrize("name", sorted(AGILERL_ENVS))
+def test_agilerl_ppo_collector_takes_only_legal_actions(name):
+    """examples/agilerl_ppo.py's route: AgileRL's own on-policy collector (what
+    ``train_on_policy`` runs), untrained PPO, 2 envs x 150 steps on an env that raises on an
+    illegal action; the rollout buffer keeps each step's mask for the PPO update."""
+    needs("agilerl", "torch")
+    from agilerl.rollouts.on_policy import collect_rollouts
+    venv = _agilerl_venv(AGILERL_ENVS[name])
+    venv.reset(seed=5)
+    agent = _agilerl_ppo(venv)
+    scores, *_ = collect_rollouts(agent, venv, n_steps=150)
+    assert len(scores) >= 2                                  # games ended and auto-reset
+    masks = agent.rollout_buffer.buffer["action_masks"][:150]
+    actions = agent.rollout_buffer.buffer["actions"][:150].long()
+    assert masks.shape == (150, 2, N_ACTIONS) and not masks.all()
+    assert masks.gather(2, actions.reshape(150, 2, 1)).all()
+    venv.close()
+
+
+def test_agilerl_ppo_collector_without_the_mask_hits_an_illegal_action():
+    """The check above can fail: the same untrained PPO on the env with the mask taken out
+    of its infos picks an illegal id within 150 steps, and the env raises."""
+    needs("agilerl", "torch")
+    from agilerl.rollouts.on_policy import collect_rollouts
+    venv = _agilerl_venv(AGILERL_ENVS["Caledonia"], _MaskDropped)
+    venv.reset(seed=5)
+    with pytest.raises(IllegalActionError):
+        collect_rollouts(_agilerl_ppo(venv), venv, n_steps=150)
+    venv.close()
+
+
+def test_agilerl_maddpg_route_takes_only_legal_actions():
+    """examples/agilerl_maddpg.py's route: AgileRL's vectorised PettingZoo env over the flat
+    Parallel view (raising on an illegal action), untrained MADDPG with its exploration
+    noise choosing through ``get_action(obs, infos)`` as ``train_multi_agent_off_policy``
+    does, 2 envs x 150 steps; the waiting seat is given ``WAIT``."""
+    needs("agilerl", "torch")
+    import torch
+    from agilerl.algorithms import MADDPG
+    from agilerl.vector.pz_async_vec_env import AsyncPettingZooVecEnv
+    torch.manual_seed(0)
+    venv = AsyncPettingZooVecEnv(
+        [lambda: parallel_env(num_players=2, obs_type="flat", illegal_action="raise")] * 2)
+    obs, infos = venv.reset(seed=6)
+    ids = venv.agents
+    agent = MADDPG(observation_spaces=[venv.single_observation_space(a) for a in ids],
+                   action_spaces=[venv.single_action_space(a) for a in ids], agent_ids=ids,
+                   net_config={"encoder_config": {"hidden_size": [16]}}, vect_noise_dim=2)
+    agent.set_training_mode(True)
+    ended = 0
+    for _ in range(150):
+        actions, _ = agent.get_action(obs=obs, infos=infos)
+        for a in ids:
+            legal = np.take_along_axis(infos[a]["action_mask"], actions[a][:, None], axis=1)
+            assert legal.all()
+        obs, _, term, _, infos = venv.step(actions)
+        ended += int(term[ids[0]].sum())
+    assert ended >= 2
+    venv.close()
 
 
 # ------------------------------------------------------------ SB3 / sb3-contrib
