@@ -38,8 +38,8 @@ HEADLINES = (
     ("fidelity", "fidelity", ("source", "named source (all but estimate)"), "share",
      "ruleset values that name their source (rulebook, errata, public sources, community)",
      None),
-    ("fidelity", "fidelity", ("source", "estimate"), "values", "values still estimated (the "
-     "market tracks among them)", None),
+    ("fidelity", "fidelity", ("source", "estimate"), "values", "values still estimated (docs/"
+     "ruleset.md lists them)", None),
     ("fidelity", "calibration", ("agent", "`mcts:256c36:solo`"), "mean_vp", "best solo agent "
      "against the rulebook's bands (Expert 146+)", None),
     ("speed", "compare_peers", ("what", "Python loop: `legal_actions()` + random choice + "

@@ -1,30 +1,35 @@
-"""A ruleset whose wool track repeats prices, as the printed tracks do, for the
-market tests of the rules, the observation and the agents."""
-import json
-
+"""The default market's printed tracks (R-3.1, source PHP), which repeat prices on consecutive
+steps, for the market tests of the rules, the observation and the agents: markers are read and
+set as steps of their track (0 = the cheapest step)."""
+from caledonia_env.data import GOODS, load_ruleset
 from caledonia_env.engine import layout as L
+from caledonia_env.engine.market import market_price
 
-WOOL = 0
-#: wool's step prices, cheapest first; the circled start is the second £4 (step 2)
-WOOL_TRACK = [3, 4, 4, 5, 5, 6, 6, 7]
-WOOL_START = 2
-#: the solo 'average' bracket, steps 3..5 (£5, £5, £6): step 6 (also £6) is high
-WOOL_AVERAGE = [3, 5]
+MARKET = load_ruleset().market
+WOOL, MILK, WHISKY = (GOODS.index(g) for g in ("wool", "milk", "whisky"))
+#: wool's step prices, cheapest first: 3, 3, 4, 4, 5, 5, 6, 6, 7, 8
+WOOL_TRACK = [int(x) for x in MARKET.tracks[WOOL]]
 
 
-def repeated_ruleset(tmp_path) -> str:
-    """The path of an override file giving wool the repeated-price track."""
-    path = tmp_path / "repeated_wool.json"
-    path.write_text(json.dumps({"market": {"wool": {
-        "track": WOOL_TRACK, "start_step_1_2": WOOL_START, "start_step_3_4": WOOL_START,
-        "solo_average_steps": WOOL_AVERAGE}}}))
-    return str(path)
+def track(g) -> list[int]:
+    return [int(x) for x in MARKET.tracks[g]]
 
 
 def marker(s, T, g=WOOL) -> int:
-    """Good g's marker as a step of its track (0 = cheapest)."""
+    """Good g's marker as a step of its track."""
     return int(s[L.S_PRICE_STEP + g] - T[L.T_STEP_LO + g])
 
 
 def put_marker(s, T, k, g=WOOL) -> None:
     s[L.S_PRICE_STEP + g] = T[L.T_STEP_LO + g] + k
+
+
+def price(game, g) -> int:
+    """Good g's market price in ``game``."""
+    return int(market_price(game.state, game.tables, g))
+
+
+def price_after(g, step, moved) -> int:
+    """The price of good g once its marker on ``step`` moves ``moved`` steps, clamped."""
+    t = track(g)
+    return t[min(max(step + moved, 0), len(t) - 1)]

@@ -47,8 +47,11 @@ def check_pending(game, ctx, cur):
     ports (R-3.7); a rowing fisherman that is theirs (R-8.5)."""
     s, board = game.state, game.board
     if s[L.S_PHASE] != PH_ACTIONS:
-        busy = [k for k in TURN_WORK if k != "drawn" and (s[PENDING[k][0]:sum(PENDING[k])]
-                                                         != PENDING_DEFAULTS.get(k, 0)).any()]
+        # the engine notes the meat ports at every fulfilled contract; without meat left
+        # to slaughter they are no work (a fulfilled contract without meat keeps them)
+        inert = {"meat_ports"} if not s[L.S_MEAT_REM:L.S_MEAT_REM + 2].any() else set()
+        busy = [k for k in TURN_WORK if k != "drawn" and k not in inert
+                and (s[PENDING[k][0]:sum(PENDING[k])] != PENDING_DEFAULTS.get(k, 0)).any()]
         if busy or s[L.S_N_DRAWN]:
             raise ScenarioError(f"pending {busy or ['drawn']}: work of a turn is pending only "
                                 f"in phase 'actions'")

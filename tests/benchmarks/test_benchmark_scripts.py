@@ -227,3 +227,21 @@ def test_python_paths_times_the_serial_vector_kernel_of_a_given_tree():
     result = json.loads(out.strip().splitlines()[-1])
     assert result["package"] == os.path.join(ROOT, "caledonia_env")
     assert result["vector_steps_per_s"] > 0 and set(result) == {"package", "vector_steps_per_s"}
+
+
+def test_fidelity_counts_the_estimates_the_map_sides_and_the_rule_readings():
+    """benchmarks/fidelity.py: the ruleset's estimates, and outside the ruleset the eight
+    module sides (the project's own) and every GameConfig interp_* switch (found on the
+    dataclass, so a new reading is counted without editing the script)."""
+    import dataclasses
+
+    from caledonia_env.config import GameConfig
+    from caledonia_env.data import load_ruleset
+    out = run_bench("fidelity.py")
+    n_est = len(load_ruleset().estimates())
+    assert re.search(rf"^estimate\s+{n_est}\s", out, re.M), out
+    readings = [f.name for f in dataclasses.fields(GameConfig) if f.name.startswith("interp_")]
+    assert {"interp_price_shift_exact", "interp_export_min_contracts"} <= set(readings)
+    line = next(x for x in out.splitlines() if x.startswith("unsourced outside the ruleset:"))
+    assert "8 map sides (A1, A2, B1, B2, C1, C2, D1, D2)" in line
+    assert f"{len(readings)} rule readings ({', '.join(readings)})" in line

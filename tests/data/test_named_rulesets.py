@@ -78,10 +78,10 @@ def test_provenance_covers_every_value(rs):
                 stack.extend(x)
             else:
                 leaves += 1
-    # lists with per-item sources (contract_cost_by_round: 5 values; whisky's track: 11) are
-    # one leaf here and one provenance row per item there
-    per_item = len(rs.export_board.contract_cost) + len(rs.market.tracks[5])
-    assert len(prov) == leaves - 2 + per_item
+    # a list with per-item sources (contract_cost_by_round: 5 values) is one leaf here and
+    # one provenance row per item there
+    per_item = len(rs.export_board.contract_cost)
+    assert len(prov) == leaves - 1 + per_item
     assert all(source_kind(s) in SOURCES for *_, s in prov)
     got = {(t, p): (v, s) for t, p, v, s in prov}
     assert got[("units", "sheep.cost")] == (8, "sourced:PB")
@@ -95,6 +95,8 @@ def test_provenance_covers_every_value(rs):
         [16, 14, 12, 10], "community:Automa helper app")
     assert got[("scoring_tiles", "T3.unit_glory.field")] == (2, "rulebook")
     assert got[("contracts", "[0].need_wool")] == (4, "community")
+    assert got[("market", "whisky.track")] == ([8, 9, 10, 11, 12, 13, 13, 14, 15, 16],
+                                               "sourced:PHP")
     assert sum(t == "contracts" for t, *_ in prov) == len(rs.contracts) * 14
     assert [(t, p, v) for t, p, v, s in prov if s == "estimate"] == rs.estimates()
 
@@ -122,8 +124,9 @@ def test_records_of_the_earlier_fingerprints_match_estimates_2026_11(rs):
 
 # ---------------------------------------------------------------- named rulesets
 def test_bundled_names():
-    assert bundled_rulesets() == ("estimates-2026-11",)
-    assert sorted(p.name for p in RULESETS_DIR.iterdir()) == ["estimates-2026-11.json"]
+    assert bundled_rulesets() == ("estimates-2026-11", "market-estimate-2026-11")
+    assert sorted(p.name for p in RULESETS_DIR.iterdir()) == [
+        "estimates-2026-11.json", "market-estimate-2026-11.json"]
 
 
 SOURCED = {"sheep": 8, "cow": 9, "field": 18, "cheese_dairy": 12}
@@ -138,7 +141,7 @@ def test_R_3_3_R_3_4_the_default_holds_the_sourced_unit_costs_and_shipping_track
     prov = {(t, p): s for t, p, _, s in rs.provenance()}
     assert all(prov[("units", f"{u}.cost")] == "sourced:PB" for u in SOURCED)
     assert prov[("economy", "shipping.max_level")] == "sourced:EN/PB/BGA"
-    assert len(rs.estimates()) == 66
+    assert len(rs.estimates()) == 41
 
 
 def test_estimates_2026_11_restates_the_numbers_of_that_default(rs):
@@ -150,8 +153,14 @@ def test_estimates_2026_11_restates_the_numbers_of_that_default(rs):
     # everything else is today's default: the five sourced values are the only difference
     assert {u: c for u, c in cost.items() if u not in ESTIMATED} \
         == {u: c for u, c in zip(UNITS, rs.units.cost.tolist()) if u not in ESTIMATED}
-    assert len(est.estimates()) == len(rs.estimates()) + 5 == 71
-    assert all(e in est.estimates() for e in rs.estimates())
+    # the five values and the old market are estimates there (whisky's track item by item,
+    # but for the whisky example's two rulebook prices); the rest is today's default
+    old_market = [e for e in est.estimates() if e[0] == "market"]
+    assert len(old_market) == 5 * 4 + (11 - 2) + 3
+    assert ("market", "whisky.track[3]", 10) not in old_market
+    others = [e for e in rs.estimates() if e[0] != "market"]
+    assert len(est.estimates()) == len(others) + 5 + len(old_market) == 72
+    assert all(e in est.estimates() for e in others)
     # the file itself marks each value it holds as an estimate (so it stays one after the
     # default's provenance moves)
     over_rs = load_ruleset(json.loads((RULESETS_DIR / "estimates-2026-11.json").read_text()))
@@ -161,11 +170,31 @@ def test_estimates_2026_11_restates_the_numbers_of_that_default(rs):
     assert load_ruleset(str(RULESETS_DIR / "estimates-2026-11.json")) == est
 
 
+def test_R_3_1_market_estimate_2026_11_restores_the_old_tracks(rs):
+    """The named ruleset market-estimate-2026-11 is the default but for the market: the old
+    estimate of £1 steps (the whisky example's £10 and £12 marked rulebook), as played before
+    the printed tracks (PHP) became the default."""
+    old = load_ruleset("market-estimate-2026-11")
+    m = old.market
+    ends = ((2, 9), (2, 9), (3, 10), (5, 14), (6, 15), (7, 17))
+    assert [t.tolist() for t in m.tracks] == [list(range(lo, hi + 1)) for lo, hi in ends]
+    assert m.start_prices(4).tolist() == m.start_prices(2).tolist() == [4, 4, 5, 8, 9, 10]
+    band = [[int(t[a]), int(t[b])] for t, (a, b) in zip(m.tracks, m.solo_average_steps)]
+    assert band == [[4, 6], [4, 6], [5, 7], [8, 10], [9, 11], [10, 12]]
+    mine, default = strip_provenance(old.to_dict()), strip_provenance(rs.to_dict())
+    assert {k for k in mine if mine[k] != default[k]} == {"market"}
+    assert mine["market"] == strip_provenance(load_ruleset("estimates-2026-11").to_dict())["market"]
+    prov = {p: s for t, p, _, s in old.provenance() if t == "market"}
+    assert {p for p, s in prov.items() if s != "estimate"} == {"whisky.track[3]", "whisky.track[5]"}
+    g = Game(GameConfig(num_players=2, seed=3, ruleset="market-estimate-2026-11"))
+    assert int(g.tables[L.T_PRICE_START + 5]) == 10 and g.ruleset == old
+
+
 def test_unknown_name_lists_the_bundled_names():
     with pytest.raises(RulesetError) as ex:
         load_ruleset("sourced-2026-11")    # the default since 2026-11-26
     assert str(ex.value) == ("sourced-2026-11: no such ruleset directory or file, nor a bundled "
-                             "ruleset name (bundled: estimates-2026-11)")
+                             "ruleset name (bundled: estimates-2026-11, market-estimate-2026-11)")
 
 
 def test_a_bundled_name_wins_over_a_same_named_folder(tmp_path, monkeypatch):
@@ -198,6 +227,17 @@ def test_cli_play_with_a_named_ruleset(tmp_path, capsys):
     assert {r["ruleset_fingerprint"] for r in rows} == {ESTIMATES_2026_11}
     assert main(["play", "--ruleset", "nope", "--players", "greedy,random", "--games", "1"]) == 2
     assert "bundled: estimates-2026-11" in capsys.readouterr().err
+
+
+def test_cli_plays_the_old_market(tmp_path):
+    """docs/ruleset.md: --ruleset market-estimate-2026-11 plays the old £1-step market."""
+    out = tmp_path / "m.csv"
+    assert main(["play", "--ruleset", "market-estimate-2026-11", "--players", "greedy,random",
+                 "--games", "1", "-q", "--out", str(out)]) in (0, None)
+    rows = list(csv.DictReader(out.open()))
+    assert {r["ruleset"] for r in rows} == {"market-estimate-2026-11"}
+    assert {r["ruleset_fingerprint"] for r in rows} == {
+        load_ruleset("market-estimate-2026-11").fingerprint()}
 
 
 # ---------------------------------------------------------------- Automa data in a ruleset

@@ -87,40 +87,50 @@ def test_economy(rs):
     assert e.neighborhood_limit.tolist() == [0, 0, 4, 3, 3]  # by player count; solo: none
 
 
-def test_market_matches_data_md(rs):
-    """The estimated tracks, as step lists of £1 steps min..max."""
+#: the printed tracks of source PHP, cheapest step first
+PHP_TRACKS = {"wool": [3, 3, 4, 4, 5, 5, 6, 6, 7, 8], "grain": [3, 3, 4, 5, 6, 6, 7, 7, 8, 8],
+              "milk": [3, 4, 5, 5, 6, 6, 7, 7, 8, 8], "bread": [7, 8, 9, 10, 11, 11, 12, 13, 14, 15],
+              "cheese": [7, 8, 9, 10, 11, 12, 13, 14, 14, 15],
+              "whisky": [8, 9, 10, 11, 12, 13, 13, 14, 15, 16]}
+
+
+def test_R_3_1_market_is_the_php_tracks(rs):
+    """R-1.3, R-3.1: the printed tracks (source PHP), every marker starting on step 3 on both
+    sides; the solo 'average' bracket (R-9.2, an estimate) is the start and three steps above."""
     m = rs.market
-    assert m.min.tolist() == [2, 2, 3, 5, 6, 7]
-    assert m.max.tolist() == [9, 9, 10, 14, 15, 17]
-    assert [t.tolist() for t in m.tracks] == [list(range(lo, hi + 1))
-                                              for lo, hi in zip(m.min, m.max)]
-    assert m.start_prices(4).tolist() == [4, 4, 5, 8, 9, 10]
-    assert m.start_prices(2).tolist() == [4, 4, 5, 8, 9, 10]
-    assert m.start_step.shape == (5, 6) and m.start_steps(3).tolist() == [2, 2, 2, 3, 3, 3]
-    assert (m.min[G("whisky")], m.start_prices(3)[G("whisky")], m.max[G("whisky")]) == (7, 10, 17)
-    band = [[int(t[a]), int(t[b])] for t, (a, b) in zip(m.tracks, m.solo_average_steps)]
-    assert band == [[4, 6], [4, 6], [5, 7], [8, 10], [9, 11], [10, 12]]
+    assert {g: t.tolist() for g, t in zip(GOODS, m.tracks)} == PHP_TRACKS
+    assert m.min.tolist() == [3, 3, 3, 7, 7, 8] and m.max.tolist() == [8, 8, 8, 15, 15, 16]
+    assert m.start_step.shape == (5, 6)
+    for n in (1, 2, 3, 4):
+        assert m.start_steps(n).tolist() == [3] * 6
+        assert m.start_prices(n).tolist() == [4, 5, 5, 10, 10, 11]
+    assert m.solo_average_steps.tolist() == [[3, 6]] * 6
+    prov = {(t, p): s for t, p, _, s in rs.provenance() if t == "market"}
+    for g in GOODS:
+        assert prov[("market", f"{g}.track")] == "sourced:PHP"
+        assert prov[("market", f"{g}.start_step_1_2")] == "sourced:PHP"
+        assert prov[("market", f"{g}.start_step_3_4")] == "sourced:PHP"
+        assert prov[("market", f"{g}.solo_average_steps")] == "estimate"
 
 
 def test_market_known_points(rs):
-    """DA: milk starts at £5 on the 2-player side; EN p.4: two whisky bought at £10 leave the
-    price at £12 (two steps up); both are marked with their sources, the rest estimates."""
-    m, milk, whisky = rs.market, G("milk"), G("whisky")
+    """The tracks agree with every printed point known: MP's photographed column (7, 6, 6, 5,
+    5, 4 circled, 4, 3 from the top) is wool's steps 8 down to 1 with the start on step 3 and
+    its bracket on 6, 5, 5, 4 (steps 6..3); DA starts milk at £5 on the 2-player side; EN p.4
+    buys two whisky at £10 and leaves the price at £12 (two steps up)."""
+    m, wool, milk, whisky = rs.market, G("wool"), G("milk"), G("whisky")
+    assert m.tracks[wool][8:0:-1].tolist() == [7, 6, 6, 5, 5, 4, 4, 3]
+    assert m.start_steps(2)[wool] == 3 and m.start_prices(2)[wool] == 4
+    lo, hi = m.solo_average_steps[wool]
+    assert m.tracks[wool][hi:lo - 1:-1].tolist() == [6, 5, 5, 4]
     assert m.start_prices(2)[milk] == 5 and m.start_prices(1)[milk] == 5
     at10 = m.step_of(whisky, 10)
     assert m.tracks[whisky][at10 + 2] == 12
-    est = {p for t, p, _ in rs.estimates() if t == "market"}
-    assert f"whisky.track[{at10}]" not in est and f"whisky.track[{at10 + 2}]" not in est
-    assert f"whisky.track[{at10 + 1}]" in est and "milk.track" in est
 
 
-def test_market_step_of_takes_the_cheapest_step(tmp_path):
-    over = tmp_path / "o.json"
-    over.write_text(json.dumps({"market": {"wool": {"track": [3, 4, 4, 5, 5, 6, 6, 7],
-                                                    "solo_average_steps": [3, 5]}}}))
-    m = load_ruleset(over).market
-    assert [m.step_of(0, p) for p in (3, 4, 5, 7, 8, 2)] == [0, 1, 3, 7, None, None]
-    assert m.start_prices(2)[0] == 4 and m.min[0] == 3 and m.max[0] == 7
+def test_market_step_of_takes_the_cheapest_step(rs):
+    m = rs.market
+    assert [m.step_of(0, p) for p in (3, 4, 5, 7, 8, 9, 2)] == [0, 2, 4, 8, 9, None, None]
 
 
 def test_export_board(rs):
@@ -270,16 +280,25 @@ def test_every_table_has_a_valid_source(rs):
     assert set(rs.sources) == set(TABLES)
     assert all(source_kind(s) in SOURCES for s in rs.sources.values())
     assert rs.sources["contracts"] == "community"
-    assert rs.sources["market"] == "estimate" and rs.sources["units"] == "rulebook"
+    assert rs.sources["market"] == "sourced:PHP" and rs.sources["units"] == "rulebook"
     for f in DEFAULT_RULESET_DIR.glob("*.json"):
         assert source_kind(json.loads(f.read_text())["source"]) in SOURCES, f.name
+
+
+def test_R_9_2_R_7_tags_name_what_the_value_is(rs):
+    """R-9.2: the solo passing bonus of £16 is printed on EN p.8 (the solo page; the rating
+    bands are on p.9); R-7: the export majority's contract threshold is a reading [interp],
+    not a printed number, so it is an estimate."""
+    prov = {(t, p): (v, s) for t, p, v, s in rs.provenance()}
+    assert prov[("solo", "pass_money")] == (16, "rulebook:EN p.8")
+    assert prov[("final_scoring", "export_majority_min_contracts")] == (1, "estimate")
 
 
 def test_estimates_list_data_md_estimates(rs):
     est = {(t, p): v for t, p, v in rs.estimates()}
     for key, value in {
-        ("market", "whisky.start_step_3_4"): 3, ("market", "wool.track"): list(range(2, 10)),
-        ("market", "cheese.solo_average_steps"): [3, 5], ("market", "whisky.track[4]"): 11,
+        ("market", "cheese.solo_average_steps"): [3, 6],
+        ("final_scoring", "export_majority_min_contracts"): 1,
         ("export_board", "slots_by_players.3"): 5,
         ("export_board", "import_track.marked_spaces"): list(range(3, 31, 3)),
         ("starting_tiles", "S1.money"): 70, ("starting_tiles", "S9.goods.whisky"): 1,
@@ -288,12 +307,14 @@ def test_estimates_list_data_md_estimates(rs):
         assert est.get(key) == value, key
     for key in [("units", "bakery.cost"), ("units", "distillery.cost"), ("units", "miner.cost"),
                 ("units", "sheep.cost"), ("units", "field.cost"), ("economy", "shipping.max_level"),
-                ("units", "sheep.count"), ("solo", "pass_money")] + [
+                ("units", "sheep.count"), ("solo", "pass_money"), ("market", "wool.track"),
+                ("market", "whisky.start_step_3_4")] + [
                 ("export_board", f"contract_cost_by_round[{i}]") for i in range(5)] + [
                 ("export_board", f"pass_bonus_by_players.{n}") for n in "234"]:
         assert key not in est, key
-    assert not [e for e in rs.estimates() if e[0] in ("clans", "ports", "scoring_tiles",
-                                                       "final_scoring", "setup")]
+    assert not [e for e in rs.estimates() if e[0] in ("clans", "ports", "scoring_tiles", "setup")]
+    assert [e for e in rs.estimates() if e[0] == "final_scoring"] == [
+        ("final_scoring", "export_majority_min_contracts", 1)]     # a reading [interp]
 
 
 def _docs_estimates() -> tuple[set, int]:
@@ -335,7 +356,7 @@ def test_to_dict_and_fingerprint(rs):
     assert load_ruleset(d).fingerprint() != rs.fingerprint()
     d2 = rs.to_dict()
     d2["market"]["whisky"]["start_step_3_4"] = 99  # to_dict returns a copy
-    assert rs.market.start_prices(3)[G("whisky")] == 10
+    assert rs.market.start_prices(3)[G("whisky")] == 11
 
 
 # ---------------------------------------------------------------------------
@@ -348,17 +369,20 @@ def _default(name: str) -> dict:
 def test_directory_override_replaces_only_given_files(tmp_path, rs):
     market = _default("market.json")
     market["whisky"]["start_step_3_4"] = 4
-    market["whisky"]["sources"] = {"start_step_3_4": "rulebook"}
+    market["whisky"]["sources"]["start_step_3_4"] = "rulebook"
     (tmp_path / "market.json").write_text(json.dumps(market))
     (tmp_path / "README.md").write_text("other files are ignored")
     got = load_ruleset(tmp_path)
-    assert got.market.start_prices(4)[G("whisky")] == 11
-    assert got.market.start_prices(2)[G("whisky")] == 10
+    assert got.market.start_prices(4)[G("whisky")] == 12
+    assert got.market.start_prices(2)[G("whisky")] == 11
     assert got.units.cost.tolist() == rs.units.cost.tolist()
     assert got != rs
     est = {(t, p) for t, p, _ in got.estimates()}
     assert ("market", "whisky.start_step_3_4") not in est
-    assert ("market", "whisky.start_step_1_2") in est
+    assert ("market", "whisky.solo_average_steps") in est
+    prov = {(t, p): s for t, p, _, s in got.provenance()}
+    assert prov[("market", "whisky.start_step_3_4")] == "rulebook"
+    assert prov[("market", "whisky.start_step_1_2")] == "sourced:PHP"
     assert load_ruleset(str(tmp_path)) == got
 
 
@@ -450,8 +474,8 @@ BROKEN = [
     # (file, mutation, substrings the message must contain)
     ("market.json", _set("whisky", "start_step_3_4", "ten"),
      ["good 'whisky', field 'start_step_3_4': expected an integer, got \"ten\""]),
-    ("market.json", _set("wool", "start_step_1_2", 8),
-     ["good 'wool', field 'start_step_1_2'", "step 8 is outside the track's steps 0..7"]),
+    ("market.json", _set("wool", "start_step_1_2", 10),
+     ["good 'wool', field 'start_step_1_2'", "step 10 is outside the track's steps 0..9"]),
     ("market.json", _set("milk", "track", [3, 4, 4, 3]),
      ["good 'milk', field 'track'", "[3, 4, 4, 3]: step prices must not fall"]),
     ("market.json", _set("milk", "track", []), ["good 'milk', field 'track'", "at least 1"]),

@@ -12,6 +12,7 @@ from caledonia_env import config as config_module
 from caledonia_env.config import ConfigError, ConfigTypeError, clan_options
 from caledonia_env.data import automa as automa_data
 from caledonia_env.data import names
+from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import N_ACTIONS
 from caledonia_env.engine.constants import TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_MOUNTAIN, TERRAIN_PASTURE, TERRAIN_PORT
 from caledonia_env.envs.aec import raw_env
@@ -431,3 +432,17 @@ def test_a_config_with_automa_seats_pickles():
     cfg = GameConfig(num_players=3, automa={2: 4})
     back = pickle.loads(pickle.dumps(cfg))
     assert back == cfg and back.automa == {2: 4} and type(back.automa) is type(cfg.automa)
+
+
+def test_R_3_7_meat_ports_without_meat_left_are_no_pending_work():
+    """The engine notes the meat ports at every fulfilled contract (R-3.7, port 1); a contract
+    without meat leaves them noted into production, which a scenario may then hold."""
+    prod = dict(phase="production", context="production",
+                pending={"meat_ports": 1, "production_kind": 0, "production_seat": 0})
+    g = Game.from_scenario(base_scenario(**prod))
+    assert int(g.state[L.S_MEAT_PORTS]) == 1
+    assert np.array_equal(Game.from_scenario(g.to_scenario()).state, g.state)
+    prod["pending"]["meat_left"] = [1, 0]
+    with pytest.raises(ScenarioError, match=r"pending \['meat_left', 'meat_ports'\]: work of a "
+                                            r"turn is pending only in phase 'actions'"):
+        Game.from_scenario(base_scenario(**prod))

@@ -114,7 +114,7 @@ def test_R_3_3_1_neighborhood_limit_is_per_good_per_turn_across_expansions(hx):
     hexes next to the same opponent sheep in one turn still buy at most the limit of wool."""
     v, w, x = hx.pasture_triangle()
     own = next(y for y in hx.neighbors(v) if y not in (w, x) and y in hx.land(TERRAIN_PASTURE))
-    d = others_passed(market={"wool": 2}, pending={"free_hexes": 2, "main_done": 1},
+    d = others_passed(market={"wool": 3}, pending={"free_hexes": 2, "main_done": 1},
                        context="export bonus")
     d["players"][0] = {"money": 100, "merchants": 7, "units": {hx.label(own): "field"}}
     d["players"][1]["units"] = {hx.label(x): "sheep"}
@@ -137,7 +137,7 @@ def test_R_3_3_1_limit_resets_next_turn(hx):
     """R-3.3.1: the per-turn count starts again in the next turn."""
     v, w, x = hx.pasture_triangle()
     own = next(y for y in hx.neighbors(v) if y not in (w, x) and y in hx.land(TERRAIN_PASTURE))
-    d = others_passed(market={"wool": 2})
+    d = others_passed(market={"wool": 3})
     d["players"][0] = {"money": 100, "merchants": 7, "units": {hx.label(own): "field"}}
     d["players"][1]["units"] = {hx.label(x): "sheep"}
     g = Game.from_scenario(d)

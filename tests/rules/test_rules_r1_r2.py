@@ -8,8 +8,10 @@ import pytest
 from conftest import base_scenario, mask_names
 
 from caledonia_env import Game, GameConfig
+from caledonia_env.engine import layout as L
 from caledonia_env.engine.constants import (TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_MOUNTAIN,
                                             TERRAIN_PASTURE, TERRAIN_PORT)
+from caledonia_env.engine.market import market_price
 
 MODULES = "ABCD"
 UNIT_INDEX = {"sheep": 0, "cow": 1, "field": 2, "cheese_dairy": 3, "bakery": 4,
@@ -140,14 +142,18 @@ def test_R_1_2_port_position_depends_on_player_count():
 
 
 # ------------------------------------------------------------------ R-1.3 market
-@pytest.mark.parametrize("n", [2, 3, 4])
-def test_R_1_3_market_starts_at_printed_prices(n):
-    """R-1.3: every good starts at the starting price of the market side for n players."""
-    g = Game(GameConfig(num_players=n, seed=n))
-    start = g.ruleset.market.start_prices(n)
-    market = g.to_scenario()["market"]
-    assert [market[k] for k in ("wool", "grain", "milk", "bread", "cheese", "whisky")] \
-        == [int(x) for x in start]
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_R_1_3_market_starts_at_the_sourced_start_steps(n):
+    """R-1.3: every marker starts on the circled step of the market side for n players: the
+    printed tracks' step 3 (source PHP): wool £4, grain £5, milk £5 (the publisher's digital
+    Automa's milk start too), bread £10, cheese £10, whisky £11."""
+    g = Game(GameConfig(num_players=n, solo=n == 1, seed=n))
+    m = g.ruleset.market
+    assert m.start_steps(n).tolist() == [3] * 6
+    assert m.start_prices(n).tolist() == [4, 5, 5, 10, 10, 11]
+    s, T = g.state, g.tables
+    assert [int(market_price(s, T, i)) for i in range(6)] == [4, 5, 5, 10, 10, 11]
+    assert [int(s[L.S_PRICE_STEP + i] - T[L.T_STEP_LO + i]) for i in range(6)] == [3] * 6
 
 
 # ------------------------------------------------------------------ R-1.4 export board

@@ -10,11 +10,14 @@ from collections import deque
 
 import pytest
 from conftest import base_scenario, mask_names
+from market_tracks import price_after
 
 from caledonia_env import Game
 from caledonia_env.data.names import CONTRACT_COLUMNS
+from caledonia_env.engine import layout as L
 from caledonia_env.engine.constants import (TERRAIN_FOREST, TERRAIN_LOCH, TERRAIN_MOUNTAIN,
                                             TERRAIN_PASTURE, TERRAIN_PORT)
+from caledonia_env.engine.market import market_price
 
 GOODS = ("wool", "grain", "milk", "bread", "cheese", "whisky")
 UNITS = ("sheep", "cow", "field", "cheese_dairy", "bakery", "distillery", "lumberjack", "miner")
@@ -39,7 +42,12 @@ def do(g, name):
 
 
 def price(g, good):
-    return g.to_scenario()["market"][good]
+    return int(market_price(g.state, g.tables, G[good]))
+
+
+def marker(g, good):
+    """Good's marker as a step of its track (0 = the cheapest)."""
+    return int(g.state[L.S_PRICE_STEP + G[good]] - g.tables[L.T_STEP_LO + G[good]])
 
 
 def board_left(g, p, unit):
@@ -127,13 +135,13 @@ def test_R_3_1_buy_k_pays_k_times_price_and_raises_price_k():
     d = base_scenario()
     d["players"][0] = {"money": 50, "merchants": 3}
     g = mk(d)
-    p0 = price(g, "grain")
+    p0, k0 = price(g, "grain"), marker(g, "grain")
     do(g, "trade buy 3 grain")
     pd = pl(g)
     assert pd["money"] == 50 - 3 * p0
     assert pd["goods"]["grain"] == 3
     assert pd["merchants"] == 0 and pd["market"]["buy"] == {"grain": 3}
-    assert price(g, "grain") == min(p0 + 3, int(RS.market.max[G["grain"]]))
+    assert marker(g, "grain") == k0 + 3 and price(g, "grain") == price_after(G["grain"], k0, 3)
 
 
 def test_R_3_1_sell_k_gains_k_times_price_and_lowers_price_k():
@@ -481,7 +489,9 @@ def test_R_3_3_1_buy_goods_of_neighboring_opponent_units(board):
     do(g, "neighborhood buy 1 milk")
     pd = pl(g)
     assert pd["money"] == money0 - 2 * (10 - disc_w) - (5 - disc_m)
-    assert price(g, "milk") == 6 and pd["market"]["buy"] == {"whisky": 2, "milk": 1}
+    # milk £5 is the first of two £5 steps: one unit bought leaves the price at £5
+    assert price(g, "milk") == price_after(G["milk"], RS.market.step_of(G["milk"], 5), 1) == 5
+    assert pd["market"]["buy"] == {"whisky": 2, "milk": 1}
     assert g.context != "neighborhood purchase"
 
 
@@ -556,7 +566,7 @@ def test_R_3_3_1_expanding_a_worker_also_gets_the_bonus(board):
             do(g, "neighborhood buy 3 wool")
             disc = int(RS.economy.neighborhood_discount[G["wool"]])
             assert pl(g)["money"] == 100 - cost(g, "lumberjack", lab(board, t)) - 3 * (5 - disc)
-            assert price(g, "wool") == 8
+            assert price(g, "wool") == price_after(G["wool"], RS.market.step_of(G["wool"], 5), 3)
             return
     raise AssertionError("no forest hex between two pastures")
 
@@ -1219,7 +1229,7 @@ def reference_main_actions(g):
                 continue
             for k in range(1, 9):
                 ok = pd["merchants"] >= k and (
-                    money >= k * sc["market"][good] if side == "buy" else pd["goods"][good] >= k)
+                    money >= k * price(g, good) if side == "buy" else pd["goods"][good] >= k)
                 if ok:
                     out.add(f"trade {side} {k} {good}")
     box_free = pd["contracts"][0] is None

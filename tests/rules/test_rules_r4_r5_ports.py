@@ -403,13 +403,13 @@ def test_R_5_P6_moves_price_then_trade_that_good():
     steps = port_param(g, "P6", "steps")
     for d in range(1, steps + 1):
         assert f"price whisky -{d}" in names and f"price whisky +{d}" in names
-    step(g, "price whisky -3")
-    assert market_price(g.state, g.tables, 5) == 7
+    step(g, "price whisky -3")            # £10 is whisky's step 2: clamped at step 0, £8
+    assert market_price(g.state, g.tables, 5) == int(g.ruleset.market.tracks[5][0]) == 8
     assert g.context == "main action"
     assert mask_names(g) == ["trade buy 1 whisky", "trade buy 2 whisky"]   # no pass, no other
     step(g, "trade buy 2 whisky")
-    assert pf(g, 0, L.P_MONEY) == 30 - 14 and goods(g, 0)["whisky"] == 2
-    assert market_price(g.state, g.tables, 5) == 9
+    assert pf(g, 0, L.P_MONEY) == 30 - 16 and goods(g, 0)["whisky"] == 2
+    assert market_price(g.state, g.tables, 5) == int(g.ruleset.market.tracks[5][2]) == 10
 
 
 def test_R_5_P6_only_moves_that_allow_the_trade():

@@ -172,8 +172,9 @@ def prices_of(g):
     return [int(market_price(g.state, g.tables, i)) for i in range(6)]
 
 
-def _round2_to_3(prices, rng_state, slots, pile):
-    d = solo_scenario(round=2, market=prices, slots=slots, pile=pile, rng=rng_state)
+def _round2_to_3(steps, rng_state, slots, pile):
+    market = {g_: {"step": k} for g_, k in steps.items()}
+    d = solo_scenario(round=2, market=market, slots=slots, pile=pile, rng=rng_state)
     g = Game.from_scenario(d)
     g.step(g.parse_action("pass"))
     assert g.round == 3
@@ -182,14 +183,16 @@ def _round2_to_3(prices, rng_state, slots, pile):
 
 @pytest.mark.parametrize("rng_state", [12345, 987654321, 2024, 77777])
 def test_R_9_2_market_phase_dice_bands_refill_and_removal(rng_state):
-    prices = {"wool": 2, "grain": 5, "milk": 10, "bread": 9, "cheese": 15, "whisky": 7}
+    # markers as steps: low, the bracket's first step, the top, the bracket's last step,
+    # high, low (the default brackets are steps 3..6)
+    steps = {"wool": 0, "grain": 3, "milk": 9, "bread": 6, "cheese": 7, "whisky": 1}
     slots = [1, 2, None, 4, None, 6]
     pile = [10, 11, 12, 13, 14]
-    g = _round2_to_3(prices, rng_state, slots, pile)
+    g = _round2_to_3(steps, rng_state, slots, pile)
     # mirror: goods die re-rolled on repeats, one price die per good
     r = Minstd(rng_state)
     tracks = RS.market.tracks
-    marker = [RS.market.step_of(i, prices[g_]) for i, g_ in enumerate(GOODS)]
+    marker = [steps[g_] for g_ in GOODS]
     changed, last = [], None
     while len(changed) < SO.goods_changed_per_round:
         good = int(SO.goods_die[r.rand_int(len(SO.goods_die))])
@@ -217,12 +220,14 @@ def test_R_9_2_market_phase_low_average_high():
     from caledonia_env.engine.solo import solo_price_change
     g = Game(GameConfig(num_players=1, solo=True))
     T = g.tables
-    for price, die, expected in ((2, -3, 5), (2, 2, 4), (9, -2, 7), (9, 3, 6), (5, -1, 4),
-                                 (5, 2, 7)):
+    assert RS.market.solo_average_steps[0].tolist() == [3, 6]          # wool: average steps
+    for step, die, expected in ((0, -3, 3), (2, 2, 4), (9, -2, 7), (7, 3, 4), (3, -1, 2),
+                                (6, 2, 8)):
         s = np.zeros(STATE_SIZE, np.int32)
-        s[L.S_PRICE_STEP] = T[L.T_STEP_LO] + RS.market.step_of(0, price)   # wool: average 4-6
+        s[L.S_PRICE_STEP] = T[L.T_STEP_LO] + step
         solo_price_change(s, T, 0, die)
-        assert market_price(s, T, 0) == expected, (price, die)
+        assert s[L.S_PRICE_STEP] - T[L.T_STEP_LO] == expected, (step, die)
+        assert market_price(s, T, 0) == RS.market.tracks[0][expected]
 
 
 def test_R_9_2_market_phase_only_in_rounds_2_to_5():
