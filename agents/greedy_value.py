@@ -399,10 +399,11 @@ def evaluate_known(s, T, p, w, memo):
         if c >= 0:
             v += contract_value(s, T, p, c, gv, unit_val, pl, imp, w)
 
-    # cellar barrels: whisky plus the money of the space they will leave from
-    cellar = T_CLAN_CELLAR_MONEY + row * 2
-    v += s[poff + P_CELLAR + 1] * (gv[WHISKY] + T[cellar + 1] * mv)
-    v += s[poff + P_CELLAR] * (gv[WHISKY] + T[cellar + (1 if pl > 0 else 0)] * mv)
+    # cellar barrels: whisky plus the money they will leave with: aged at a production
+    # while play is left, else taken out from their space at the end
+    cellar = T_CLAN_CELLAR_MONEY + row * 3
+    v += s[poff + P_CELLAR + 1] * (gv[WHISKY] + T[cellar + (2 if pl > 0 else 1)] * mv)
+    v += s[poff + P_CELLAR] * (gv[WHISKY] + T[cellar + (2 if pl > 0 else 0)] * mv)
     # clan auction: VP paid, and the bid this player leads with
     v -= s[poff + P_BID]
     if s[S_AUC_STAGE] == 0 and s[S_AUC_LEADER] == p and s[S_AUC_HIGH] > 0:

@@ -10,12 +10,21 @@ import numpy as np
 from caledonia_env.data.names import CLANS as CLAN_NAMES
 from caledonia_env.data.names import (CLAN_CHOICES, CLAN_MODES, MAX_VALUE, MODULES,  # noqa: F401
                                       MULTIPLAYER_COUNTS, PLAYER_COUNTS)
-from caledonia_env.engine.tables.build import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS, Variants
+from caledonia_env.engine.tables.build import (BUCHANAN_READINGS, CELLAR_READINGS, IMPORT_RARITY_READINGS,
+                                               SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS, Variants)
 
+#: the readings of R-8.1 Buchanan, R-8.6 MacKenzie's cellar and R-7 import rarity before they
+#: followed the text (issue #76, docs/interpretations.md)
+READINGS_2026_11_26 = {"interp_buchanan": "any-second", "interp_cellar": "left-pays",
+                       "interp_import_rarity": "capped"}
 #: the GameConfig options that play the bundled default of 2026-11-25, before the sourced
 #: values and the publisher's erratum / FAQ readings became the default (docs/ruleset.md)
 RULES_2026_11 = {"ruleset": "estimates-2026-11", "interp_swap_bonuses": "first-edition",
-                 "interp_solo_imports": "fixed"}
+                 "interp_solo_imports": "fixed", **READINGS_2026_11_26}
+#: the GameConfig options that play the default of 2026-11-26 until issue #76 (the game
+#: records of version 5): the sourced values with the old market estimate, and the readings
+#: before they followed the text
+RULES_2026_11_26 = {"ruleset": "market-estimate-2026-11", **READINGS_2026_11_26}
 
 
 def clan_options(clans) -> dict:
@@ -169,6 +178,9 @@ class GameConfig:
     interp_export_min_contracts: Optional[int] = None   # R-7 rank threshold; None = ruleset data
     interp_swap_bonuses: str = Variants.swap_bonuses   # port 7 swap: "erratum" (both bonuses) or "first-edition"
     interp_solo_imports: str = Variants.solo_imports   # solo imports: "rarity" (FAQ 3/4/5 VP) or "fixed"
+    interp_buchanan: str = Variants.buchanan      # "same-source" (text) or "any-second" free
+    interp_cellar: str = Variants.cellar          # "aged" barrels pay (text) or "left-pays"
+    interp_import_rarity: str = Variants.import_rarity   # rank "goods" imported or "capped" tokens
     extra: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
@@ -206,7 +218,10 @@ class GameConfig:
                                   f"an int in 0..{MAX_VALUE}, got {k}")
             object.__setattr__(self, "interp_export_min_contracts", k)
         for name, allowed in (("interp_swap_bonuses", SWAP_BONUS_READINGS),
-                              ("interp_solo_imports", SOLO_IMPORT_READINGS)):
+                              ("interp_solo_imports", SOLO_IMPORT_READINGS),
+                              ("interp_buchanan", BUCHANAN_READINGS),
+                              ("interp_cellar", CELLAR_READINGS),
+                              ("interp_import_rarity", IMPORT_RARITY_READINGS)):
             object.__setattr__(self, name, _reading(name, getattr(self, name), allowed))
 
     def _check_ruleset(self):

@@ -23,7 +23,8 @@ from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import game_over
 from caledonia_env.engine.playout import random_legal_action
 from caledonia_env.engine.step import apply_action
-from caledonia_env.engine.tables.build import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS
+from caledonia_env.engine.tables.build import (BUCHANAN_READINGS, CELLAR_READINGS, IMPORT_RARITY_READINGS,
+                                               SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS)
 from caledonia_env.game import Game
 
 BLOCK = 16                 # consecutive games sharing one configuration (and its tables)
@@ -192,6 +193,10 @@ def case(seed: int, index: int) -> Case:
     later = np.random.default_rng([seed, index // BLOCK, 2])
     kw.update(interp_swap_bonuses=SWAP_BONUS_READINGS[int(later.integers(2))],
               interp_solo_imports=SOLO_IMPORT_READINGS[int(later.integers(2))])
+    latest = np.random.default_rng([seed, index // BLOCK, 3])
+    kw.update(interp_buchanan=BUCHANAN_READINGS[int(latest.integers(2))],
+              interp_cellar=CELLAR_READINGS[int(latest.integers(2))],
+              interp_import_rarity=IMPORT_RARITY_READINGS[int(latest.integers(2))])
     return Case(GameConfig(**kw), int(own.integers(2**31 - 1)))
 
 

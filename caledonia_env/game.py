@@ -130,7 +130,9 @@ def _variants(config: GameConfig) -> Variants:
                     retrieve_buy_side=config.interp_retrieve_buy_side,
                     export_min_contracts=config.interp_export_min_contracts,
                     swap_bonuses=config.interp_swap_bonuses,
-                    solo_imports=config.interp_solo_imports)
+                    solo_imports=config.interp_solo_imports,
+                    buchanan=config.interp_buchanan, cellar=config.interp_cellar,
+                    import_rarity=config.interp_import_rarity)
 
 
 class Game:

@@ -13,24 +13,31 @@ import warnings
 
 import numpy as np
 
-from caledonia_env.config import RULES_2026_11
+from caledonia_env.config import RULES_2026_11, RULES_2026_11_26
 from caledonia_env.data.safe_io import InputError, check_depth, parse_json, read_bytes
 
-RECORD_VERSION = 5
+RECORD_VERSION = 6
 #: version 1: no checksums, no agents, no scores; version 2: the checksums also cover the
 #: Automa event log, which the state row held until version 3 (see :func:`state_digest`);
 #: versions 1-3 name the port tiles by the project's old labels; versions 1-4 were played
-#: when the bundled default held the estimates of 2026-11 (see :func:`upgrade_setup`)
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
+#: when the bundled default held the estimates of 2026-11, version 5 on the sourced default
+#: with the old market estimate and the readings before #76 (see :func:`upgrade_setup`)
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
 LOG_IN_STATE_VERSION = 2
 PRINTED_PORTS_VERSION = 4       # the first version naming port tiles by their printed numbers
 SOURCED_DEFAULT_VERSION = 5     # the first version played on the sourced default (2026-11-26)
+PRINTED_MARKET_VERSION = 6      # the first version played on the printed market and the text's readings
 #: config keys renamed in version 4: old name -> new name
 CONFIG_NAMES_V3 = {"interp_p4_exact": "interp_price_shift_exact"}
 #: what a record before version 5 meant by the bundled default and by the named ruleset that
-#: became the default, and the readings of the switches that were the defaults then
-RULESET_NAMES_V4 = {None: RULES_2026_11["ruleset"], "sourced-2026-11": None}
+#: became the default (its market is now market-estimate-2026-11), and the readings of the
+#: switches that were the defaults then
+RULESET_NAMES_V4 = {None: RULES_2026_11["ruleset"], "sourced-2026-11": RULES_2026_11_26["ruleset"]}
 READINGS_V4 = {k: v for k, v in RULES_2026_11.items() if k.startswith("interp_")}
+#: the same for a version-5 record: its bundled default is now the named ruleset
+#: market-estimate-2026-11, and the readings before #76
+RULESET_NAMES_V5 = {None: RULES_2026_11_26["ruleset"]}
+READINGS_V5 = {k: v for k, v in RULES_2026_11_26.items() if k.startswith("interp_")}
 STEP_DIGEST_CHARS = 8           # hex characters kept per step (32 bits)
 
 
@@ -148,8 +155,12 @@ def upgrade_setup(d: dict) -> dict:
     tiles by the old labels: the scenario is marked ``"version": 1`` so that it is read
     with the mapping (``caledonia_env.scenario.PORT_LABELS_V1``). Before version 5 the
     bundled default held the estimates of 2026-11 (now the named ruleset
-    ``estimates-2026-11``; the then named ``sourced-2026-11`` is now the default) and the
-    swap and solo-import switches defaulted to ``READINGS_V4``.
+    ``estimates-2026-11``; the then named ``sourced-2026-11`` is now
+    ``market-estimate-2026-11``) and the
+    swap and solo-import switches defaulted to ``READINGS_V4``. A version-5 record was
+    played on the sourced default with the old market (now the named ruleset
+    ``market-estimate-2026-11``) and the readings ``READINGS_V5``; a config naming a ruleset
+    path keeps it. Records before version 5 get the ``READINGS_V5`` readings too.
     """
     out = dict(d)
     version = d.get("version", RECORD_VERSION)
@@ -159,14 +170,23 @@ def upgrade_setup(d: dict) -> dict:
         if isinstance(d.get("scenario"), dict):
             out["scenario"] = {"version": 1, **d["scenario"]}
     if version < SOURCED_DEFAULT_VERSION:
-        for part in ("config", "scenario"):
-            if isinstance(out.get(part), dict):
-                setup = {**READINGS_V4, **out[part]} if part == "config" else dict(out[part])
-                name = setup.get("ruleset")
-                if not isinstance(name, (dict, list)) and name in RULESET_NAMES_V4:
-                    setup["ruleset"] = RULESET_NAMES_V4[name]
-                out[part] = setup
+        _old_default(out, READINGS_V4, RULESET_NAMES_V4)
+    if version < PRINTED_MARKET_VERSION:
+        _old_default(out, READINGS_V5, RULESET_NAMES_V5 if version == SOURCED_DEFAULT_VERSION
+                     else {})
     return out
+
+
+def _old_default(out, readings, names):
+    """In ``out``: the ``readings`` a config does not name, and the ``names`` of rulesets
+    (config and scenario) as they are called now."""
+    for part in ("config", "scenario"):
+        if isinstance(out.get(part), dict):
+            setup = {**readings, **out[part]} if part == "config" else dict(out[part])
+            name = setup.get("ruleset")
+            if not isinstance(name, (dict, list)) and name in names:
+                setup["ruleset"] = names[name]
+            out[part] = setup
 
 
 def _refuse_ruleset_path(d: dict) -> None:

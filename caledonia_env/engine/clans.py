@@ -153,19 +153,32 @@ def may_row(s, T, poff):
 
 
 # ------------------------------------------------------------ MacKenzie R-8.6
+CELLAR_AGED = 2     # the money column of a barrel leaving the right space at production
+
+
+@njit(cache=True, inline="always")
+def cellar_pay(s, T, poff, column):
+    """£ of a barrel taken out: ``column`` 0 left space, 1 right space, ``CELLAR_AGED``
+    leaving the right space at the start of production (R-8.6; the values follow the
+    ``interp_cellar`` reading, engine.tables.clan_params)."""
+    return T[T_CLAN_CELLAR_MONEY + crow(s, poff) * 3 + column]
+
+
 @njit(cache=True)
-def cellar_out(s, T, poff, space):
-    """Take the barrel on ``space`` (0 left, 1 right) to stock and gain its money."""
+def cellar_out(s, T, poff, space, column):
+    """Take the barrel on ``space`` (0 left, 1 right) to stock and gain the money of
+    ``column`` (:func:`cellar_pay`)."""
     s[poff + P_CELLAR + space] -= 1
     s[poff + P_GOODS + WHISKY] += 1
-    s[poff + P_MONEY] += T[T_CLAN_CELLAR_MONEY + crow(s, poff) * 2 + space]
+    s[poff + P_MONEY] += cellar_pay(s, T, poff, column)
 
 
 @njit(cache=True, inline="always")
 def cellar_age(s, T, poff):
-    """Start of production: the right barrel goes to stock (paid), the left one moves right."""
+    """Start of production (R-8.6): the barrel on the right space goes to stock, aged twice
+    (paid), the left one moves right (aged once)."""
     if s[poff + P_CELLAR + 1] > 0:
-        cellar_out(s, T, poff, 1)
+        cellar_out(s, T, poff, 1, CELLAR_AGED)
     if s[poff + P_CELLAR] > 0:
         s[poff + P_CELLAR] -= 1
         s[poff + P_CELLAR + 1] += 1

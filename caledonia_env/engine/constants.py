@@ -101,6 +101,9 @@ CONTEXT_NAMES = ("game over", "starting pick", "starting worker", "main action",
 N_CLANS = len(CLAN_NAMES)
 NO_CLAN = N_CLANS
 CLAN_NONE, CLAN_DRAFT, CLAN_AUCTION, CLAN_FIXED = range(4)   # how clans are assigned
+# contract cost of a further contract in one turn: paid each time, paid once for two
+# from the same source (interp_buchanan "same-source"), paid once per turn ("any-second")
+PAY_EACH, PAY_ONCE_SOURCE, PAY_ONCE_TURN = range(3)
 MAX_BUTTER = 12              # largest milk batch in one butter choice (the choice repeats)
 MAX_BREW = 3                 # largest beer batch of one contract (ids; the ruleset caps it)
 MAX_BID = 30                 # largest auction bid id (the ruleset caps it)

@@ -1,12 +1,14 @@
 """Export contracts: pile, slots, obtain (R-3.2), fulfill (R-3.7), imports (R-3.7.1)."""
 
 from caledonia_env.engine.clans import cpar
-from caledonia_env.engine.constants import BREAD, CHEESE, MAX_CONTRACTS, MAX_SLOTS, WHISKY, WOOL
+from caledonia_env.engine.constants import (BREAD, CHEESE, MAX_CONTRACTS, MAX_SLOTS, PAY_EACH, PAY_ONCE_TURN,
+                                            WHISKY, WOOL)
 from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (C_GAIN_HEX, C_GAIN_IMPORT, C_GAIN_MONEY, C_GAIN_UPG, C_NEED, C_WIDTH,
                      P_BOX, P_FULFILLED, P_GOODS, P_IMPORTS, P_MEAT, P_MONEY, P_N_FULFILLED,
                      S_BONUS_HEX, S_BONUS_UPG, S_DECK, S_DECK_COUNT, S_DECK_HEAD, S_IMPORT,
-                     S_MEAT_REM, S_ROUND, S_SLOTS, S_TURN_CONTRACTS, T_CLAN_PAY_ONCE,
+                     S_KEEP_LEFT, S_MEAT_REM, S_N_DRAWN, S_ROUND, S_SECOND_OBTAIN, S_SLOTS,
+                     S_TURN_CONTRACTS, T_CLAN_PAY_ONCE, T_CLAN_STRUCT_KEEP,
                      T_CONTRACT_COST, T_CONTRACTS,
                      T_IMPORT_MARKED, T_IMPORT_MARK_PAY, T_IMPORT_TRACK_LEN, T_N_SLOTS)
 
@@ -73,13 +75,29 @@ def contract_cost(s, T):
     return T[T_CONTRACT_COST + s[S_ROUND] - 1]
 
 
+@njit(cache=True, inline="always")
+def same_source(s, T, poff):
+    """A contract of the source now being taken from was already taken this turn (R-8.1):
+    one was kept from the structure bonus being resolved, or the Obtain action took its
+    first and may take a second."""
+    if s[S_N_DRAWN] > 0:
+        return s[S_KEEP_LEFT] < cpar(s, T, poff, T_CLAN_STRUCT_KEEP)
+    return s[S_SECOND_OBTAIN] != 0
+
+
 @njit(cache=True)
 def player_contract_cost(s, T, poff):
-    """The round's cost, or nothing for a further contract in the same turn when the clan
-    pays once per turn (R-8.1 Buchanan; in round 1 the £5 is gained once)."""
-    if s[S_TURN_CONTRACTS] > 0 and cpar(s, T, poff, T_CLAN_PAY_ONCE):
+    """The round's cost, or nothing for a further contract of the turn where the clan pays
+    once (R-8.1 Buchanan): for the second from the same source (``PAY_ONCE_SOURCE``), or
+    for any second (``PAY_ONCE_TURN``, the earlier reading). Round 1's £5 is gained once
+    per turn in either reading."""
+    cost = contract_cost(s, T)
+    pay = cpar(s, T, poff, T_CLAN_PAY_ONCE)
+    if s[S_TURN_CONTRACTS] == 0 or pay == PAY_EACH:
+        return cost
+    if cost < 0 or pay == PAY_ONCE_TURN or same_source(s, T, poff):
         return 0
-    return contract_cost(s, T)
+    return cost
 
 
 @njit(cache=True)

@@ -336,9 +336,9 @@ def end_round(s, T, automa):
         for p in range(n):           # barrels leave the cellar, with their money
             poff = pofs(p)
             while s[poff + P_CELLAR] > 0:
-                cellar_out(s, T, poff, 0)
+                cellar_out(s, T, poff, 0, 0)
             while s[poff + P_CELLAR + 1] > 0:
-                cellar_out(s, T, poff, 1)
+                cellar_out(s, T, poff, 1, 1)
         final_scoring(s, T)
         if automa is not None:
             automa_final(s, T)

@@ -279,11 +279,12 @@ T_CLAN_ROWS = _t(N_CROWS)            # rows per turn (R-8.5)
 T_CLAN_STRUCT_DRAW = _t(N_CROWS)     # structure bonus / money-structure port draw
 T_CLAN_STRUCT_KEEP = _t(N_CROWS)
 T_CLAN_OBTAIN_MAX = _t(N_CROWS)      # contracts per Obtain action
-T_CLAN_PAY_ONCE = _t(N_CROWS)        # contract cost paid once per turn
+T_CLAN_PAY_ONCE = _t(N_CROWS)        # PAY_EACH, PAY_ONCE_SOURCE or PAY_ONCE_TURN
 T_CLAN_FULFILL_MAX = _t(N_CROWS)     # contracts per Fulfill action
 T_CLAN_MILK_MONEY = _t(N_CROWS)      # butter £ per milk, 0 none
 T_CLAN_WHISKY_MONEY = _t(N_CROWS)    # £ per whisky produced
-T_CLAN_CELLAR_MONEY = _t(N_CROWS * 2)    # £ for a barrel taken from the left / right space
+T_CLAN_CELLAR_MONEY = _t(N_CROWS * 3)    # £ for a barrel taken from the left / right space,
+#                                          and for one leaving the right space at production
 T_CLAN_CELLAR_IN = _t(N_CROWS)       # barrels put in per production, 0 no cellar
 T_CLAN_MARKET_MONEY = _t(N_CROWS)    # £ per market transaction
 T_CLAN_BEER_MONEY = _t(N_CROWS)      # 0 no brewer
@@ -315,6 +316,7 @@ T_PRICE_SHIFT_EXACT = _t()           # the price shift moves exactly its steps, 
 T_RETRIEVE_BUY = _t()                # the upgrade bonus may take back a buy-side merchant
 T_SWAP_NB_BONUS = _t()               # the port swap queues the neighborhood bonus (erratum)
 T_SOLO_IMPORT_RARITY = _t()          # solo imports ranked by the player's own counts (FAQ)
+T_IMPORT_RANK_GOODS = _t()           # R-7 rarity ranks the goods imported, not capped positions
 # Automa (A-1 ... A-8): built from data/automa by engine.tables.build
 T_AM_LEVEL = _t(MAX_PLAYERS)         # difficulty per seat, 0 = not an Automa
 T_AM_MONEY = _t(6)                   # starting money by level

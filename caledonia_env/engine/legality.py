@@ -3,7 +3,8 @@ import numpy as np
 
 from caledonia_env.engine.board import ctz, pofs, reach_of, table_word
 from caledonia_env.engine.actions import A_PLACE
-from caledonia_env.engine.clans import (base_cost, board_avail, crow, fisher_spot, land_part, total_cost)
+from caledonia_env.engine.clans import (base_cost, board_avail, cellar_pay, crow, fisher_spot, land_part,
+                                       total_cost)
 from caledonia_env.engine.constants import (DAIRY, EMPTY, FISHERMAN, LUMBERJACK, MAX_NODES, MINER, N_CORNERS, N_GOODS,
                         N_UNITS, PORT_COPY, PORT_MEAT_REDUCTION, PROCESS_IN, TERRAIN_LOCH,
                         TERRAIN_PORT)
@@ -12,7 +13,7 @@ from caledonia_env.engine.economy import can_hire, can_nb_buy, can_ship, can_tec
 from caledonia_env.engine.compile.jit import njit
 from caledonia_env.engine.layout import (P_BOARD, P_BOX, P_CELLAR, P_GOODS, P_MARKET, P_MONEY, RB_WORDS, S_NB_BOUGHT,
                      S_NB_PENDING, S_OCC, S_PORTS, S_PRICE_SHIFT_GOOD, T_ACTIVE, T_BORDER,
-                     T_CLAN_BORDER_START, T_CLAN_BOXES, T_CLAN_CELLAR_MONEY, T_CLAN_DELTA_DISC,
+                     T_CLAN_BORDER_START, T_CLAN_BOXES, T_CLAN_DELTA_DISC,
                      T_DELTA, T_DELTA_BITS, T_LAND_COST, T_LAND_LE, T_LAND_MAX, T_N_NODES,
                      T_NB_LIMIT, T_RETRIEVE_BUY, T_TERRAIN, T_UNIT_COUNT, T_UNIT_NODES,
                      T_UNIT_TERRAIN, T_UNIT_YIELD)
@@ -174,8 +175,8 @@ def any_place(s, T, p, free_land):
 @njit(cache=True)
 def cellar_money(s, T, poff):
     """Money the player's cellar barrels would pay if taken out now (R-8.6)."""
-    row = T_CLAN_CELLAR_MONEY + crow(s, poff) * 2
-    return s[poff + P_CELLAR] * T[row] + s[poff + P_CELLAR + 1] * T[row + 1]
+    return (s[poff + P_CELLAR] * cellar_pay(s, T, poff, 0)
+            + s[poff + P_CELLAR + 1] * cellar_pay(s, T, poff, 1))
 
 
 @njit(cache=True, inline="always")

@@ -11,7 +11,7 @@ from caledonia_env.engine.compile.scratch import scratch
 from caledonia_env.engine.solo import threshold_vp
 from caledonia_env.engine.layout import (P_GLORY, P_GOODS, P_IMPORTS, P_MEAT, P_MONEY, P_N_FULFILLED, P_SCORE,
                      P_SHIP, P_TECH, P_TRACK, S_IMPORT, S_NP, S_OCC, T_BORDER,
-                     T_EXPORT_MIN, T_EXPORT_VP, T_IMPORT_RARITY, T_IMPORT_VP,
+                     T_EXPORT_MIN, T_EXPORT_VP, T_IMPORT_RANK_GOODS, T_IMPORT_RARITY, T_IMPORT_VP,
                      T_LAND_COST, T_MERCH_TRACK, T_MONEY_PER_VP, T_N_NODES, T_NEIGHBOR,
                      T_SETTLE_VP, T_SHIP_REQ, T_STATIC_IMPORT_VP, T_STATIC_IMPORTS,
                      T_TILE_GLORY, T_TILE_KIND, T_TILE_MIN_COST, T_TILE_PER,
@@ -248,22 +248,35 @@ def import_values(s, T, out):
     elif T[T_STATIC_IMPORTS]:
         for i in range(3):
             out[i] = T[T_STATIC_IMPORT_VP]
+    elif T[T_IMPORT_RANK_GOODS]:
+        imported = scratch(3, np.int32)     # the goods on every player's fulfilled contracts
+        for i in range(3):
+            imported[i] = 0
+            for p in range(s[S_NP]):
+                imported[i] += s[pofs(p) + P_IMPORTS + i]
+        rank_counts(T, imported, out)
     else:
-        rank_imports(T, s, S_IMPORT, out)
+        rank_imports(T, s, S_IMPORT, out)       # the token positions, capped at the track's end
 
 
 @njit(cache=True)
 def rank_imports(T, s, off, out):
-    """VP by commonness of the three counts at ``s[off:off + 3]`` (R-7): the largest count is
-    worth ``T_IMPORT_VP[0]`` each, the next ``[1]``, the smallest ``[2]``; on a tie the good
-    with the higher rarity index (``T_IMPORT_RARITY``, cotton rarest) counts as more common."""
+    """:func:`rank_counts` of the three counts at ``s[off:off + 3]``."""
+    rank_counts(T, s[off:off + 3], out)
+
+
+@njit(cache=True)
+def rank_counts(T, counts, out):
+    """VP by commonness of the three ``counts`` (R-7): the largest count is worth
+    ``T_IMPORT_VP[0]`` each, the next ``[1]``, the smallest ``[2]``; on a tie the good with
+    the higher rarity index (``T_IMPORT_RARITY``, cotton rarest) counts as more common."""
     for i in range(3):
         more_common = 0
         for j in range(3):
             if j == i:
                 continue
-            pj = s[off + j]
-            pi = s[off + i]
+            pj = counts[j]
+            pi = counts[i]
             if pj > pi or (pj == pi and T[T_IMPORT_RARITY + j] > T[T_IMPORT_RARITY + i]):
                 more_common += 1
         out[i] = T[T_IMPORT_VP + more_common]

@@ -147,7 +147,8 @@ def apply_action_log(s, T, a, amlog, automa):
     p = s[S_PLAYER]
     poff = pofs(p)
     if a == A_CELLAR_OUT or a == A_CELLAR_OUT + 1:
-        cellar_out(s, T, poff, a - A_CELLAR_OUT)   # inside any decision of its owner
+        space = a - A_CELLAR_OUT
+        cellar_out(s, T, poff, space, space)     # inside any decision of its owner
     elif ctx == CTX_MAIN:
         if a >= A_PORT and a < A_PORT + 4:
             use_port(s, T, p, a - A_PORT, n_boxes(s, T, p))
@@ -186,11 +187,11 @@ def apply_action_log(s, T, a, amlog, automa):
             return
         use_port(s, T, p, a - A_PORT, n_boxes(s, T, p))
     elif ctx == CTX_SECOND_CONTRACT:
-        s[S_SECOND_OBTAIN] = 0
         if a != A_OBTAIN_DONE:
             slot = a - A_OBTAIN
             take_contract(s, T, poff, s[S_SLOTS + slot], first_free_box(s, T, p))
             s[S_SLOTS + slot] = -1
+        s[S_SECOND_OBTAIN] = 0
     elif ctx == CTX_ROW:
         src = s[S_ROW_FROM]
         s[S_OCC + a - A_SELECT] = s[S_OCC + src]

@@ -18,6 +18,10 @@ VARIANTS = {
     # the readings the publisher's erratum and FAQ replaced (docs/interpretations.md)
     "first-edition-swap": ("interp_swap_bonuses", "first-edition"),   # P7
     "fixed-solo-imports": ("interp_solo_imports", "fixed"),
+    # the engine's readings before they followed the text (docs/interpretations.md)
+    "any-second-contract": ("interp_buchanan", "any-second"),
+    "left-pays-cellar": ("interp_cellar", "left-pays"),
+    "capped-import-rarity": ("interp_import_rarity", "capped"),
 }
 
 

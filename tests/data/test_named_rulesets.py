@@ -276,16 +276,19 @@ def test_bad_automa_data_in_a_ruleset_folder_is_a_ruleset_error(tmp_path):
 
 
 def test_the_old_default_from_the_cli_plays_the_rules_of_2026_11(tmp_path):
-    """--ruleset estimates-2026-11 --variant first-edition-swap,fixed-solo-imports is
-    GameConfig(**RULES_2026_11): the numbers and the two readings of that default."""
+    """--ruleset estimates-2026-11 --variant first-edition-swap,fixed-solo-imports and the
+    three readings before #76 is GameConfig(**RULES_2026_11): the numbers and the readings of
+    that default."""
     from caledonia_env.config import RULES_2026_11
     from caledonia_env.tournament.variants import variant_options
-    opts = variant_options("first-edition-swap,fixed-solo-imports")
+    opts = variant_options("first-edition-swap,fixed-solo-imports,any-second-contract,left-pays-cellar,capped-import-rarity")
     assert {"ruleset": "estimates-2026-11", **opts} == RULES_2026_11
     out = tmp_path / "old.csv"
     assert main(["play", "--solo", "--players", "greedy", "--ruleset", "estimates-2026-11",
-                 "--variant", "first-edition-swap,fixed-solo-imports", "--games", "2", "-q",
+                 "--variant", "first-edition-swap,fixed-solo-imports,any-second-contract,left-pays-cellar,capped-import-rarity", "--games", "2", "-q",
                  "--out", str(out)]) in (0, None)
     rows = list(csv.DictReader(out.open()))
-    assert {r["variants"] for r in rows} == {"solo+first-edition-swap+fixed-solo-imports"}
+    assert {r["variants"] for r in rows} == {"solo+first-edition-swap+fixed-solo-imports+"
+                                             "any-second-contract+left-pays-cellar+"
+                                             "capped-import-rarity"}
     assert {r["ruleset_fingerprint"] for r in rows} == {ESTIMATES_2026_11}

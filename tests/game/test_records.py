@@ -10,7 +10,7 @@ import pytest
 from conftest import base_scenario
 
 from caledonia_env import Game, GameConfig, RecordError, RecordWarning
-from caledonia_env.config import RULES_2026_11
+from caledonia_env.config import READINGS_2026_11_26, RULES_2026_11, RULES_2026_11_26
 from caledonia_env.records import (RECORD_VERSION, STEP_DIGEST_CHARS, load, read_record,
                                    state_digest, upgrade_setup)
 
@@ -117,14 +117,56 @@ def test_version_4_records_replay_on_the_numbers_and_readings_of_their_time(fini
     assert np.array_equal(g.state, finished_then.state)
     assert g.config.ruleset == "estimates-2026-11"
     assert (g.config.interp_swap_bonuses, g.config.interp_solo_imports) == ("first-edition", "fixed")
-    # the named ruleset that became the default is read as the default
+    assert (g.config.interp_buchanan, g.config.interp_cellar, g.config.interp_import_rarity) \
+        == ("any-second", "left-pays", "capped")
+    # the named ruleset that became the default of version 5 is read as that default
     setup = upgrade_setup(dict(v4, config=dict(v4["config"], ruleset="sourced-2026-11")))
-    assert setup["config"]["ruleset"] is None
-    # a version-5 record without the readings plays today's defaults
-    assert upgrade_setup(dict(d, config=_as_written_then(d["config"])))["config"] \
+    assert setup["config"]["ruleset"] == "market-estimate-2026-11"
+    # a record of today's version without the readings plays today's defaults
+    assert upgrade_setup(dict(d, version=RECORD_VERSION,
+                              config=_as_written_then(d["config"])))["config"] \
         == _as_written_then(d["config"])
     with pytest.raises(RecordError, match="another ruleset"):
         Game.from_json(json.dumps(dict(v4, version=5)))
+
+
+#: the rules a version-5 record played when it named no ruleset and none of the readings
+#: that #76 made follow the text
+THEN_V5 = RULES_2026_11_26
+
+
+@pytest.fixture(scope="module")
+def finished_v5():
+    """A game played under RULES_2026_11_26 and its record as version 5 wrote it: no ruleset
+    (the default held the old market then), no switch of #76."""
+    g = Game(GameConfig(num_players=2, seed=5, clans=("buchanan", "mackenzie"), **THEN_V5))
+    rng = np.random.default_rng(5)
+    while not g.is_terminal:
+        g.step(int(rng.choice(g.legal_actions())))
+    d = json.loads(g.to_json())
+    config = {k: v for k, v in d["config"].items() if k not in THEN_V5} | {"ruleset": None}
+    return g, dict(d, version=5, config=config)
+
+
+def test_version_5_records_replay_on_the_old_market_and_the_old_readings(finished_v5):
+    g, v5 = finished_v5
+    again = Game.from_json(json.dumps(v5))
+    assert np.array_equal(again.state, g.state) and again.config == g.config
+    assert again.config.ruleset == "market-estimate-2026-11"
+    # the same record read as today's version plays today's default and diverges
+    with pytest.raises(RecordError):
+        Game.from_json(json.dumps(dict(v5, version=RECORD_VERSION)))
+
+
+def test_version_5_records_naming_a_ruleset_path_keep_it_with_the_old_readings(finished_v5):
+    _, v5 = finished_v5
+    path = "my_rules/"
+    setup = upgrade_setup(dict(v5, config=dict(v5["config"], ruleset=path)))
+    assert setup["config"]["ruleset"] == path
+    assert {k: setup["config"][k] for k in READINGS_2026_11_26} == READINGS_2026_11_26
+    # a version-5 config naming a reading keeps it
+    named = upgrade_setup(dict(v5, config=dict(v5["config"], interp_cellar="aged")))
+    assert named["config"]["interp_cellar"] == "aged"
 
 
 @pytest.mark.parametrize("text,match", [

@@ -640,19 +640,21 @@ def test_R_8_6_cellar_ages_at_the_start_of_production():
     assert pv(g, 0, L.P_MONEY) == int(RS.export_board.pass_bonus[2][1]) + CP["mackenzie"]["cellar_money"][1]
 
 
-def test_R_8_6_barrels_out_at_any_time_7_and_15():
+def test_R_8_6_barrels_out_at_any_time_0_and_7():
+    """The left barrel has not aged (nothing), the right one has aged once (£7); the
+    earlier reading's £7 / £15 are in test_text_readings.py."""
     d = solo_turns()
     d["players"][0] = {"money": 0, "clan": "mackenzie", "cellar": [1, 1]}
     g = Game.from_scenario(d)
     assert {"cellar out left", "cellar out right"} <= set(mask_names(g))
     step(g, "cellar out left")
-    assert pv(g, 0, L.P_MONEY) == 7 and pv(g, 0, L.P_GOODS + 5) == 1
+    assert pv(g, 0, L.P_MONEY) == 0 and pv(g, 0, L.P_GOODS + 5) == 1
     assert g.context == "main action"
     step(g, "trade sell 1 whisky")
     assert g.context == "after main action" and "cellar out right" in mask_names(g)
     money = pv(g, 0, L.P_MONEY)
     step(g, "cellar out right")
-    assert pv(g, 0, L.P_MONEY) == money + 15
+    assert pv(g, 0, L.P_MONEY) == money + CP["mackenzie"]["cellar_money"][0] == money + 7
 
 
 def test_R_8_6_cellar_counts_for_T2_and_is_emptied_before_final_scoring():
@@ -663,10 +665,11 @@ def test_R_8_6_cellar_counts_for_T2_and_is_emptied_before_final_scoring():
     step(g, "pass")
     step(g, "end turn")
     assert g.is_terminal
-    # production moved the barrel right (no money yet); T2: cheese + barrel = one pair
+    # production moved the barrel right (no money yet); T2: cheese + barrel = one pair; it
+    # leaves the right space, aged once, with £7
     assert pv(g, 0, L.P_GLORY) == 3
     assert pv(g, 0, L.P_CELLAR, 2) == [0, 0] and pv(g, 0, L.P_GOODS + 5) == 1
-    assert pv(g, 0, L.P_MONEY) == int(RS.export_board.pass_bonus[2][1]) + 15
+    assert pv(g, 0, L.P_MONEY) == int(RS.export_board.pass_bonus[2][1]) + 7
     assert g.score_breakdown()[0]["goods"] == 2 * 2
 
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import base_scenario, mask_names
 
 from caledonia_env import Game, GameConfig
-from caledonia_env.config import ConfigError, ConfigTypeError
+from caledonia_env.config import READINGS_2026_11_26, ConfigError, ConfigTypeError
 from caledonia_env.data import load_ruleset
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.tables.build import SOLO_IMPORT_READINGS, SWAP_BONUS_READINGS, Variants
@@ -161,8 +161,11 @@ def test_readings_round_trip_through_records():
     # without them plays the readings of its time (records.upgrade_setup)
     older = dict(record["config"])
     del older["interp_swap_bonuses"], older["interp_solo_imports"]
+    for k in READINGS_2026_11_26:
+        del older[k]
     assert GameConfig.from_dict(older) == replace(cfg, interp_swap_bonuses="erratum",
                                                   interp_solo_imports="rarity")
     then = dict(record, version=4, config=older,
                 ruleset_fingerprint=load_ruleset("estimates-2026-11").fingerprint())
-    assert Game.record_start(then).config == replace(cfg, ruleset="estimates-2026-11")
+    assert Game.record_start(then).config == replace(cfg, ruleset="estimates-2026-11",
+                                                     **READINGS_2026_11_26)

@@ -44,17 +44,20 @@ def test_R_3_3_1_neighborhood_whisky_at_7(hexes):
 
 def test_R_7_import_scoring_15_8_18():
     """R-7 rulebook: tobacco least imported (5 VP), sugar cane 4, cotton most (3):
-    3 tobacco + 2 sugar cane + 6 cotton = 15 + 8 + 18."""
+    3 tobacco + 2 sugar cane + 6 cotton = 15 + 8 + 18 (9 cotton, 3 tobacco, 5 sugar cane in
+    all, the second player's too)."""
     d = base_scenario(3, import_track={"cotton": 9, "tobacco": 3, "sugar_cane": 5})
     d["players"][0]["fulfilled"] = [2, 4, 13, 24]    # 3 tobacco, 3+3 cotton, 2 sugar cane
+    d["players"][1]["fulfilled"] = [28, 48]          # 3 cotton, 3 sugar cane
     g = finish_round5(d)
     assert g.score_breakdown()[0]["imports"] == 15 + 8 + 18
 
 
 def test_R_7_import_ties_cotton_counts_rarest():
     """R-7: with all tokens level, cotton is rarest (5), then tobacco (4), sugar cane (3)."""
-    d = base_scenario(3, import_track={"cotton": 4, "tobacco": 4, "sugar_cane": 4})
+    d = base_scenario(3, import_track={"cotton": 5, "tobacco": 5, "sugar_cane": 5})
     d["players"][0]["fulfilled"] = [2, 4, 24]        # 3 tobacco, 3 cotton, 2 sugar cane
+    d["players"][1]["fulfilled"] = [5, 16, 48]       # 2 tobacco, 2 cotton, 3 sugar cane
     g = finish_round5(d)
     assert g.score_breakdown()[0]["imports"] == 3 * 4 + 3 * 5 + 2 * 3
 

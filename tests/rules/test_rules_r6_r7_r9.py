@@ -6,6 +6,7 @@ Every test names the rule id it checks. The rulebook's worked examples (import s
 here extend them. Numbers that are ruleset data are read from ``game.ruleset``.
 """
 import json
+from dataclasses import replace
 
 import pytest
 from conftest import Hexes, base_scenario, mask_names
@@ -13,6 +14,7 @@ from conftest import Hexes, base_scenario, mask_names
 from caledonia_env import Game
 from caledonia_env.data.names import SCORING_TILES, UNITS
 from caledonia_env.engine import layout as L
+from caledonia_env.game import Static
 
 GOODS = ("wool", "grain", "milk", "bread", "cheese", "whisky")
 
@@ -47,12 +49,16 @@ def last_round_scenario(n=2, rnd=2, tiles=None, **kw):
     return d
 
 
-def play_out(d, choose=None):
+def play_out(d, choose=None, variants=None):
     """Player 0 passes; production decisions via ``choose(game)`` (default: process 0);
-    returns the game after round scoring (and final scoring after round 5)."""
+    returns the game after round scoring (and final scoring after round 5). ``variants``:
+    switch readings for the engine tables (scenarios hold none)."""
     for p in range(1, d["num_players"]):
         d["players"][p]["passed"] = True
     g = Game.from_scenario(d)
+    if variants:
+        g.static = Static(g.ruleset, g.board, g.num_players,
+                          replace(g.static.variants, **variants))
     step(g, "pass")
     while g.context == "production":
         if choose is None:
@@ -63,9 +69,9 @@ def play_out(d, choose=None):
     return g
 
 
-def finish_game(d, choose=None):
+def finish_game(d, choose=None, variants=None):
     d["round"] = 5
-    g = play_out(d, choose)
+    g = play_out(d, choose, variants)
     assert g.is_terminal
     return g
 
@@ -398,11 +404,12 @@ IMPORT_CASES = [
 @pytest.mark.parametrize("track,vp", IMPORT_CASES)
 def test_R_7_imports_by_rarity_with_tie_order(track, vp):
     """R-7: most imported good 3 VP each, second 4, least 5; ties: cotton rarest, then
-    tobacco, then sugar cane."""
+    tobacco, then sugar cane. The token positions are set apart from the goods, so the
+    positions rank (the capped reading); the goods reading: test_text_readings.py."""
     d = last_round_scenario(import_track=dict(zip(("cotton", "tobacco", "sugar_cane"), track)))
     d["players"][0] = {"money": 0, "fulfilled": [16, 8, 6]}
     d["players"][1] = {"money": 0, "fulfilled": [4]}      # 3 cotton
-    g = finish_game(d)
+    g = finish_game(d, variants={"import_rarity": "capped"})
     by_rank = [int(x) for x in g.ruleset.final_scoring.import_vp_by_rank]
     assert sorted(vp) == sorted(by_rank)
     b = g.score_breakdown()

@@ -105,7 +105,7 @@ def test_unknown_scenario_version_is_a_clear_error(bad):
 def test_new_records_use_the_printed_numbers_and_the_renamed_option():
     g = Game.from_scenario(base_scenario(2, ports={"A": "P6", "B": None, "C": None, "D": None}))
     rec = json.loads(g.to_json())
-    assert rec["version"] == RECORD_VERSION == 5
+    assert rec["version"] == RECORD_VERSION == 6
     assert rec["scenario"]["version"] == 2 and rec["scenario"]["ports"]["A"] == "P6"
     assert rec["ruleset_fingerprint"] == g.ruleset.fingerprint()
     assert "interp_price_shift_exact" in Game(num_players=2).to_json()

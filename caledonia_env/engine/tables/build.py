@@ -19,9 +19,13 @@ from caledonia_env.engine.tables.clan_params import clan_tables
 from caledonia_env.engine.tables.limits import BEHAVIOUR_LIMITS, CAPACITY_LIMITS, check_engine_support
 from caledonia_env.engine.tables.map_graph import map_tables, map_variant_tables
 
-# readings of two switchable interpretations (docs/interpretations.md); the first is the default
+# readings of the string switches (docs/interpretations.md): the engine's earlier reading first,
+# then the default
 SWAP_BONUS_READINGS = ("first-edition", "erratum")   # port swap: building bonus only / + neighborhood
 SOLO_IMPORT_READINGS = ("fixed", "rarity")           # R-9.2: solo.import_vp each / 3-4-5 by own counts
+BUCHANAN_READINGS = ("any-second", "same-source")    # R-8.1: which second contract of a turn is free
+CELLAR_READINGS = ("left-pays", "aged")              # R-8.6: £7 from the left space / only aged barrels
+IMPORT_RARITY_READINGS = ("capped", "goods")         # R-7: rank capped token positions / goods imported
 
 _TERRAIN_BITS = {"pasture": TERRAIN_PASTURE, "forest": TERRAIN_FOREST, "mountain": TERRAIN_MOUNTAIN}
 
@@ -45,6 +49,9 @@ class Variants:
     export_min_contracts: object = None   # R-7: contracts needed to rank; None = ruleset data
     swap_bonuses: str = "erratum"    # port swap (R-5): the publisher's erratum (GameConfig's default too)
     solo_imports: str = "rarity"     # R-9.2: the FAQ's values by rarity (GameConfig's default too)
+    buchanan: str = "same-source"    # R-8.1: the cost once for two contracts from one source
+    cellar: str = "aged"             # R-8.6: only aged barrels pay
+    import_rarity: str = "goods"     # R-7: rarity ranks the goods imported
     automa: tuple = ()               # A-0: difficulty 1-5 per seat, 0 = not an Automa
     automa_data: str = None          # directory with automa_cards.csv / automa.json; None = bundled
 
@@ -182,11 +189,17 @@ def _reading(name, value, allowed):
 
 def _interpretation_tables(variants, T):
     """Switchable interpretations (P6 price-shift steps, R-3.7.2 retrieve, R-7 export
-    threshold, the port swap's bonuses; the solo imports in :func:`_solo_tables`)."""
+    threshold and import rarity, the port swap's bonuses; the solo imports in
+    :func:`_solo_tables`, Buchanan's contract cost and MacKenzie's cellar in
+    :func:`~caledonia_env.engine.tables.clan_params.clan_tables`)."""
     T[L.T_PRICE_SHIFT_EXACT] = int(bool(variants.price_shift_exact))
     T[L.T_RETRIEVE_BUY] = int(bool(variants.retrieve_buy_side))
     swap = _reading("swap_bonuses", variants.swap_bonuses, SWAP_BONUS_READINGS)
     T[L.T_SWAP_NB_BONUS] = int(swap == "erratum")
+    rarity = _reading("import_rarity", variants.import_rarity, IMPORT_RARITY_READINGS)
+    T[L.T_IMPORT_RANK_GOODS] = int(rarity == "goods")
+    _reading("buchanan", variants.buchanan, BUCHANAN_READINGS)      # tables: clan_params
+    _reading("cellar", variants.cellar, CELLAR_READINGS)
     k = variants.export_min_contracts
     if k is not None:
         if isinstance(k, bool) or not isinstance(k, int) or k < 0:
@@ -243,5 +256,5 @@ def _solo_tables(rs, n, variants, T, put):
     put(L.T_SOLO_SETTLE, so.settlement_vp)
 
 
-__all__ = ["Variants", "build_tables", "check_engine_support", "CAPACITY_LIMITS",
+__all__ = ["Variants", "build_tables", "reading", "check_engine_support", "CAPACITY_LIMITS",
            "BEHAVIOUR_LIMITS"]

@@ -7,7 +7,8 @@ from caledonia_env.data import names as R
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.constants import (BREWER, BUCHANAN, CAMPBELL, CLAN_NAMES, CUNNINGHAM, FERGUSSON, FISHERMAN,
                         LUMBERJACK, MACDONALD, MACKENZIE, MAX_PLAYERS, MAX_PROCESS, MINER, N_CLANS,
-                        N_UNITS, NO_CLAN, ROBERTSON, STEWART)
+                        N_UNITS, NO_CLAN, PAY_EACH, PAY_ONCE_SOURCE, PAY_ONCE_TURN,
+                        ROBERTSON, STEWART)
 
 
 def clan_pool(rs, variants):
@@ -20,7 +21,9 @@ def clan_pool(rs, variants):
 
 
 def clan_tables(rs, n, variants, T, put):
-    """Per-clan parameter rows (R-8); row NO_CLAN holds the no-clan values."""
+    """Per-clan parameter rows (R-8); row NO_CLAN holds the no-clan values. Two rows follow
+    a switch (``variants``, checked by ``build_tables``): Buchanan's contract cost
+    (``buchanan``, R-8.1) and MacKenzie's cellar money (``cellar``, R-8.6)."""
     T[L.T_CLAN_MODE] = R.CLAN_MODES.index(variants.clan_mode)
     pool = clan_pool(rs, variants)
     T[L.T_CLAN_POOL] = pool
@@ -66,12 +69,12 @@ def clan_tables(rs, n, variants, T, put):
     draw = np.full(rows, sb.structure_draw, np.int32)
     keep = np.full(rows, sb.structure_keep, np.int32)
     obtain = np.ones(rows, np.int32)
-    pay_once = np.zeros(rows, np.int32)
+    pay_once = np.full(rows, PAY_EACH, np.int32)
     fulfill = np.ones(rows, np.int32)
     build = np.zeros((rows, MAX_PROCESS), np.int32)
     milk = np.zeros(rows, np.int32)
     whisky = np.zeros(rows, np.int32)
-    cellar = np.zeros((rows, 2), np.int32)
+    cellar = np.zeros((rows, 3), np.int32)
     cellar_in = np.zeros(rows, np.int32)
     delta = np.zeros(rows, np.int32)
     market = np.zeros(rows, np.int32)
@@ -81,7 +84,8 @@ def clan_tables(rs, n, variants, T, put):
 
     b = cp["buchanan"]
     obtain[BUCHANAN] = b["contracts_per_action"]
-    pay_once[BUCHANAN] = int(b["pay_once_per_turn"])
+    if b["pay_once_per_turn"]:
+        pay_once[BUCHANAN] = PAY_ONCE_SOURCE if variants.buchanan == "same-source" else PAY_ONCE_TURN
     draw[BUCHANAN] = b["structure_draw"]
     keep[BUCHANAN] = b["structure_keep"]
     fulfill[BUCHANAN] = b["fulfill_per_action"]
@@ -99,7 +103,12 @@ def clan_tables(rs, n, variants, T, put):
     n_rows[MACDONALD] = m["rows_per_turn"]
     k = cp["mackenzie"]
     whisky[MACKENZIE] = k["whisky_money"]
-    cellar[MACKENZIE] = k["cellar_money"]
+    aged_once, aged_twice = k["cellar_money"][0], k["cellar_money"][-1]
+    # [left space, right space, right space at the start of production]: only aged barrels
+    # pay, a barrel leaving the right space at production has aged twice; the earlier
+    # reading pays by space, £7 from the left at any time
+    cellar[MACKENZIE] = ((0, aged_once, aged_twice) if variants.cellar == "aged"
+                         else (aged_once, aged_twice, aged_twice))
     cellar_in[MACKENZIE] = k["cellar_in_per_production"]
     r = cp["robertson"]
     delta[ROBERTSON] = r["delta_discount_1_2"] if n <= 2 else r["delta_discount_3_4"]
