@@ -12,6 +12,7 @@ from caledonia_env.data.names import PORT_KINDS, PORT_PARAMS, PORTS, SCORING_KIN
 from caledonia_env.engine import layout as L
 from caledonia_env.engine.actions import A_PLACE, A_PORT, A_ROW, A_SELECT
 from caledonia_env.engine.constants import GOOD_NAMES, IMPORT_NAMES, MAX_NODES, N_CORNERS, N_UNITS, UNIT_NAMES
+from caledonia_env.engine.market import market_price
 from caledonia_env.map.format import odd_r_neighbors
 from caledonia_env.map.board import hex_xy
 from caledonia_env.map.render import COLORS, PLAYER_COLORS, RIVER_COLOR, UNIT_SHORT
@@ -141,6 +142,8 @@ def position_json(session, pos: int | None = None) -> dict:
         "terminal": game.is_terminal, "round": game.round, "context": game.context,
         "current_player": game.current_player, "human_turn": human,
         "scenario": scenario_json(game),
+        "prices": {g: int(market_price(game.state, game.tables, i))
+                   for i, g in enumerate(GOOD_NAMES)},
         "last": _entry(session.entries[pos - 1]) if pos > 0 else None,
         "log": [_entry(e) for e in session.entries],
         "rounds": sorted({e.round for e in session.entries}),

@@ -169,7 +169,7 @@ def test_flat_search_stats_are_empty_after_a_decision_it_did_not_search():
 @pytest.mark.parametrize("kind", ["nmcts", "nmctsg"])
 @pytest.mark.parametrize("config,moves", [(dict(num_players=2, seed=5), 20),
                                           (dict(num_players=2, automa={1: 4}), 4),
-                                          (dict(num_players=3, seed=2), 30)])
+                                          (dict(num_players=3, seed=2), 34)])
 def test_nmcts_never_reads_the_hidden_pile(kind, config, moves, tmp_path):
     """Shuffling the true contract pile, the Automa's pile and the state's random stream
     leaves the decision and the mean rollout margin of every agent seed unchanged; the

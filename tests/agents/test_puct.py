@@ -113,10 +113,10 @@ def test_determinize_ignores_the_true_pile_order_and_random_stream():
 
 
 @pytest.mark.parametrize("kind,config,moves,varies", [
-    ("puct", dict(num_players=2, seed=5), 20, True),      # round 1, late: the
+    ("puct", dict(num_players=2, seed=5), 16, True),      # round 1, late: the
     ("puct", dict(num_players=1, solo=True), 4, False),   # search reaches draws from the pile
     ("puct", dict(num_players=2, automa={1: 4}), 4, True),
-    ("puctr", dict(num_players=2, seed=5), 20, True),     # the rollouts too
+    ("puctr", dict(num_players=2, seed=5), 16, True),     # the rollouts too
     ("puctr", dict(num_players=1, solo=True), 4, False)])
 def test_puct_never_reads_the_hidden_pile(kind, config, moves, varies, recwarn, tmp_path):
     """Shuffling the true pile, the Automa's pile and the dice stream leaves every decision

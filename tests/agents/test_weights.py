@@ -60,9 +60,13 @@ def test_a_bad_weights_file_is_named(tmp_path):
         load_weights(str(tmp_path / "y.json"))
 
 
-def test_the_shipped_solo_set_is_tuned_on_the_default_ruleset():
+def test_the_shipped_solo_set_names_the_ruleset_it_was_tuned_on():
+    """The solo weights were tuned on the default before the printed market (the named
+    ruleset market-estimate-2026-11); their file keeps that ruleset's fingerprint until they
+    are retuned on today's default."""
     data = json.loads(open(weights_path("solo")).read())
-    assert data["ruleset_fingerprint"] == load_ruleset().fingerprint()
+    assert data["ruleset_fingerprint"] == load_ruleset("market-estimate-2026-11").fingerprint()
+    assert data["ruleset_fingerprint"] != load_ruleset().fingerprint()
     w = load_weights("solo")
     assert not np.allclose(w, greedy_value.DEFAULT_WEIGHTS)
     assert w[greedy_value.W_NOISE] == greedy_value.DEFAULT_WEIGHTS[greedy_value.W_NOISE]

@@ -30,6 +30,7 @@ from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 from caledonia_env import Game  # noqa: E402
 from caledonia_env.agents import make  # noqa: E402
+from caledonia_env.engine.market import market_price  # noqa: E402
 from caledonia_env.engine.compile.first_run import ESTIMATE_S  # noqa: E402
 from caledonia_env.web import app as web_app  # noqa: E402
 from caledonia_env.web import create_app  # noqa: E402
@@ -109,7 +110,8 @@ def assert_page_shows(page, session):
     expect(page.locator("#status")).to_contain_text(f"decision {session.pos} / {session.end}")
     assert page_units(page) == engine_units(game)
     sc = game.to_scenario()
-    for good, price in sc["market"].items():
+    for i, good in enumerate(sc["market"]):
+        price = int(market_price(game.state, game.tables, i))
         assert page.inner_text(f"[data-good='{good}']") == f"£{price}"
     for p, pl in enumerate(sc["players"]):
         assert page.inner_text(f"#player-{p} [data-field='money']") == f"£{pl['money']}"

@@ -361,7 +361,7 @@ function renderMarket() {
         for (let j = 0; j < k; j++) m.append(el("span", { class: `merch ${side}`, style: `background:${b.colors.players[i]}`, title: `P${i} ${side}` }, side[0]));
       }
     });
-    tr.append(el("td", {}, g), el("td", { "data-good": g }, `£${sc.market[g]}`), el("td", {}, `${b.market.min[g]}–${b.market.max[g]}`), m);
+    tr.append(el("td", {}, g), el("td", { "data-good": g }, `£${S.view.prices[g]}`), el("td", {}, `${b.market.min[g]}–${b.market.max[g]}`), m);
     t.append(tr);
   }
   box.replaceChildren(t);
