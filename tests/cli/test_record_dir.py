@@ -159,3 +159,10 @@ def test_record_dir_on_ray_is_refused_before_anything_runs(tmp_path, capsys):
         scale.run_study(T.TournamentSpec(players=("random", "random"), games=1),
                         str(tmp_path / "r.csv"), backend="ray", record_dir=str(rec))
     assert os.listdir(tmp_path) == []
+
+
+def test_a_study_without_records_is_refused_a_record_folder(tmp_path):
+    class Rows:                           # a study that plays rows only (like EvalStudy)
+        games = 1
+    with pytest.raises(ValueError, match="a Rows writes no game records"):
+        scale.RecordFolder(str(tmp_path / "rec"), Rows(), resume=False)
