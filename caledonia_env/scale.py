@@ -18,14 +18,19 @@ A study (picklable: it travels to the workers) has
 - ``mismatch(rows) -> str | None``: what differs between one game's rows found in ``out``
   and what this study plays in that game (None: they match), so that ``resume`` refuses
   the file of another study with a message naming the difference; a study without it
-  gives ``belongs(row) -> bool`` for the game's first row instead.
+  gives ``belongs(row) -> bool`` for the game's first row instead;
+- for game records (``record_dir``, local backend): ``play_records(games) -> (rows,
+  {game: record JSON})`` and ``record_mismatch(game, record dict) -> str | None``, the
+  check of a resumed record folder (:class:`~caledonia_env.study_file.RecordFolder`).
 :class:`TournamentStudy` is the one for tournaments; ``caledonia_env.train.batched_play.EvalStudy``
 (``caledonia evaluate``) another.
 
 ``out`` is never touched before the first chunk is in (a backend that does not start
 leaves it as it was), is never a symbolic link, device, FIFO or write-protected file
 (``atomic.refuse_replacing``), and with ``resume`` must hold this study's games
-(:func:`check_resume`).
+(:func:`check_resume`). ``record_dir`` (local backend only) receives each game's record
+as ``game_000042.json`` as its game finishes, before its rows go to ``out``; with
+``resume`` a game whose rows are in ``out`` but whose record is missing is played again.
 
 - ``*.csv``: rows are appended as chunks arrive; at the end the file is rewritten sorted
   by (game, player), identical to ``tournament.write_csv`` of ``tournament.run``.
@@ -41,6 +46,7 @@ See ``docs/scale.md``.
 """
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable
@@ -49,14 +55,15 @@ from caledonia_env import ray_connect
 from caledonia_env import tournament as T
 from caledonia_env.game import Game
 from caledonia_env.ray_connect import CONNECT_TIMEOUT
-from caledonia_env.study_file import (FORMATS, IncompleteStudy, MemorySink, StudySink, check_complete,
-                                     check_resume, complete_games, interrupt_note, num_players,
-                                     read_rows, typed_row)
+from caledonia_env.study_file import (FORMATS, IncompleteStudy, MemorySink, RecordFolder,
+                                     StudySink, check_complete, check_resume, complete_games,
+                                     interrupt_note, num_players, read_rows, record_name,
+                                     typed_row)
 
-__all__ = ["BACKENDS", "FORMATS", "IncompleteStudy", "TournamentStudy", "add_backend_options",
-           "as_study", "check_complete", "check_resume", "complete_games", "interrupt_note",
-           "num_players", "play_chunk",
-           "read_rows", "run_study", "typed_row"]
+__all__ = ["BACKENDS", "FORMATS", "IncompleteStudy", "RecordFolder", "TournamentStudy",
+           "add_backend_options", "as_study", "check_complete", "check_resume",
+           "complete_games", "interrupt_note", "num_players", "play_chunk", "read_rows",
+           "record_name", "run_study", "typed_row"]
 
 BACKENDS = ("local", "ray")
 
@@ -103,6 +110,26 @@ class TournamentStudy:
                     return f"game {g}, player {p}: {k} is {r[k]!r}, this study's is {v!r}"
         return None
 
+    def record_mismatch(self, g: int, record: dict) -> str | None:
+        """None if ``record`` (a game record read from a record folder) is game ``g`` of
+        this study, finished, else the first difference, named: a config field (its seed,
+        map, clans, rules), the agents, or the ruleset fingerprint."""
+        seed = T.game_seeds(self.spec.seed, g, self.num_players)[0]
+        config = self.spec.game_config(seed, g)
+        theirs = record.get("config") if isinstance(record.get("config"), dict) else {}
+        for k, v in json.loads(json.dumps(config.to_dict())).items():
+            if theirs.get(k) != v:
+                return (f"{record_name(g)} has {k} {theirs.get(k)!r}, this study's game {g} "
+                        f"has {v!r}")
+        want = {"agents": list(self.spec.players),
+                "ruleset_fingerprint": self._rule_fields(config)["ruleset_fingerprint"]}
+        for k, v in want.items():
+            if record.get(k) != v:
+                return f"{record_name(g)} has {k} {record.get(k)!r}, this study's is {v!r}"
+        if record.get("scores") is None:
+            return f"{record_name(g)} is not a finished game"
+        return None
+
     def _rule_fields(self, config) -> dict:
         """The rules columns of a game with this config (cached per clan mode)."""
         if config.clan_mode not in self._rules:
@@ -123,6 +150,15 @@ class TournamentStudy:
             rows.extend(T.play_game(self.spec, g)["rows"])
         return rows
 
+    def play_records(self, games: list[int]) -> tuple[list[dict], dict[int, str]]:
+        """The rows of ``games`` and each game's record (``Game.to_json``) by game."""
+        rows, records = [], {}
+        for g in games:
+            res = T.play_game(self.spec, g, record=True)
+            rows.extend(res["rows"])
+            records[g] = res["record"]
+        return rows, records
+
 
 def as_study(study):
     """``study`` itself, or a TournamentSpec wrapped as a :class:`TournamentStudy`."""
@@ -133,8 +169,9 @@ def as_study(study):
 _WARM: dict = {}
 
 
-def play_chunk(study, games: list[int]) -> dict:
-    """Play ``games`` of ``study`` in this process. The first chunk of a study kind
+def play_chunk(study, games: list[int], record: bool = False) -> dict:
+    """Play ``games`` of ``study`` in this process, with each game's record in
+    ``records`` if ``record`` (``study.play_records``). The first chunk of a study kind
     (``study.warm_key``) in a process warms it up (``study.warm_up()``: numba compilation or
     cache load, each agent's first move, loading models) and reports how long that took in
     ``warmup_s`` (0 afterwards)."""
@@ -145,9 +182,10 @@ def play_chunk(study, games: list[int]) -> dict:
         study.warm_up()
         warm = time.perf_counter() - t0
         _WARM[study.warm_key] = warm
-    rows = study.play(list(games))
-    return {"games": list(games), "rows": rows, "warmup_s": warm, "pid": os.getpid(),
-            "node": _node_id()}
+    games = list(games)
+    rows, records = study.play_records(games) if record else (study.play(games), None)
+    return {"games": games, "rows": rows, "records": records, "warmup_s": warm,
+            "pid": os.getpid(), "node": _node_id()}
 
 
 def _node_id() -> str:
@@ -193,28 +231,35 @@ def run_study(study, out: str | None, backend: str = "ray", workers: int | None 
               address: str | None = None, resume: bool = False, chunk: int | None = None,
               progress: Callable[[int], None] | None = None,
               on_rows: Callable[[list[dict]], None] | None = None,
-              connect_timeout: float = CONNECT_TIMEOUT) -> dict:
+              connect_timeout: float = CONNECT_TIMEOUT, record_dir: str | None = None) -> dict:
     """Play every game of ``study`` (a TournamentSpec or a study object, see the module's
     docstring) not already in ``out`` (with ``resume``) and stream the rows into ``out``;
     ``out=None`` keeps them in memory and returns them as ``summary["rows"]`` (sorted).
     ``workers``: local processes, or the CPUs of the local Ray started when ``address`` is
     None (default: all cores). ``chunk``: games per task (default: about eight tasks per
-    worker, at most 64 games). ``progress(n)`` and ``on_rows(rows)`` are called with each
-    finished chunk (after it is written). ``connect_timeout``: seconds to wait for the Ray
-    cluster at ``address`` (``ray_connect.ClusterUnreachable`` after). Returns a summary: games played /
-    skipped, seconds, and per worker process its node and warm-up time.
+    worker, at most 64 games; one game with ``record_dir``). ``progress(n)`` and
+    ``on_rows(rows)`` are called with each finished chunk (after it is written).
+    ``connect_timeout``: seconds to wait for the Ray cluster at ``address``
+    (``ray_connect.ClusterUnreachable`` after). ``record_dir`` (local backend only): each
+    game's record written there as its game finishes (:class:`RecordFolder`; with
+    ``resume`` its records must be this study's, and a game of ``out`` without its record
+    is played again: ``summary["replayed"]``). Returns a summary: games played / skipped,
+    seconds, and per worker process its node and warm-up time.
 
     ``out`` is checked first (ValueError): it must be absent or a writable regular file
     (see ``atomic.refuse_replacing``), and with ``resume`` it must hold games of this very
     study (:func:`check_resume`). It is not touched until the first chunk is in. An
     interruption (KeyboardInterrupt) leaves the finished chunks in ``out`` for ``resume``
     and says so on the exception: ``e.study_output = (out, complete games in out)``, the
-    count being None when ``out`` was not touched.
+    count being None when ``out`` was not touched; with ``record_dir`` also
+    ``e.study_records = (record_dir, records written this run)``.
 
     ``out`` is locked for the run (``tournament.lock_output``: OutputBusy, a ValueError, at
     once when another process writes it), and at the end it must hold every game of the
     study exactly once (``IncompleteStudy`` naming the missing games, else); ``summary
-    ["cut_row"]``: a resumed CSV ended inside a row, dropped and its game played again."""
+    ["cut_row"]``: a resumed CSV ended inside a row, dropped and its game played again.
+    With ``record_dir`` every game must also have its record file at the end
+    (``IncompleteStudy`` naming those without)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     if workers is not None and (not isinstance(workers, int) or workers < 1):
@@ -227,24 +272,34 @@ def run_study(study, out: str | None, backend: str = "ray", workers: int | None 
         raise ValueError(f"connect_timeout must be > 0 seconds, got {connect_timeout!r}")
     if resume and out is None:
         raise ValueError("resume needs an out file to resume from")
+    if record_dir is not None and backend != "local":
+        raise ValueError("record_dir is for backend='local' (Ray tasks send back no game "
+                         "records)")
     study = as_study(study)
     study.validate()
     if out is None:
-        return _run_study(study, None, MemorySink(), backend, workers, address, chunk,
-                          progress, on_rows, connect_timeout)
+        records = RecordFolder(record_dir, study, False) if record_dir is not None else None
+        return _run_study(study, None, MemorySink(), records, backend, workers, address,
+                          chunk, progress, on_rows, connect_timeout)
     with T.lock_output(out, "out"):
-        return _run_study(study, out, StudySink(out, study, resume), backend, workers,
-                          address, chunk, progress, on_rows, connect_timeout)
+        sink = StudySink(out, study, resume)
+        records = RecordFolder(record_dir, study, resume) if record_dir is not None else None
+        return _run_study(study, out, sink, records, backend, workers, address, chunk,
+                          progress, on_rows, connect_timeout)
 
 
-def _run_study(study, out, sink, backend, workers, address, chunk, progress, on_rows,
-               connect_timeout) -> dict:
-    """:func:`run_study` once ``out`` is locked and its sink made; the file checked whole
-    at the end (``IncompleteStudy``)."""
+def _run_study(study, out, sink, records, backend, workers, address, chunk, progress,
+               on_rows, connect_timeout) -> dict:
+    """:func:`run_study` once ``out`` is locked and its sink (and record folder) made; the
+    file (and folder) checked whole at the end (``IncompleteStudy``)."""
+    replay = set() if records is None else sink.done - records.present
+    if replay:
+        sink.forget(replay)
     todo = [g for g in range(study.games) if g not in sink.done]
     t0 = time.perf_counter()
     finished = False
-    summary = {"games": len(todo), "skipped": len(sink.done), "backend": backend, "workers": {}}
+    summary = {"games": len(todo), "skipped": len(sink.done), "replayed": len(replay),
+               "backend": backend, "workers": {}}
     try:
         if not todo:
             results = iter(())
@@ -252,8 +307,12 @@ def _run_study(study, out, sink, backend, workers, address, chunk, progress, on_
             results = _ray_results(study, todo, workers, address, chunk, summary,
                                    connect_timeout)
         else:
-            results = _local_results(study, todo, workers, chunk)
+            record = records is not None
+            results = _local_results(study, todo, workers, (chunk or 1) if record else chunk,
+                                     record)
         for res in results:
+            if records is not None:             # first the records: a row has its record
+                records.add(res["records"])
             sink.add(res["rows"])
             if on_rows:
                 on_rows(res["rows"])
@@ -266,8 +325,11 @@ def _run_study(study, out, sink, backend, workers, address, chunk, progress, on_
                 progress(len(res["games"]))
         finished = True
     except KeyboardInterrupt as e:
+        sink.close(False)                       # first: the count is of the file as left
         if out is not None:
-            e.study_output = (out, sink.written if sink.started else None)
+            e.study_output = (out, sink.games_written())
+        if records is not None:
+            e.study_records = (records.folder, records.written)
         raise
     finally:
         sink.close(finished)
@@ -275,6 +337,8 @@ def _run_study(study, out, sink, backend, workers, address, chunk, progress, on_
         rows = sink.rows if sink.rows is not None else read_rows(out)
         check_complete(rows, study.games, sink.num_players, out)
         summary["cut_row"] = sink.cut
+    if records is not None:
+        records.check_complete(study.games)
     summary["seconds"] = time.perf_counter() - t0
     summary["workers"] = list(summary["workers"].values())
     summary["nodes"] = sorted({w["node"] for w in summary["workers"]})
@@ -287,9 +351,9 @@ def _chunk_size(n_games: int, n_workers: int, chunk: int | None) -> int:
     return chunk or max(1, min(64, n_games // max(1, n_workers * 8)))
 
 
-def _local_results(study, todo, workers, chunk):
+def _local_results(study, todo, workers, chunk, record=False):
     workers = workers or os.cpu_count() or 1
-    jobs = [(study, c) for c in _chunks(todo, _chunk_size(len(todo), workers, chunk))]
+    jobs = [(study, c, record) for c in _chunks(todo, _chunk_size(len(todo), workers, chunk))]
     if workers == 1:
         yield from map(_play_chunk_args, jobs)
         return

@@ -1,13 +1,16 @@
 """The file of a study (docs/scale.md): reading its rows (CSV or Parquet, with a Parquet
 study's unmerged parts), checking that a resumed file holds the same study, and writing
-finished chunks to it as they arrive, never before the first one.
+finished chunks to it as they arrive, never before the first one; and its folder of game
+records (:class:`RecordFolder`, ``caledonia play --record-dir``), written game by game.
 
 pyarrow (the Parquet format) is an optional extra: imported where Parquet is read or written.
 """
 from __future__ import annotations
 
 import csv
+import json
 import os
+import re
 import shutil
 import time
 
@@ -221,7 +224,8 @@ class StudySink:
 
     Nothing is written before the first chunk arrives: until then ``out`` stays as it was
     (a backend that does not start, or an interruption, leaves it untouched). ``written``:
-    complete games in ``out`` once it has been written to (kept ones included)."""
+    complete games in ``out`` once it has been written to (kept ones included); after an
+    interruption :meth:`games_written` says it truthfully."""
 
     def __init__(self, out: str, study, resume: bool):
         self.out, self.ext, self.resume = out, _format(out), resume
@@ -236,6 +240,15 @@ class StudySink:
         self.started = False
         self.written = 0
         self.n_parts = 0
+        self.adding = False              # inside add: ``written`` may lag the file
+        self.closed = False
+
+    def forget(self, games: set) -> None:
+        """Play ``games`` again although ``out`` holds them (their records are missing): their
+        rows are dropped from the kept ones (``out`` is rewritten without them at the first
+        write)."""
+        self.done -= games
+        self.kept = [r for r in self.kept if r["game"] in self.done]
 
     def _start(self) -> None:
         """First write: the kept complete games (a cut last line and incomplete games are
@@ -260,6 +273,7 @@ class StudySink:
     def add(self, rows: list[dict]) -> None:
         if not self.started:
             self._start()
+        self.adding = True
         if self.ext == ".csv":
             self.w.writerows(rows)
             self.f.flush()
@@ -269,8 +283,22 @@ class StudySink:
             _write_parquet(rows, os.path.join(_parts_dir(self.out),
                                               f"part-{time.time_ns()}-{self.n_parts:06d}.parquet"))
         self.written += len({r["game"] for r in rows})
+        self.adding = False
+
+    def games_written(self) -> int | None:
+        """Complete games in ``out`` once closed (None: never written to): ``written``, or
+        counted in the file when an interruption came inside :meth:`add` (the rows may
+        be in while the count is not)."""
+        if not self.started:
+            return None
+        if self.adding:
+            return len(complete_games(read_rows(self.out), self.num_players))
+        return self.written
 
     def close(self, finished: bool) -> None:
+        if self.closed:
+            return
+        self.closed = True
         if not self.started:
             if not (finished and self.resume and self.done):
                 return                   # nothing played: out stays as it was
@@ -286,17 +314,107 @@ class StudySink:
             shutil.rmtree(_parts_dir(self.out), ignore_errors=True)
 
 
+RECORD_NAME = re.compile(r"game_(\d{6,})\.json")
+
+
+def record_name(g: int) -> str:
+    """The record file of game ``g`` in a record folder: ``game_000042.json``."""
+    return f"game_{g:06d}.json"
+
+
+class RecordFolder:
+    """A study's folder of game records (``record_name(g)``: ``Game.to_json`` of game g),
+    each written atomically (temporary file, then rename) as its game finishes, before the
+    game's rows go to the study file: a game whose rows are in the file has its record.
+
+    The folder is created (one level) at the first record. With ``resume`` every record
+    already there must be one of this study's (``study.record_mismatch``: seed, config,
+    agents, ruleset fingerprint), else ValueError naming the first difference; without
+    it, records of the same names are replaced as their games finish, other files stay.
+    A record file that may not be replaced (``atomic.refuse_replacing``) is refused first.
+    ``present``: the games whose records are there; ``written``: records written this run."""
+
+    def __init__(self, folder: str, study, resume: bool):
+        if not hasattr(study, "record_mismatch"):
+            raise ValueError(f"a {type(study).__name__} writes no game records")
+        self.folder, self.study = folder, study
+        self.present = self._listing()
+        for g in self.present:
+            if g < study.games:
+                refuse_replacing(self.path(g), "record")
+        if resume:
+            self._check_resume()
+        self.written = 0
+
+    def path(self, g: int) -> str:
+        return os.path.join(self.folder, record_name(g))
+
+    def _listing(self) -> set[int]:
+        if not os.path.isdir(self.folder):
+            return set()
+        return {int(m.group(1)) for m in map(RECORD_NAME.fullmatch, os.listdir(self.folder))
+                if m}
+
+    def _check_resume(self) -> None:
+        """ValueError (one line, naming the first difference) unless every record in the
+        folder is one of this study's games."""
+        for g in sorted(self.present):
+            if g >= self.study.games:
+                why = (f"{record_name(g)} is game {g}, this study has games 0-"
+                       f"{self.study.games - 1} (another --games?)")
+            else:
+                try:
+                    with open(self.path(g), encoding="utf-8") as f:
+                        record = json.load(f)
+                except (OSError, ValueError):
+                    record = None
+                why = (f"{record_name(g)} is not a game record" if not isinstance(record, dict)
+                       else self.study.record_mismatch(g, record))
+            if why:
+                raise ValueError(f"resume: {self.folder} holds the records of another study: "
+                                 f"{why}; give another record folder")
+
+    def add(self, records: dict[int, str]) -> None:
+        """Write the records ``{game: JSON text}`` of finished games."""
+        if not os.path.isdir(self.folder):
+            os.mkdir(self.folder)
+        for g, text in sorted(records.items()):
+            T.write_text(self.path(g), text)
+            self.present.add(g)
+            self.written += 1
+
+    def check_complete(self, games: int) -> None:
+        """IncompleteStudy naming the games of ``0 .. games-1`` without their record file."""
+        self.present = self._listing()
+        missing = [g for g in range(games) if g not in self.present]
+        if missing:
+            shown = ", ".join(map(str, missing[:20])) + (
+                f" and {len(missing) - 20} more" if len(missing) > 20 else "")
+            raise IncompleteStudy(
+                f"{self.folder} does not hold every game's record: {len(missing)} of {games} "
+                f"records missing (games {shown}); was the folder changed by another program "
+                f"during the run? Rerun with --resume to play those games again")
+
+
 def interrupt_note(e: BaseException, command: str | None = None) -> str | None:
-    """What an interrupted ``run_study`` left in its file (``e.study_output``), said
-    truthfully for a message: the complete games kept and how to finish them (``command``:
-    the exact command line that does), or that the file was left as it was; None if ``e``
-    did not come through ``run_study`` with a file."""
+    """What an interrupted ``run_study`` left in its file (``e.study_output``) and record
+    folder (``e.study_records``), said truthfully for a message: the complete games kept
+    (with their records) and how to finish them (``command``: the exact command line that
+    does), or that the file was left as it was, or for records without a file how many
+    were kept; None if ``e`` did not come through ``run_study`` with a file or folder."""
     out, games = getattr(e, "study_output", (None, None))
+    folder, records = getattr(e, "study_records", (None, 0))
     if out is None:
-        return None
+        if folder is None:
+            return None
+        kept = (f"{records} game record{'s' * (records != 1)} kept in {folder}" if records
+                else f"no game record written to {folder} yet")
+        return kept + "; a run without --out cannot be resumed (--resume reads its rows)"
     if games:
-        return (f"{games} complete game{'s' * (games != 1)} kept in {out}; run the same "
-                f"command with --resume to play the rest" + (f": {command}" if command else ""))
+        return (f"{games} complete game{'s' * (games != 1)} kept in {out}"
+                + (f" with their records in {folder}" if folder else "")
+                + "; run the same command with --resume to play the rest"
+                + (f": {command}" if command else ""))
     if games is None:
         return (f"{out} was left as it was" if os.path.lexists(out)
                 else "no output file was written")

@@ -7,11 +7,12 @@ position), ``demo`` (one random game), and ``train``, ``expert``, ``evaluate``,
 Bad input (unknown agent, map, player count, rules, unwritable output path)
 prints one line naming what is allowed and exits with code 2 before any game is
 played; output files are written atomically (temporary file, then rename), and
-SIGTERM or Ctrl-C leaves no temporary file behind. A streamed --out (every play /
-balance --out but a local --record-dir run) keeps the games finished before an
-interruption, and the message gives the --resume command that finishes them; --out is
-locked for the run (a second run on it fails at once) and checked to hold every game at
-the end (exit 1 naming the missing ones; docs/cli.md).
+SIGTERM or Ctrl-C leaves no temporary file behind. Every play / balance --out is
+streamed (and play's --record-dir, record by record): the games finished before an
+interruption are kept, and the message gives the --resume command that finishes them;
+--out is locked for the run (a second run on it fails at once) and checked to hold every
+game (and --record-dir every record) at the end (exit 1 naming the missing ones;
+docs/cli.md).
 
 On a terminal, a first run (no compiled engine in numba's cache) says at once that it
 compiles the engine and shows its progress (``engine.compile.first_run``).

@@ -1,7 +1,8 @@
 """The commands that play many games: ``play`` (a tournament between bots) and ``balance``
-(clan against clan). Rows go to --out through :mod:`caledonia_env.scale` (streamed as games
-finish, resumable), or through the local runner for a local --record-dir run; --out is locked
-for the command's whole life and checked to hold every game before 'N rows written'."""
+(clan against clan). Rows go to --out, and game records to ``play --record-dir``, through
+:mod:`caledonia_env.scale` (streamed as games finish, resumable); --out is locked for the
+command's whole life and checked to hold every game (and --record-dir every record) before
+'N rows written'."""
 from __future__ import annotations
 
 import contextlib
@@ -60,49 +61,51 @@ def warm_up(spec, progress=None) -> None:
 
 
 def _play_games(args, spec):
-    """``(rows, written to --out, wall seconds)`` of every game of ``spec``: the code
-    compiled once here (not in every worker), then the games under a progress bar."""
+    """``(rows, wall seconds)`` of every game of ``spec``: the code compiled once here (not
+    in every worker), then the games under a progress bar."""
     t0 = time.perf_counter()
     if args.backend != "ray":
         warm_up(spec, getattr(args, "compile_progress", None))
     with tn.progress_bar(spec.games, quiet=args.quiet) as bar:
-        rows, written = _run_games(args, spec, bar)
-    return rows, written, time.perf_counter() - t0
+        rows = _run_games(args, spec, bar)
+    return rows, time.perf_counter() - t0
 
 
 def _run_games(args, spec, bar):
-    """The rows of every game of ``spec``: through caledonia_env.scale (streamed to --out as
-    games finish, so an interruption keeps them for --resume; CSV or Parquet) whenever there
-    is an --out, except a local --record-dir run; else the local runner (rows in memory,
-    written to --out afterwards)."""
-    out = args.out or ""
+    """The rows of every game of ``spec``: through caledonia_env.scale whenever there is an
+    --out (streamed there as games finish, so an interruption keeps them for --resume; CSV
+    or Parquet) or a --record-dir (each record written as its game finishes; local backend
+    only); else the local runner (rows in memory)."""
+    out = args.out or None
     record_dir = getattr(args, "record_dir", None)
-    if args.backend == "ray" or args.resume or out.endswith(".parquet") or (out and not
-                                                                             record_dir):
-        if not out:
-            raise UsageError("--backend ray, --resume and Parquet output need --out x.csv or "
-                             "x.parquet (rows are streamed there as games finish)")
-        if record_dir:
-            raise UsageError("--record-dir works with the local backend only, without "
-                             "--resume or Parquet output")
-        try:
-            summary = scale.run_study(spec, out, backend=args.backend, workers=args.workers,
-                                      address=args.address, resume=args.resume,
-                                      progress=bar.update,
-                                      connect_timeout=args.connect_timeout)
-        except (ValueError, ImportError) as e:     # ClusterUnreachable is a ValueError
-            raise UsageError(str(e)) from None
-        if summary.get("cut_row"):
-            print(f"--resume: the last row of {out} was cut short (an interrupted write); "
-                  f"it was dropped and its game played again")
-        if summary["skipped"]:
-            print(f"--resume: {summary['skipped']} games already in {out}, "
-                  f"{summary['games']} played now")
-        return scale.read_rows(out), True
-    if args.address:
-        raise UsageError("--address needs --backend ray")
-    return tn.run(spec, workers=args.workers, record_dir=getattr(args, "record_dir", None),
-                  progress=bar.update), False
+    if record_dir and args.backend == "ray":
+        raise UsageError("--record-dir works with the local backend only (Ray tasks send "
+                         "back no game records): drop --backend ray or --record-dir")
+    if (args.backend == "ray" or args.resume) and not out:
+        raise UsageError("--backend ray, --resume and Parquet output need --out x.csv or "
+                         "x.parquet (rows are streamed there as games finish)")
+    if not (out or record_dir):
+        if args.address:
+            raise UsageError("--address needs --backend ray")
+        return tn.run(spec, workers=args.workers, progress=bar.update)
+    try:
+        summary = scale.run_study(spec, out, backend=args.backend, workers=args.workers,
+                                  address=args.address, resume=args.resume,
+                                  progress=bar.update, connect_timeout=args.connect_timeout,
+                                  record_dir=record_dir)
+    except (ValueError, ImportError) as e:     # ClusterUnreachable is a ValueError
+        raise UsageError(str(e)) from None
+    if summary.get("cut_row"):
+        print(f"--resume: the last row of {out} was cut short (an interrupted write); "
+              f"it was dropped and its game played again")
+    if summary["replayed"]:
+        n = summary["replayed"]
+        print(f"--resume: {n} game{'s' * (n != 1)} of {out} had no record in {record_dir}; "
+              f"played again")
+    if summary["skipped"]:
+        print(f"--resume: {summary['skipped']} games already in {out}, "
+              f"{summary['games']} played now")
+    return scale.read_rows(out) if out else summary["rows"]
 
 
 def cmd_play(args) -> int:
@@ -120,7 +123,7 @@ def cmd_play(args) -> int:
 
 def _play(args, spec) -> int:
     """``caledonia play`` once its --out is locked."""
-    rows, written, wall = _play_games(args, spec)
+    rows, wall = _play_games(args, spec)
     print(tn.report(rows))
     if spec.template.solo:
         print("\n" + tn.format_solo(tn.solo_summary(rows, spec.template.ruleset),
@@ -128,22 +131,10 @@ def _play(args, spec) -> int:
     print(f"wall time {wall:.1f} s ({wall / spec.games:.3f} s per game with "
           f"{args.workers} worker{'s' if args.workers > 1 else ''})")
     if args.out:
-        _write_rows(rows, written, spec, args.out)
+        print(f"{len(rows)} rows written to {args.out}")
     if args.record_dir:
         print(f"{spec.games} game records written to {args.record_dir}")
     return 0
-
-
-def _write_rows(rows, written: bool, spec, out: str) -> None:
-    """Write the rows to ``out`` unless streamed there already (``scale.run_study`` then
-    checked the file), check that the file holds every game of ``spec``
-    (``scale.IncompleteStudy``, exit 1, naming the missing ones), then say how many rows it
-    has."""
-    if not written:
-        tn.write_csv(rows, out)
-        rows = scale.read_rows(out)
-        scale.check_complete(rows, spec.games, len(spec.players), out)
-    print(f"{len(rows)} rows written to {out}")
 
 
 # ---------------------------------------------------------------- balance
@@ -218,7 +209,7 @@ def _balance(args, spec, automa, humans, players, drafted, schedule) -> int:
            f"{humans} x {args.agent} with a clan against {', '.join(players[humans:])}")
     if args.perturb or args.ranges:
         return _balance_ensemble(args, spec, who)
-    rows, written, wall = _play_games(args, spec)
+    rows, wall = _play_games(args, spec)
     # the Automa seats (no clan) appear under their name, e.g. automa:5
     table_rows = [dict(r, clan=r["agent"]) if r["agent"].startswith("automa:") else r
                   for r in rows]
@@ -242,7 +233,7 @@ def _balance(args, spec, automa, humans, players, drafted, schedule) -> int:
               f"per clan {min(counts)}-{max(counts)}; wall time {wall:.1f} s")
     print(tn.describe_rules(rows))
     if args.out:
-        _write_rows(rows, written, spec, args.out)
+        print(f"{len(rows)} rows written to {args.out}")
     if args.plot:
         fig = tn.balance_figure(stats, names, ahead, meet, args.players,
                                 f"Clan balance: {spec.games} games, {args.players} players, "

@@ -6,16 +6,12 @@ finish: game ``g`` depends only on ``(spec.seed, g)``.
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 
 from tqdm import tqdm
 
 from caledonia_env.tournament.games import play_game
-from caledonia_env.tournament.output import write_text
 from caledonia_env.tournament.spec import TournamentSpec, validate
 
 
@@ -40,52 +36,32 @@ def pool_context():
 
 
 def _worker(args):
-    spec, g, record = args
-    return play_game(spec, g, record)
+    spec, g = args
+    return play_game(spec, g)
 
 
-def run(spec: TournamentSpec, workers: int = 1, record_dir: str | None = None,
+def run(spec: TournamentSpec, workers: int = 1,
         progress: Callable[[int], None] | None = None) -> list[dict]:
-    """Play every game of ``spec``; return the CSV rows sorted by (game, player).
-
-    ``record_dir``: write ``game_000000.json`` ... (``Game.to_json``) there; the
-    files appear only when every game has finished (they are written to a
-    temporary folder first).
-    """
+    """Play every game of ``spec``; return the CSV rows sorted by (game, player), kept in
+    memory (``caledonia_env.scale.run_study`` streams them to a file, with game records)."""
     validate(spec)
-    record = record_dir is not None
-    tmp_dir = None
-    if record:
-        parent = os.path.dirname(os.path.abspath(record_dir))
-        tmp_dir = tempfile.mkdtemp(prefix=".records-", dir=parent)
     results = []
+    jobs = [(spec, g) for g in range(spec.games)]
+    if workers <= 1:
+        it = map(_worker, jobs)
+        pool = None
+    else:
+        pool = pool_context().Pool(workers)
+        chunk = max(1, min(16, spec.games // (workers * 8)))
+        it = pool.imap_unordered(_worker, jobs, chunksize=chunk)
     try:
-        jobs = [(spec, g, record) for g in range(spec.games)]
-        if workers <= 1:
-            it = map(_worker, jobs)
-            pool = None
-        else:
-            pool = pool_context().Pool(workers)
-            chunk = max(1, min(16, spec.games // (workers * 8)))
-            it = pool.imap_unordered(_worker, jobs, chunksize=chunk)
-        try:
-            for res in it:
-                if record:
-                    write_text(os.path.join(tmp_dir, f"game_{res['game']:06d}.json"),
-                               res["record"])
-                results.extend(res["rows"])
-                if progress:
-                    progress(1)
-        finally:
-            if pool is not None:
-                pool.terminate()
-                pool.join()
-        if record:
-            os.makedirs(record_dir, exist_ok=True)
-            for fn in sorted(os.listdir(tmp_dir)):
-                os.replace(os.path.join(tmp_dir, fn), os.path.join(record_dir, fn))
+        for res in it:
+            results.extend(res["rows"])
+            if progress:
+                progress(1)
     finally:
-        if tmp_dir is not None:
-            shutil.rmtree(tmp_dir, ignore_errors=True)
+        if pool is not None:
+            pool.terminate()
+            pool.join()
     results.sort(key=lambda r: (r["game"], r["player"]))
     return results

@@ -107,7 +107,10 @@ def test_wilson_interval_known_values():
     assert tn.wilson(0, 0) == (0.0, 1.0)
 
 
-def test_failed_run_leaves_nothing_half_written(tmp_path, monkeypatch):
+def test_failed_run_keeps_the_finished_games_and_leaves_nothing_half_written(tmp_path,
+                                                                            monkeypatch):
+    """An error in game 2: games 0 and 1 keep their rows and records (streamed as they
+    finished), no temporary file is left."""
     real = tn.play_game
 
     def broken(spec, g, record=False):
@@ -115,12 +118,14 @@ def test_failed_run_leaves_nothing_half_written(tmp_path, monkeypatch):
             raise RuntimeError("engine exploded")
         return real(spec, g, record)
 
-    monkeypatch.setattr("caledonia_env.tournament.runner.play_game", broken)
+    monkeypatch.setattr(tn, "play_game", broken)
     out, rec = tmp_path / "r.csv", tmp_path / "rec"
     with pytest.raises(RuntimeError):
         main(["play", "--players", "random,random", "--games", "4", "--out", str(out),
               "--record-dir", str(rec), "-q"])
-    assert _listing(tmp_path) == []
+    assert _listing(tmp_path) == ["r.csv", "rec"]
+    assert _listing(rec) == ["game_000000.json", "game_000001.json"]
+    assert sorted({int(r["game"]) for r in _rows(out)}) == [0, 1]
 
 
 # -------------------------------------------------------------- bad input

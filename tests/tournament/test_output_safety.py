@@ -206,11 +206,11 @@ def _interrupt_after(monkeypatch, chunks: int):
     real = scale.play_chunk
     calls = []
 
-    def play_chunk(study, games):
+    def play_chunk(study, games, *args):
         calls.append(games)
         if len(calls) > chunks:
             raise KeyboardInterrupt
-        return real(study, games)
+        return real(study, games, *args)
 
     monkeypatch.setattr(scale, "play_chunk", play_chunk)
 
@@ -261,20 +261,6 @@ def test_interrupt_of_a_plain_play_out_keeps_the_finished_games(tmp_path, monkey
     assert sorted(os.listdir(tmp_path)) == ["r.csv"]
 
 
-def test_interrupt_of_a_record_dir_run_says_no_file_was_written(tmp_path, monkeypatch,
-                                                                capsys):
-    """--record-dir plays in memory (records and rows appear whole at the end)."""
-    def interrupted(spec, g, record=False):
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr("caledonia_env.tournament.runner.play_game", interrupted)
-    out = tmp_path / "r.csv"
-    assert main(_play(["--players", "random,random", "--games", "2", "--out", str(out),
-                       "--record-dir", str(tmp_path / "rec")])) == 130
-    assert "no output file was written" in capsys.readouterr().err
-    assert os.listdir(tmp_path) == []
-
-
 def test_run_study_reports_what_an_interruption_kept(tmp_path):
     out = tmp_path / "s.csv"
     spec = T.TournamentSpec(players=SPEC.players, games=4, seed=SPEC.seed)
@@ -292,6 +278,28 @@ def test_run_study_reports_what_an_interruption_kept(tmp_path):
     untouched.study_output = (str(tmp_path / "new.csv"), None)
     assert scale.interrupt_note(untouched) == "no output file was written"
     assert scale.interrupt_note(KeyboardInterrupt()) is None
+
+
+def test_an_interruption_inside_a_write_counts_the_games_in_the_file(tmp_path,
+                                                                      monkeypatch):
+    """Ctrl-C / SIGTERM during the second chunk's fsync: its rows are in the file though
+    the run had not counted them yet; the note counts the file (2 games), not the run."""
+    out = tmp_path / "s.csv"
+    spec = T.TournamentSpec(players=SPEC.players, games=4, seed=SPEC.seed)
+    real, calls = os.fsync, []
+
+    def fsync(fd):
+        real(fd)
+        calls.append(fd)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(KeyboardInterrupt) as e:
+        scale.run_study(spec, str(out), backend="local", workers=1, chunk=1)
+    monkeypatch.undo()
+    assert e.value.study_output == (str(out), 2)
+    assert len(scale.read_rows(str(out))) == 4
 
 
 def test_resume_refuses_a_ruleset_whose_numbers_changed(tmp_path):
@@ -434,10 +442,10 @@ def test_a_file_that_lost_games_during_the_run_exits_1_naming_them(tmp_path, mon
     out = tmp_path / "s.csv"
     real = scale.play_chunk
 
-    def play_chunk(study, games):
+    def play_chunk(study, games, *args):
         if games == [2]:                              # games 0 and 1 are in: replace the
             T.write_csv([], str(out))                 # file (this run appends to the old)
-        return real(study, games)
+        return real(study, games, *args)
 
     monkeypatch.setattr(scale, "play_chunk", play_chunk)
     assert main(_play(["--players", "random,random", "--games", "4", "--out", str(out)])) == 1

@@ -182,20 +182,26 @@ def test_train_and_evaluate_paths_checked_first(tmp_path, capsys):
 
 
 # --------------------------------------------------------------------- SIGTERM
-def test_sigterm_during_play_leaves_no_partial_output(tmp_path):
-    """SIGTERM in the middle of a tournament: exit 143, no CSV, no record folder, no hidden
-    temporary folder or file."""
+def test_sigterm_during_play_keeps_the_finished_games_and_their_records(tmp_path):
+    """SIGTERM in the middle of a --record-dir tournament: exit 143, the finished games'
+    rows in the CSV, each with its record (a record is written before its rows), the
+    --resume command in the message, no hidden temporary file and no lock file left."""
     out, rec = tmp_path / "t.csv", tmp_path / "rec"
     proc = subprocess.Popen(
         [sys.executable, "-m", "caledonia_env", "play", "--players", "greedy,greedy",
          "--games", "100000", "--workers", "2", "--out", str(out), "--record-dir", str(rec),
          "-q"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    err = terminate_when(
-        proc, lambda: any(n.startswith(".records-") for n in os.listdir(tmp_path)),
-        pause=1.0)                       # some games finished and written to the temp folder
+    err = terminate_when(proc, lambda: rec.is_dir() and len(os.listdir(rec)) > 1,
+                         pause=1.0)      # some games finished, their records written
     assert proc.returncode == 143, err
-    assert "terminated; no output file was written" in err
-    assert os.listdir(tmp_path) == []
+    games = {int(r["game"]) for r in _rows(out)}
+    assert len(_rows(out)) == 2 * len(games) > 0
+    assert f"terminated; {len(games)} complete games kept in {out} with their records in " \
+           f"{rec}; run the same command with --resume" in err, err
+    records = {int(n[5:11]) for n in os.listdir(rec)}
+    assert games <= records and len(records - games) <= 1, (games, records)
+    assert sorted(os.listdir(tmp_path)) == ["rec", "t.csv"]
+    assert all(n.startswith("game_") and n.endswith(".json") for n in os.listdir(rec))
 
 
 def test_the_progress_bar_counts_its_unit_from_its_start_on_a_terminal_only(monkeypatch):
