@@ -59,14 +59,14 @@ def check_output_path(path: str, what: str, folder: bool = False) -> None:
 
 
 @contextlib.contextmanager
-def locked_output(path: str | None, what: str = "--out"):
-    """Hold the lock of output file ``path`` (``tournament.lock_output``) for the block, so
-    that a second run on the same file fails at once (UsageError naming the first run's
-    process); nothing for ``path`` None or empty."""
+def locked_output(path: str | None, what: str = "--out", folder: bool = False):
+    """Hold the lock of output file ``path`` (``tournament.lock_output``; an output folder
+    with ``folder``) for the block, so that a second run on the same file or folder fails at
+    once (UsageError naming the first run's process); nothing for ``path`` None or empty."""
     with contextlib.ExitStack() as stack:
         if path:
             try:
-                stack.enter_context(lock_output(path, what))
+                stack.enter_context(lock_output(path, what, folder))
             except ValueError as e:
                 raise UsageError(str(e)) from None
         yield

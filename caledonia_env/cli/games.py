@@ -117,7 +117,7 @@ def cmd_play(args) -> int:
         check_output_path(args.out, "--out")
     if args.record_dir:
         check_output_path(args.record_dir, "--record-dir", folder=True)
-    with locked_output(args.out):
+    with locked_output(args.out), locked_output(args.record_dir, "--record-dir", folder=True):
         return _play(args, spec)
 
 

@@ -86,15 +86,17 @@ def _holder(fd: int) -> str:
 
 
 @contextlib.contextmanager
-def lock_output(path: str, what: str = "output"):
+def lock_output(path: str, what: str = "output", folder: bool = False):
     """Hold an exclusive lock on output ``path`` (``fcntl.flock`` on ``<path>.lock``, which
     holds this process's pid and command) while the block runs; ValueError for a path that
     cannot be written (:func:`check_output_file`), OutputBusy (a ValueError) at once if
     another process holds it. Re-entrant within a process. The lock file is
     removed on release; a lock file left by a killed process does not block (the kernel
     drops a dead process's lock)."""
-    lock = lock_path(path)
-    check_output_file(path, what)        # a missing folder is named, not a lock-file error
+    lock = lock_path(path.rstrip("/") if folder else path)
+    # a missing folder is named, not a lock-file error; an output folder (``folder``, e.g. a
+    # record folder) is locked through ``<folder>.lock`` beside it
+    (check_output_folder if folder else check_output_file)(path, what)
     if lock in _HELD:
         _HELD[lock][1] += 1
         try:

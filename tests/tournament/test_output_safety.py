@@ -475,3 +475,34 @@ def test_a_cut_last_row_is_named_and_resumed_not_another_study(cut, valuable, ca
     assert "another study" not in captured.err + captured.out
     rows = scale.read_rows(str(valuable))
     assert len(rows) == 6 and valuable.read_bytes().endswith(b"\n")
+
+
+def test_a_second_run_on_a_locked_record_folder_fails_at_once(tmp_path, capsys):
+    """Two runs with different --out files but one --record-dir would overwrite each other's
+    records: the folder is locked too (``<folder>.lock`` beside it)."""
+    recs = tmp_path / "recs"
+    recs.mkdir()
+    (recs / "game_000000.json").write_text("precious\n")
+    proc = subprocess.Popen([sys.executable, "-c", HOLD_FOLDER, str(recs)],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "locked\n"
+        argv = ["play", "-q", "--players", "random,random", "--games", "2",
+                "--record-dir", str(recs)]
+        assert main(argv + ["--out", str(tmp_path / "a.csv")]) == 2
+        err = capsys.readouterr().err
+        assert f"--record-dir {recs} is being written by another run (pid {proc.pid}" in err
+        assert (recs / "game_000000.json").read_text() == "precious\n"
+        assert not (tmp_path / "a.csv").exists()
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+HOLD_FOLDER = """
+import sys, time
+from caledonia_env.tournament import lock_output
+with lock_output(sys.argv[1], "--record-dir", folder=True):
+    print("locked", flush=True)
+    time.sleep(60)
+"""
