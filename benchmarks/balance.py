@@ -5,7 +5,7 @@ player count and summarises its rows: per clan the games, the win share (ties sp
 95% Wilson interval and the mean VP; per seat the same (the first-player advantage). Par is
 100 / P %. With ``--save`` the two tables are written as result files (``balance``, one row
 per player count and clan; ``balance_seats``, one row per player count and seat), merged into
-today's files by player count and agent, so one run per player count fills one file.
+today's files by player count, so one run per player count fills one file.
 
     python benchmarks/balance.py --players 2 3 4 --games 4000 --save
     python benchmarks/balance.py --from-csv study.csv        # summarise rows already played
@@ -68,7 +68,7 @@ def result_rows(players: int, agent: str, stats: dict, key: str, name) -> list[d
     for k in sorted(stats):
         n, wins, vp = stats[k]
         lo, hi = wilson(wins, n)
-        out.append({"id": f"{players}p {agent} {k}", "players": players, "agent": f"`{agent}`",
+        out.append({"players": players, "agent": f"`{agent}`",
                     key: name(k), "games": n,
                     "win": [round(100 * wins / n, 1), round(100 * lo, 1), round(100 * hi, 1)],
                     "par": round(100 / players, 1), "vp": round(vp / n, 1)})
@@ -83,6 +83,20 @@ def print_table(title: str, rows: list[dict], key: str) -> None:
         print(f"{r['players']:>7} {r[key]!s:<11} {r['games']:>6} {w[0]:>6.1f} "
               f"{w[1]:>6.1f}-{w[2]:<6.1f} {r['par']:>5.1f} {r['vp']:>6.1f}")
 
+
+TITLES = {
+    "balance": ("Clan balance (2, 3 and 4 players)",
+                "Win % (95% Wilson CI, ties split) and mean VP of each clan with the same agent "
+                "in every seat, on a balanced schedule of clan combinations and seat rotations; "
+                "par is 100 / players %. These describe clans as played by this agent on the "
+                "project's original map with the bundled default (the printed market of source "
+                "PHP, the text readings of Buchanan, MacKenzie's cellar and import rarity; the "
+                "remaining estimates of docs/ruleset.md), not the printed game."),
+    "balance_seats": ("Seat balance (first-player advantage)",
+                      "Win % (95% Wilson CI, ties split) and mean VP of each seat (seat 1 plays "
+                      "first in round 1) in the same games as the clan balance table; par is "
+                      "100 / players %."),
+}
 
 COLUMNS = [{"key": "players", "label": "players"}, {"key": "agent", "label": "agent"},
            None, {"key": "games", "label": "games", "format": "d"},
@@ -124,7 +138,9 @@ def main(argv=None) -> int:
         for table, rows, key, label in (("balance", clan_rows, "clan", "clan"),
                                         ("balance_seats", seat_rows, "seat", "seat")):
             cols = [c if c else {"key": key, "label": label} for c in COLUMNS]
-            write_result(table, columns=cols, rows=rows, ruleset=ruleset, merge_key="id")
+            title, meaning = TITLES[table]
+            write_result(table, columns=cols, rows=rows, ruleset=ruleset, merge_key="players",
+                         title=title, meaning=meaning)
     return 0
 
 

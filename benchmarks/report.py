@@ -27,7 +27,7 @@ from results_io import RESULTS, ROOT, read_results  # noqa: E402
 #: The order of the tables in docs/results.md; tables not named here follow, by name.
 ORDER = ("fuzz", "fidelity", "compare_peers", "env_speed", "cold_start", "fresh_clone", "bots",
          "strength_policies", "strength_searches", "calibration", "sensitivity", "automa",
-         "balance", "balance_ensemble", "strength_estimates")
+         "balance", "balance_seats", "balance_ensemble", "strength_estimates")
 
 #: The README's headline rows: (block, table, (column, value) picking the row or None for the
 #: first, figure column, claim, note column or None). The claim may name the row's cells
