@@ -56,7 +56,7 @@ def main(argv=None) -> int:
                                 epilog="\n\n".join(__doc__.split("\n\n")[1:]))
     p.add_argument("csv", type=Path, help="the --out rows of `caledonia balance --perturb N`")
     p.add_argument("--players", type=int, default=4, help="the study's player count (par)")
-    p.add_argument("--command", default="", help="the study's command, for the result file")
+    p.add_argument("--command", default="", help="the study's command, kept in the result file's notes")
     p.add_argument("--save", action="store_true",
                    help="write the table as a result file (benchmarks/results/)")
     a = p.parse_args(argv)
@@ -85,15 +85,11 @@ def main(argv=None) -> int:
                    "old £1 steps), start steps and solo brackets, the map configuration and "
                    "every rule reading. A clan conclusion is safe where it holds in at least "
                    "90% of the draws.")
-        path = write_result("balance_ensemble", columns=cols, rows=rows,
-                            title=f"Clan balance under uncertainty ({draws} drawn rulesets)",
-                            meaning=meaning, notes=f"Held fixed: {held}" if held else "")
-        if a.command:
-            import json
-            d = json.loads(path.read_text(encoding="utf-8"))
-            d["command"] = a.command + " && " + d["command"]
-            path.write_text(json.dumps(d, indent=1, ensure_ascii=False) + "\n",
-                            encoding="utf-8")
+        notes = " ".join(x for x in (f"Study: `{a.command}`." if a.command else "",
+                                      f"Held fixed: {held}" if held else "") if x)
+        write_result("balance_ensemble", columns=cols, rows=rows,
+                     title=f"Clan balance under uncertainty ({draws} drawn rulesets)",
+                     meaning=meaning, notes=notes)
     return 0
 
 
