@@ -2,6 +2,9 @@
 
     python benchmarks/calibration.py --games 500 --workers 2
     python benchmarks/calibration.py --sensitivity --games 300 --workers 2 --out sens.csv
+    python benchmarks/calibration.py --games 500 --agents random,greedy,mcts:32@120 --save
+
+An agent written ``NAME@N`` plays N games (the first N of the same games) instead of --games.
 
 Part 1: each agent (default random, greedy, mcts:32 and ppo:pretrained, which picks the solo
 checkpoint) plays solo games 0..N-1 from ``(seed, g)`` on the ruleset (bundled or --ruleset):
@@ -53,13 +56,26 @@ def solo_vps(agent: str, games: int, seed: int, ruleset: str | None, workers: in
     return np.array([r["total"] for r in solo_rows(agent, games, seed, ruleset, workers)], float)
 
 
+def agent_games(spec: str, games: int) -> tuple[str, int]:
+    """(agent, games) of an ``--agents`` entry: ``NAME@N`` plays N games, ``NAME`` ``games``;
+    ValueError for an N that is not a whole number >= 1."""
+    name, sep, n = spec.rpartition("@")
+    if not sep:
+        return spec, games
+    if not n.isdigit() or int(n) < 1 or not name:
+        raise ValueError(f"--agents: {spec!r}: write NAME@N with N a number of games >= 1")
+    return name, int(n)
+
+
 def calibrate(agents, games: int, seed: int, ruleset: str | None, workers: int = 1,
               quiet: bool = False) -> dict:
-    """Per agent: :func:`tournament.solo_summary` of its games (bands of the ruleset)."""
+    """Per agent (``NAME`` or ``NAME@N``, :func:`agent_games`): :func:`tournament.solo_summary`
+    of its games (bands of the ruleset)."""
     out = {}
-    for name in agents:
-        with tn.progress_bar(games, label=f"{name} games", quiet=quiet) as bar:
-            rows = solo_rows(name, games, seed, ruleset, workers, bar.update)
+    for spec in agents:
+        name, n = agent_games(spec, games)
+        with tn.progress_bar(n, label=f"{name} games", quiet=quiet) as bar:
+            rows = solo_rows(name, n, seed, ruleset, workers, bar.update)
         out[name] = tn.solo_summary(rows, ruleset)
     return out
 
@@ -132,13 +148,16 @@ def format_calibration(results: dict, games: int, seed: int) -> str:
     bands, mins = list(first["bands"]), first["band_min"]
     edges = [f"{b} ({mins[b]}-{mins[n] - 1})" for b, n in zip(bands, bands[1:])]
     edges.append(f"{bands[-1]} ({mins[bands[-1]]}+)")
-    lines = ["| agent | mean VP (95% CI) | SD | " + " | ".join(edges) + " |",
-             "|" + "---|" * (3 + len(bands))]
+    lines = ["| agent | games | mean VP (95% CI) | SD | " + " | ".join(edges) + " |",
+             "|" + "---|" * (4 + len(bands))]
     for name, st in results.items():
         shares = " | ".join(f"{100 * st['bands'][b] / st['games']:.1f}%" for b in bands)
-        lines.append(f"| `{name}` | {st['vp']:.1f} ({st['vp_ci_low']:.1f}-{st['vp_ci_high']:.1f})"
+        lines.append(f"| `{name}` | {st['games']} | {st['vp']:.1f} ({st['vp_ci_low']:.1f}-{st['vp_ci_high']:.1f})"
                      f" | {st['vp_sd']:.1f} | {shares} |")
-    lines.append(f"\n{games} solo games per agent, seed {seed} (the same games for every agent)")
+    counts = sorted({st["games"] for st in results.values()})
+    each = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+    lines.append(f"\n{each} solo games per agent, seed {seed} (the first games of the same "
+                 f"list for every agent)")
     return "\n".join(lines)
 
 
@@ -190,7 +209,8 @@ def main(argv=None) -> int:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--save", action="store_true",
                    help="also write the calibration table to benchmarks/results/"
-                        "calibration-DATE.json (benchmarks/report.py renders it)")
+                        "calibration-DATE.json, or with --sensitivity the ranking to "
+                        "sensitivity-DATE.json (benchmarks/report.py renders them)")
     a = p.parse_args(argv)
     if a.games < 1 or a.workers < 1:
         p.error(f"--games and --workers must be >= 1, got {a.games} and {a.workers}")
@@ -198,6 +218,11 @@ def main(argv=None) -> int:
         keys = {g.key for g in ruleset_dimensions(load_ruleset(a.ruleset),
                                                   ruleset_ranges(load_ranges()))}
     except RulesetError as e:
+        p.error(str(e))
+    try:
+        for spec in _names(a.agents):
+            agent_games(spec, a.games)
+    except ValueError as e:
         p.error(str(e))
     only = _names(a.estimates) if a.estimates else None
     unknown = sorted(set(only or ()) - keys)
@@ -228,12 +253,47 @@ def main(argv=None) -> int:
         tn.write_text(a.out, _csv(rows))
         if not a.json:
             print(f"{len(rows)} rows written to {a.out}")
-    if a.save:
-        save(result["calibration"], a.ruleset)
+    if a.save and a.sensitivity:
+        save_sensitivity(result["sensitivity"], sens_agents, a.games, a.seed, a.ruleset)
+    elif a.save:
+        save(result["calibration"], a.ruleset, a.seed)
     return 0
 
 
-def save(results: dict, ruleset) -> None:
+def save_sensitivity(rows: list[dict], agents, games: int, seed: int, ruleset) -> None:
+    """The sensitivity ranking as a result file ``sensitivity`` (benchmarks/results_io.py):
+    per value moved, its largest effect and every move's paired change per agent."""
+    from results_io import write_result
+    columns = [{"key": "rank", "label": "rank", "format": "d"},
+               {"key": "estimate", "label": "value moved"},
+               {"key": "kind", "label": "kind"},
+               {"key": "effect", "label": "largest change (VP)", "format": ".1f"},
+               {"key": "moves", "label": "move: change of the solo mean (95% CI)"}]
+    out = []
+    for k, (key, eff) in enumerate(rank_estimates(rows), 1):
+        mine = [r for r in rows if r["estimate"] == key]
+        cells = []
+        for a in agents:
+            these = [r for r in mine if r["agent"] == a]
+            text = "; ".join(f"{r['move']}: refused" if r["refused"] else
+                             f"{r['move']}: {r['delta']:+.1f} (±{r['ci']:.1f})" for r in these)
+            if text:
+                cells.append(text if len(agents) == 1 else f"{a}: {text}")
+        out.append({"rank": k, "estimate": f"`{key}`", "kind": mine[0]["kind"],
+                    "effect": round(eff, 2), "moves": " · ".join(cells) or "no numeric move"})
+    meaning = ("Every estimate, and every sourced value the ranges cover, moved one at a time "
+               "on the same solo games: by ±20% (at least one step), a permutation reversed "
+               "and rotated, a start step or the solo bracket's end one step either way, a "
+               "market track half-way to and onto the old £1-step track. Each cell is the "
+               "change of the solo mean VP with the 95% CI of the paired difference; the "
+               "values are ranked by their largest change.")
+    write_result("sensitivity", columns=columns, rows=out, ruleset=ruleset or "default",
+                 title="Which estimates matter most (solo sensitivity)", meaning=meaning,
+                 notes=f"{games} solo games of seed {seed}, the same games under every "
+                       f"variant (paired changes); agents {', '.join(agents)}.")
+
+
+def save(results: dict, ruleset, seed: int) -> None:
     """The calibration table as a result file (benchmarks/results_io.py)."""
     from results_io import write_result
     bands = list(next(iter(results.values()))["bands"])
@@ -245,7 +305,8 @@ def save(results: dict, ruleset) -> None:
              "mean_vp": [round(st["vp"], 1), round(st["vp_ci_low"], 1), round(st["vp_ci_high"], 1)],
              **{b.lower(): round(100 * st["bands"][b] / st["games"], 1) for b in bands}}
             for name, st in results.items()]
-    write_result("calibration", columns=columns, rows=rows, ruleset=ruleset or "default")
+    write_result("calibration", columns=columns, rows=rows, ruleset=ruleset or "default",
+                 notes=f"Seed {seed}: the first games of the same list for every agent.")
 
 
 if __name__ == "__main__":

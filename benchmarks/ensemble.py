@@ -6,7 +6,10 @@ of draws in which the clan is first, last and above par. The study's ``held_fixe
 goes into the result's notes, so the table says what the draws did not vary.
 
     caledonia balance --players 4 --perturb 24 --games 400 --seed 0 --out ensemble.csv
-    python benchmarks/ensemble.py ensemble.csv --save
+    python benchmarks/ensemble.py ensemble.csv --players 4 --save
+
+One result file holds every player count: a run replaces the rows of its --players and
+keeps the others of the same day's file.
 """
 from __future__ import annotations
 
@@ -73,22 +76,27 @@ def main(argv=None) -> int:
         print(f"held fixed: {held}")
     if a.save:
         from results_io import write_result
-        cols = [{"key": "clan", "label": "clan"},
+        for r in rows:
+            r.update(players=a.players, draws=draws)
+        cols = [{"key": "players", "label": "players", "format": "d"},
+                {"key": "draws", "label": "draws", "format": "d"},
+                {"key": "clan", "label": "clan"},
                 {"key": "mean", "label": "mean win % over the draws", "format": ".1f"},
                 {"key": "spread", "label": "5–95% of draws", "format": ".1f"},
                 {"key": "first", "label": "first in", "format": "d", "unit": "%"},
                 {"key": "last", "label": "last in", "format": "d", "unit": "%"},
                 {"key": "above_par", "label": "above par in", "format": "d", "unit": "%"}]
-        meaning = (f"The same `greedy` games ({a.players} players) under {draws} rulesets drawn "
+        meaning = ("The same `greedy` games of each player count under rulesets drawn "
                    "from the plausible ranges of `caledonia_env/data/estimate_ranges.json`: the "
                    "estimates, the market's track shapes (between the printed PHP tracks and the "
                    "old £1 steps), start steps and solo brackets, the map configuration and "
                    "every rule reading. A clan conclusion is safe where it holds in at least "
                    "90% of the draws.")
-        notes = " ".join(x for x in (f"Study: `{a.command}`." if a.command else "",
+        study = a.command.replace(f"--players {a.players}", "--players N")
+        notes = " ".join(x for x in (f"Study: `{study}` (N: the row's players)." if study else "",
                                       f"Held fixed: {held}" if held else "") if x)
-        write_result("balance_ensemble", columns=cols, rows=rows,
-                     title=f"Clan balance under uncertainty ({draws} drawn rulesets)",
+        write_result("balance_ensemble", columns=cols, rows=rows, merge_key="players",
+                     title="Clan balance under uncertainty (drawn rulesets, 2, 3 and 4 players)",
                      meaning=meaning, notes=notes)
     return 0
 

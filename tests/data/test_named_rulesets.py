@@ -190,6 +190,17 @@ def test_R_3_1_market_estimate_2026_11_restores_the_old_tracks(rs):
     assert int(g.tables[L.T_PRICE_START + 5]) == 10 and g.ruleset == old
 
 
+def test_the_robustness_ranges_mix_toward_the_named_old_tracks():
+    """Each market track's range (estimate_ranges.json, kind track_mix) ends at the track of
+    the named ruleset market-estimate-2026-11, so that the old estimate lies inside it."""
+    from caledonia_env.data.ranges import load_ranges
+    old = load_ruleset("market-estimate-2026-11").to_dict()["market"]
+    ranges = load_ranges()
+    for good in ("wool", "grain", "milk", "bread", "cheese", "whisky"):
+        entry = ranges[f"market:{good}.track"]
+        assert entry.kind == "track_mix" and list(entry.to) == old[good]["track"], good
+
+
 def test_unknown_name_lists_the_bundled_names():
     with pytest.raises(RulesetError) as ex:
         load_ruleset("sourced-2026-11")    # the default since 2026-11-26
