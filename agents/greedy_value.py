@@ -137,7 +137,9 @@ W_BUY_PREMIUM = 12    # missing contract goods cost this many times their market
 W_MISSING_ANIMAL = 13  # VP cost of an animal a meat contract needs and the player lacks
 W_PASSED = 14         # VP lost by having passed while the round's actions go on (R-3.8)
 W_CONTRACT_READY = 15  # share of a held contract's net value once its goods are all there
-N_WEIGHTS = 16
+W_OPPONENT = 16       # lambda: a move is valued by own value - lambda x the best opponent's
+W_MONEY_CURVE = 17    # VP per £ added per (production phase still to come) squared
+N_WEIGHTS = 18
 
 DEFAULT_WEIGHTS = np.array([
     0.048,  # money slope: £1 is worth 0.1 VP at the end, 0.34 VP before round 1's production
@@ -156,6 +158,8 @@ DEFAULT_WEIGHTS = np.array([
     3.0,    # missing animal
     1.6,    # passed
     0.9,    # contract ready
+    0.0,    # opponent term: off (the move that is best for oneself)
+    0.0,    # money curve: off (money's value linear in the productions to come)
 ], np.float64)
 
 
@@ -172,8 +176,9 @@ def productions_left(s, T):
 
 @njit(cache=True)
 def money_value(T, pl, w):
-    """VP per £ with ``pl`` production phases to come."""
-    return 1.0 / T[T_MONEY_PER_VP] + w[W_MONEY_SLOPE] * pl
+    """VP per £ with ``pl`` production phases to come: linear (``W_MONEY_SLOPE``) plus a
+    quadratic term (``W_MONEY_CURVE``), so that a tuned set can value early money more."""
+    return 1.0 / T[T_MONEY_PER_VP] + w[W_MONEY_SLOPE] * pl + w[W_MONEY_CURVE] * pl * pl
 
 
 @njit(cache=True)
@@ -236,6 +241,7 @@ MEMO_ROOM = MAX_PLAYERS     # a map memo: the settlement counts, then the decidi
 MEMO_LEN = MAX_PLAYERS + 1
 PLACED = MAX_PLAYERS + 1    # a lookahead table's row: 1 + the player whose placement it holds
 BASE = MAX_NODES            # a lookahead table's row of the state the actions start from
+ROOMS = MAX_NODES + 1       # ... and of every player's room there (:func:`fill_rooms`)
 
 @njit(cache=True)
 def expansion_room(s, T, p):
@@ -269,9 +275,18 @@ def lookahead_table(s, T, p):
     the empty node v (column ``PLACED``: 1 + its owner, 0 while empty), the same for every
     unit type (about three legal actions in four are such placements, three or four of them
     on each node)."""
-    table = np.zeros((MAX_NODES + 1, MEMO_LEN + 1), np.int64)
+    table = np.zeros((MAX_NODES + 2, MEMO_LEN + 1), np.int64)
     map_memo(s, T, p, table[BASE])
     return table
+
+
+@njit(cache=True)
+def fill_rooms(s, T, table):
+    """Row ``ROOMS`` of a :func:`lookahead_table`: every player's :func:`expansion_room` in
+    ``s``, the room :func:`relative_known` gives the opponents after any one action (their
+    room as it changes with one's own placement is not counted again)."""
+    for q in range(s[S_NP]):
+        table[ROOMS, q] = expansion_room(s, T, q)
 
 
 @njit(cache=True)
@@ -320,6 +335,28 @@ def evaluate(s, T, p, w):
     if not game_over(s):
         map_memo(s, T, p, memo)
     return evaluate_known(s, T, p, w, memo)
+
+
+@njit(cache=True)
+def relative_known(s, T, p, w, memo, table):
+    """What the greedy bot maximises: :func:`evaluate_known` of p minus ``W_OPPONENT`` times
+    the best opponent's (each valued with the same weights, its room from row ``ROOMS`` of
+    ``table``, filled by :func:`fill_rooms`); p's own value when the weight is 0 or alone."""
+    v = evaluate_known(s, T, p, w, memo)
+    lam = w[W_OPPONENT]
+    if lam == 0.0 or s[S_NP] == 1:
+        return v
+    other = scratch(MEMO_LEN, np.int64)
+    for i in range(MEMO_LEN):
+        other[i] = memo[i]
+    best = -1e18
+    for q in range(s[S_NP]):
+        if q != p:
+            other[MEMO_ROOM] = table[ROOMS, q]
+            e = evaluate_known(s, T, q, w, other)
+            if e > best:
+                best = e
+    return v - lam * best
 
 
 @njit(cache=True)

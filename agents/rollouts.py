@@ -37,18 +37,39 @@ from caledonia_env.engine.rng import seed_rng
 from caledonia_env.engine.compile.scratch import scratch
 from caledonia_env.engine.step import apply_action
 
-from caledonia_env.agents.greedy_value import (MEMO_LEN, SCORE_TOTAL, W_NOISE, evaluate, evaluate_known,
-                         lookahead_table, update_memo)
+from caledonia_env.agents.greedy_value import (MEMO_LEN, N_WEIGHTS, SCORE_TOTAL, W_NOISE,
+                                               W_OPPONENT, evaluate, fill_rooms,
+                                               lookahead_table, relative_known, update_memo)
 
 
 @njit(cache=True, inline="always")
 def after(s, T, p, w, a, table, buf, memo, automa):
-    """p's evaluation of the state one action ``a`` after ``s`` (written into ``buf``), its
-    map counted from ``s``'s :func:`agents.greedy_value.lookahead_table` (``memo``: scratch)."""
+    """p's value (:func:`agents.greedy_value.relative_known`) of the state one action ``a``
+    after ``s`` (written into ``buf``), its map counted from ``s``'s
+    :func:`agents.greedy_value.lookahead_table` (``memo``: scratch)."""
     copy_state(buf, s)
     apply_action(buf, T, a, automa)
     update_memo(s, table, buf, T, p, memo)
-    return evaluate_known(buf, T, p, w, memo)
+    return relative_known(buf, T, p, w, memo, table)
+
+
+@njit(cache=True, inline="always")
+def start_lookahead(s, T, p, w):
+    """The :func:`agents.greedy_value.lookahead_table` of ``s`` for p, with every player's
+    room when the weights value the opponents (``W_OPPONENT`` > 0)."""
+    table = lookahead_table(s, T, p)
+    if w[W_OPPONENT] != 0.0 and s[S_NP] > 1:
+        fill_rooms(s, T, table)
+    return table
+
+
+@njit(cache=True, inline="always")
+def seat_weights(w, p):
+    """The weights seat p plays with: ``w`` itself (N_WEIGHTS entries, every seat alike), or
+    row p of ``w`` holding one row of N_WEIGHTS per seat, flattened."""
+    if w.shape[0] == N_WEIGHTS:
+        return w[0:N_WEIGHTS]           # a slice either way: one type for greedy_action
+    return w[p * N_WEIGHTS:(p + 1) * N_WEIGHTS]
 
 
 @njit(cache=True)
@@ -62,7 +83,7 @@ def greedy_action(s, T, w, mask, buf, automa):
     k, only = count_legal(mask)
     if k == 1:
         return only
-    table = lookahead_table(s, T, p)
+    table = start_lookahead(s, T, p, w)
     memo = scratch(MEMO_LEN, np.int64)
     for a in range(N_ACTIONS):
         if mask[a]:
@@ -96,13 +117,14 @@ def reached(s, stop):
 
 @njit(cache=True, inline="always")
 def greedy_rollout_to(s, T, w, stop, max_steps, automa):
-    """Play greedy actions for every player until the game ends or round ``stop`` begins;
-    returns steps taken (negative if a position had no legal action)."""
+    """Play greedy actions for every player (seat p with :func:`seat_weights` of ``w``) until
+    the game ends or round ``stop`` begins; returns steps taken (negative if a position had
+    no legal action)."""
     mask = np.zeros(N_ACTIONS, np.int8)
     buf = np.empty_like(s)
     steps = 0
     while not reached(s, stop) and steps < max_steps:
-        a = greedy_action(s, T, w, mask, buf, automa)
+        a = greedy_action(s, T, seat_weights(w, s[S_PLAYER]), mask, buf, automa)
         if a < 0:
             return -1 - steps
         apply_action(s, T, a, automa)
@@ -159,7 +181,7 @@ def _action_values(s, T, w, mask, buf, out, automa):
     """:func:`action_values`, typed inside :func:`greedy_call`."""
     p = s[S_PLAYER]
     legal_mask(s, T, mask)
-    table = lookahead_table(s, T, p)
+    table = start_lookahead(s, T, p, w)
     memo = scratch(MEMO_LEN, np.int64)
     for a in range(N_ACTIONS):
         if mask[a]:
@@ -284,7 +306,11 @@ def action_values(s, T, w, mask, buf, out, automa) -> None:
 def greedy_rollout(s, T, w, max_steps, automa, stop=NO_HORIZON) -> int:
     """Play greedy actions for every player until the game ends (or round ``stop``
     begins, :func:`stop_round`) or ``max_steps`` moves; returns steps taken (negative if a
-    position had no legal action)."""
+    position had no legal action). ``w``: one weight vector for every seat, or one per seat
+    (``num_players * N_WEIGHTS`` entries, seat by seat, :func:`seat_weights`)."""
+    if w.shape[0] != N_WEIGHTS and w.shape[0] != s[S_NP] * N_WEIGHTS:
+        raise ValueError(f"greedy_rollout: {w.shape[0]} weights; need {N_WEIGHTS} or "
+                         f"{int(s[S_NP])} x {N_WEIGHTS} (one vector per seat)")
     return int(greedy_call(OP_FINISH, s, T, w, 0, _NO_MASK, s[:0], _NO_VALUES, _NO_IDS,
                            _NO_IDS, 0, stop, max_steps, automa))
 

@@ -4,9 +4,11 @@ A weights file is JSON, ``{"weights": {NAME: value, ...}, ...}``: every NAME of
 :data:`WEIGHT_NAMES` (the ``W_*`` indices of :mod:`agents.greedy_value` in lower case without
 ``W_``: ``money_slope``, ``sell``, ...) with a finite value >= 0; the other keys record where
 the weights came from (``caledonia tune-weights`` writes the command, seed and fitness).
-A shipped set is named by a word: ``solo`` is ``pretrained/greedy_solo.json``, the weights
-tuned for the solo game (R-9.2; model card ``pretrained/greedy_solo.md``). ``greedy:solo`` and
-``mcts:256c36:solo`` play with it (:mod:`agents.builtin`).
+Files written before ``opponent`` and ``money_curve`` existed (:data:`ADDED_LATER`) read them
+as 0, their default. A shipped set is named by a word: ``solo`` is ``pretrained/greedy_solo.json``,
+the weights tuned for the solo game (R-9.2), ``2p``, ``3p`` and ``4p`` those tuned against
+opponents for that player count (``pretrained/greedy_2p.json`` ...), each with its model card
+beside it (``.md``). ``greedy:4p`` and ``mcts:32:2p`` play with them (:mod:`agents.builtin`).
 """
 from __future__ import annotations
 
@@ -24,6 +26,9 @@ from caledonia_env.agents.checkpoint import PRETRAINED_DIR
 #: the weights' names by index: W_MONEY_SLOPE (index 0) is "money_slope", ...
 WEIGHT_NAMES = tuple(name[2:].lower() for name, _ in sorted(
     ((k, v) for k, v in vars(greedy_value).items() if k.startswith("W_")), key=lambda kv: kv[1]))
+#: weights added after the first weights files were written: a file without them reads
+#: their default (0: the term is off), so that it plays as it did when it was written
+ADDED_LATER = ("opponent", "money_curve")
 #: shipped weight sets by name, files of the pretrained folder
 SHIPPED = {"solo": "greedy_solo.json"}
 
@@ -35,7 +40,7 @@ def names_weights(text: str) -> bool:
 
 
 def weights_path(spec: str) -> str:
-    """The file of a shipped set's name (``solo``), or ``spec`` itself (a path)."""
+    """The file of a shipped set's name (:data:`SHIPPED`), or ``spec`` itself (a path)."""
     return os.path.join(PRETRAINED_DIR, SHIPPED[spec]) if spec in SHIPPED else spec
 
 
@@ -44,13 +49,15 @@ def weights_from_dict(named: dict, source: str = "weights") -> np.ndarray:
     unknown or invalid entries."""
     if not isinstance(named, dict):
         raise ValueError(f"{source}: 'weights' must be an object of NAME: value")
-    missing = [n for n in WEIGHT_NAMES if n not in named]
+    missing = [n for n in WEIGHT_NAMES if n not in named and n not in ADDED_LATER]
     unknown = sorted(set(named) - set(WEIGHT_NAMES))
     if missing or unknown:
         raise ValueError(f"{source}: weights missing {missing or 'none'}, unknown "
                          f"{unknown or 'none'} (names: {', '.join(WEIGHT_NAMES)})")
-    w = np.empty(len(WEIGHT_NAMES))
+    w = greedy_value.DEFAULT_WEIGHTS.copy()
     for i, n in enumerate(WEIGHT_NAMES):
+        if n not in named:
+            continue
         v = named[n]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) \
                 or v < 0:
@@ -60,7 +67,7 @@ def weights_from_dict(named: dict, source: str = "weights") -> np.ndarray:
 
 
 def load_weights(spec: str) -> np.ndarray:
-    """The weights of a shipped set's name (``solo``) or of a weights file; ValueError with
+    """The weights of a shipped set's name (:data:`SHIPPED`) or of a weights file; ValueError with
     the reason for a file that is missing or not a weights file."""
     path = weights_path(spec)
     if not path.endswith(".json"):

@@ -50,6 +50,10 @@ def parse(argv=None):
     p.add_argument("--save", default=None, metavar="TABLE",
                    help="also write the rows to benchmarks/results/TABLE-DATE.json (e.g. "
                         "strength_policies; benchmarks/report.py renders it)")
+    p.add_argument("--title", default="", help="with --save: the table's title (default: that "
+                   "of the table's newest file)")
+    p.add_argument("--meaning", default="", help="with --save: what the table means (default: "
+                   "that of the table's newest file)")
     return p, p.parse_known_args(argv)
 
 
@@ -185,7 +189,8 @@ def main(argv=None):
         import os
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         from results_io import write_result
-        write_result(a.save, columns=RESULT_COLUMNS, rows=saved)
+        write_result(a.save, columns=RESULT_COLUMNS, rows=saved, title=a.title,
+                     meaning=a.meaning)
 
 
 if __name__ == "__main__":
