@@ -30,7 +30,8 @@ WEIGHT_NAMES = tuple(name[2:].lower() for name, _ in sorted(
 #: their default (0: the term is off), so that it plays as it did when it was written
 ADDED_LATER = ("opponent", "money_curve")
 #: shipped weight sets by name, files of the pretrained folder
-SHIPPED = {"solo": "greedy_solo.json"}
+SHIPPED = {"solo": "greedy_solo.json", "2p": "greedy_2p.json", "3p": "greedy_3p.json",
+           "4p": "greedy_4p.json"}
 
 
 def names_weights(text: str) -> bool:

@@ -26,8 +26,9 @@ from results_io import RESULTS, ROOT, read_results  # noqa: E402
 
 #: The order of the tables in docs/results.md; tables not named here follow, by name.
 ORDER = ("fuzz", "fidelity", "compare_peers", "env_speed", "cold_start", "fresh_clone", "bots",
-         "strength_policies", "strength_searches", "calibration", "sensitivity", "automa",
-         "balance", "balance_seats", "balance_ensemble", "strength_estimates")
+         "strength_tuned", "strength_policies", "strength_searches", "calibration",
+         "sensitivity", "automa", "balance", "balance_seats", "balance_ensemble",
+         "evaluation_fit", "strength_estimates")
 
 #: The README's headline rows: (block, table, (column, value) picking the row or None for the
 #: first, figure column, claim, note column or None). The claim may name the row's cells
@@ -52,6 +53,12 @@ HEADLINES = (
      "whole 4p games (Python API), vs Catanatron", None),
     ("speed", "compare_peers", ("what", "engine loop inside numba, 4p drafted clans (mask "
      "every step)"), "ratio", "engine loop inside numba, vs OpenSpiel C++ (maedn)", None),
+    ("strength", "strength_tuned", ("match", "2p `greedy:2p` vs `greedy`"), "win",
+     "2p `greedy:2p` (tuned evaluation) vs `greedy`", "target"),
+    ("strength", "strength_tuned", ("match", "3p `greedy:3p` vs `greedy` + `greedy`"), "win",
+     "3p `greedy:3p` vs 2 × `greedy`", "target"),
+    ("strength", "strength_tuned", ("match", "4p `greedy:4p` vs `greedy` + `greedy` + "
+     "`greedy`"), "win", "4p `greedy:4p` vs 3 × `greedy`", "target"),
     ("strength", "strength_policies", ("match", "2p `ppo:pretrained` vs `greedy`"), "win",
      "2p `ppo:pretrained` vs `greedy`", "target"),
     ("strength", "strength_policies", ("match", "3p `ppo:pretrained` vs `greedy` + `greedy`"),

@@ -73,8 +73,24 @@ def test_the_shipped_solo_set_names_the_ruleset_it_was_tuned_on():
     assert data["tuned_mean_vp"] > data["start_mean_vp"]
 
 
-def test_the_solo_sets_model_card_names_its_file():
-    path = weights_path("solo")
+@pytest.mark.parametrize("name, players", [("2p", 2), ("3p", 3), ("4p", 4)])
+def test_the_shipped_sets_for_opponents_were_tuned_on_todays_default(name, players):
+    """greedy_2p/3p/4p.json: tuned by caledonia tune-weights for their player count, on the
+    default ruleset, with the opponent term switched on; their command writes the file."""
+    data = json.loads(open(weights_path(name)).read())
+    assert data["players"] == players
+    assert data["ruleset_fingerprint"] == load_ruleset().fingerprint()
+    assert data["command"].startswith(f"caledonia tune-weights --out "
+                                      f"agents/pretrained/greedy_{name}.json --players {players} ")
+    assert data["generations"] == data["generations_run"] == len(data["history"])
+    w = load_weights(name)
+    assert w[greedy_value.W_OPPONENT] > 0
+    np.testing.assert_array_equal(agents.make(f"greedy:{name}").weights, w)
+
+
+@pytest.mark.parametrize("name", ["solo", "2p", "3p", "4p"])
+def test_each_shipped_sets_model_card_names_its_file(name):
+    path = weights_path(name)
     card = open(path[:-5] + ".md", encoding="utf-8").read()
     data = json.loads(open(path).read())
     assert f"**Ruleset fingerprint**: `{data['ruleset_fingerprint']}`" in card
