@@ -5,9 +5,11 @@ player count and summarises its rows: per clan the games, the win share (ties sp
 95% Wilson interval and the mean VP; per seat the same (the first-player advantage). Par is
 100 / P %. With ``--save`` the two tables are written as result files (``balance``, one row
 per player count and clan; ``balance_seats``, one row per player count and seat), merged into
-today's files by player count, so one run per player count fills one file.
+today's files by player count and agent, so one run per player count and agent fills one
+file.
 
     python benchmarks/balance.py --players 2 3 4 --games 4000 --save
+    python benchmarks/balance.py --agent 'greedy:{players}p' --games 2000 --save  # tuned sets
     python benchmarks/balance.py --from-csv study.csv        # summarise rows already played
 """
 from __future__ import annotations
@@ -98,6 +100,11 @@ TITLES = {
                       "100 / players %."),
 }
 
+MERGED_NOTE = ("One run per agent, merged by player count and agent: the command above is the "
+               "latest run; the rows of another agent come from the same command with that "
+               "agent as --agent (greedy: --agent greedy; the tuned sets: --agent "
+               "'greedy:{players}p').")
+
 COLUMNS = [{"key": "players", "label": "players"}, {"key": "agent", "label": "agent"},
            None, {"key": "games", "label": "games", "format": "d"},
            {"key": "win", "label": "win % (95% CI)", "format": ".1f"},
@@ -111,7 +118,9 @@ def main(argv=None) -> int:
                                 epilog="\n\n".join(__doc__.split("\n\n")[1:]))
     p.add_argument("--players", type=int, nargs="+", default=[2, 3, 4],
                    help="player counts to study (default: 2 3 4)")
-    p.add_argument("--agent", default="greedy", help="the agent in every seat (default greedy)")
+    p.add_argument("--agent", default="greedy",
+                   help="the agent in every seat (default greedy); {players} is replaced by "
+                        "the player count, e.g. greedy:{players}p plays each count's tuned set")
     p.add_argument("--games", type=int, default=4000, help="games per player count")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=1)
@@ -122,8 +131,8 @@ def main(argv=None) -> int:
                    help="write the tables as result files (benchmarks/results/)")
     a = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        paths = a.from_csv or [play(n, a.agent, a.games, a.seed, a.workers, a.ruleset, Path(tmp))
-                               for n in a.players]
+        paths = a.from_csv or [play(n, a.agent.replace("{players}", str(n)), a.games, a.seed,
+                                    a.workers, a.ruleset, Path(tmp)) for n in a.players]
         clan_rows, seat_rows = [], []
         for path in paths:
             players, agent, clans, seats = summarise(path)
@@ -139,8 +148,9 @@ def main(argv=None) -> int:
                                         ("balance_seats", seat_rows, "seat", "seat")):
             cols = [c if c else {"key": key, "label": label} for c in COLUMNS]
             title, meaning = TITLES[table]
-            write_result(table, columns=cols, rows=rows, ruleset=ruleset, merge_key="players",
-                         title=title, meaning=meaning)
+            write_result(table, columns=cols, rows=rows, ruleset=ruleset,
+                         merge_key=("players", "agent"), title=title, meaning=meaning,
+                         notes=MERGED_NOTE)
     return 0
 
 

@@ -76,23 +76,25 @@ def commit() -> str:
 
 
 def write_result(table: str, *, columns: list, rows: list, title: str = "", meaning: str = "",
-                 ruleset: str = "default", notes: str = "", merge_key: str = "",
+                 ruleset: str = "default", notes: str = "", merge_key: str | tuple = "",
                  path: str | os.PathLike | None = None) -> Path:
     """Write one result file (see the module docstring) and return its path; the command,
     date, commit and machine are this run's. ``title`` and ``meaning`` default to those of
     the table's newest file. ``path`` defaults to ``benchmarks/results/<table>-<date>.json``;
-    an existing file there is replaced, or with ``merge_key`` keeps its rows whose
-    ``merge_key`` value this run did not measure (one run per player count, one file)."""
+    an existing file there is replaced, or with ``merge_key`` (a column key, or a tuple of
+    them) keeps its rows whose ``merge_key`` values this run did not measure (one run per
+    player count, or per player count and agent, one file)."""
     date = datetime.date.today().isoformat()
     out = Path(path) if path else RESULTS / f"{table}-{date}.json"
     before = [r for r in read_results(RESULTS) if r["table"] == table]
     last = max(before, key=lambda r: (r["date"], r["path"].name)) if before else {}
     title, meaning = title or last.get("title", table), meaning or last.get("meaning", "")
     if merge_key and out.exists():
-        new = {r[merge_key] for r in rows}
+        keys = (merge_key,) if isinstance(merge_key, str) else tuple(merge_key)
+        which = lambda r: tuple(str(r.get(k, "")) if k != keys[0] else r.get(k) for k in keys)
+        new = {which(r) for r in rows}
         old = json.loads(out.read_text(encoding="utf-8"))["rows"]
-        rows = sorted([r for r in old if r.get(merge_key) not in new] + rows,
-                      key=lambda r: r[merge_key])
+        rows = sorted([r for r in old if which(r) not in new] + rows, key=which)
     result = {"table": table, "benchmark": Path(sys.argv[0]).name, "title": title,
               "meaning": meaning,
               "command": "python " + shlex.join(

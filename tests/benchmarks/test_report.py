@@ -101,3 +101,26 @@ def test_write_result_records_the_run(tmp_path, monkeypatch):
     assert r["command"] == "python benchmarks/fuzz.py --games 3"
     assert r["benchmark"] == "fuzz.py" and r["source"] == "measured"
     assert r["commit"] and r["machine"]["cores"] >= 1 and "python" in r["machine"]
+
+
+def test_write_result_merges_rows_by_one_key_or_several(tmp_path, monkeypatch):
+    """A run replaces the rows of the values it measured and keeps the others (one file for
+    several player counts, or for several player counts and agents)."""
+    monkeypatch.setattr(sys, "argv", [str(ROOT / "benchmarks" / "balance.py")])
+    cols = [{"key": "players", "label": "p"}, {"key": "agent", "label": "a"},
+            {"key": "win", "label": "w"}]
+    path = tmp_path / "balance-x.json"
+
+    def write(rows, key):
+        results_io.write_result("balance", title="t", meaning="m", columns=cols, rows=rows,
+                                path=path, merge_key=key)
+        return [(r["players"], r["agent"], r["win"])
+                for r in json.loads(path.read_text(encoding="utf-8"))["rows"]]
+
+    write([{"players": 2, "agent": "g", "win": 1}, {"players": 4, "agent": "g", "win": 2}],
+          "players")
+    assert write([{"players": 4, "agent": "t", "win": 3}], "players") == [(2, "g", 1), (4, "t", 3)]
+    assert write([{"players": 4, "agent": "g", "win": 5}], ("players", "agent")) == [
+        (2, "g", 1), (4, "g", 5), (4, "t", 3)]
+    assert write([{"players": 2, "agent": "g", "win": 7}], ("players", "agent")) == [
+        (2, "g", 7), (4, "g", 5), (4, "t", 3)]
