@@ -155,8 +155,17 @@ def _automa_levels(text, num_players: int) -> tuple[int, ...]:
     return levels
 
 
+def balance_agent(players: int) -> str:
+    """The default agent of ``caledonia balance``: the greedy evaluation tuned for the player
+    count (``greedy:2p`` .. ``greedy:4p``, agents/pretrained/greedy_Np.md), which beats the
+    default weights by far at a few milliseconds a game."""
+    return f"greedy:{players}p"
+
+
 def cmd_balance(args) -> int:
     """``caledonia balance``: clan against clan; table, head to head, plot, rows to --out."""
+    if args.agent is None:                      # the default: the tuned set of the count
+        args.agent = balance_agent(args.players)
     if args.workers < 1:
         raise UsageError(f"--workers must be >= 1, got {args.workers}")
     try:

@@ -137,8 +137,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "clan with its 95% Wilson interval, mean VP by component and a head-to-head "
                     "table, and draw them to a PNG.",
         formatter_class=fmt, epilog=BALANCE_EXAMPLES)
-    balance.add_argument("--agent", default="greedy",
-                         help="the bot playing every seat (default greedy), e.g. --agent mcts:16")
+    balance.add_argument("--agent", default=None,
+                         help="the bot playing every seat (default greedy:Np, the greedy "
+                              "evaluation tuned for the player count: greedy:2p, greedy:3p or "
+                              "greedy:4p), e.g. --agent greedy (the default weights), "
+                              "--agent mcts:16")
     balance.add_argument("--players", type=int, default=4,
                          help="players per game, 2-4 (default 4), e.g. --players 2")
     balance.add_argument("--games", type=int, default=2000,

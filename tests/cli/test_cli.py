@@ -219,6 +219,20 @@ def test_balance_tables_csv_and_plot(tmp_path, capsys):
     assert plot.read_bytes()[:8] == PNG_MAGIC
 
 
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_balance_plays_the_tuned_set_of_its_player_count_unless_told(tmp_path, capsys, players):
+    """The default agent is the evaluation tuned for the player count (greedy:Np); the default
+    weights stay one flag away (--agent greedy)."""
+    out = tmp_path / "b.csv"
+    assert main(["balance", "--players", str(players), "--games", str(players), "-q",
+                 "--out", str(out)]) == 0
+    assert f"every player greedy:{players}p" in capsys.readouterr().out
+    assert {r["agent"] for r in csv.DictReader(out.open())} == {f"greedy:{players}p"}
+    assert main(["balance", "--players", "2", "--games", "2", "-q", "--agent", "greedy",
+                 "--out", str(tmp_path / "g.csv")]) == 0
+    assert {r["agent"] for r in csv.DictReader((tmp_path / "g.csv").open())} == {"greedy"}
+
+
 def test_balance_against_the_automa_compares_clans_on_the_other_seats(tmp_path, capsys):
     """A-0/A-1.3: --automa puts Automa seats (no clan) after the agent's seats; every clan
     plays as often, and the Automa is listed under its name in the tables."""
