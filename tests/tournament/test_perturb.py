@@ -344,6 +344,29 @@ def test_balance_perturb_plays_each_draw_on_the_same_games(tmp_path, capsys):
     assert np.isfinite(float(rows[0]["ci_low"]))
 
 
+def test_balance_perturb_draws_the_module_sides(tmp_path, capsys):
+    """--perturb with the map:sides range: a draw that does not keep today's sides plays on
+    eight perturbed sides its ruleset file carries; the held-fixed text leaves the sides out."""
+    out = tmp_path / "sides.csv"
+    assert main(["balance", "--agent", "random", "--players", "2", "--clans",
+                 "stewart,campbell", "--games", "4", "--perturb", "2", "--seed", "1",
+                 "--out", str(out), "--plot", "", "-q"]) == 0
+    text = capsys.readouterr().out
+    assert "the module sides (their lochs, deltas" in text
+    with open(out, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["value map:sides"] for r in rows[::2]][0] == "today"
+    changes = json.loads(rows[2]["value map:sides"])
+    assert set(changes) == {"A1", "A2", "B1", "B2", "C1", "C2", "D1", "D2"}
+    draws = tmp_path / "sides.csv.draws"
+    kept = json.loads((draws / "ruleset_draw_0000.json").read_text())
+    moved = load_ruleset(str(draws / "ruleset_draw_0001.json"))
+    assert "maps" not in kept and set(moved.maps) == set(changes)
+    assert rows[2]["ruleset_fingerprint"] == moved.fingerprint()
+    held = rows[0]["held_fixed"]
+    assert "module sides" not in held and f"held fixed: {held}" in text
+
+
 def _ensemble(tmp_path, *extra):
     return main(["balance", "--agent", "random", "--players", "2", "--clans",
                  "stewart,campbell", "--games", "4", "--perturb", "3", "--seed", "3",
