@@ -100,14 +100,16 @@ def _ruleset(path):
 
 @lru_cache(maxsize=128)
 def _cached_static(ruleset_path, sides, num_players, variants) -> Static:
-    return Static(_ruleset(ruleset_path), build_board(sides, num_players=num_players),
-                  num_players, variants)
+    rs = _ruleset(ruleset_path)
+    board = build_board(sides, num_players=num_players, sides=rs.maps or None)
+    return Static(rs, board, num_players, variants)
 
 
 def static_tables(config: GameConfig, sides=None) -> Static:
     """The :class:`Static` of ``config`` (ruleset, board, engine tables, action names) on the
     module sides ``sides`` (labels such as ``("A1", "B2", "C1", "D2")``; default
-    ``config.map``, required when the config draws its map from the seed). Every game of
+    ``config.map``, required when the config draws its map from the seed; a side the
+    ruleset carries, :attr:`Ruleset.maps`, replaces the bundled one). Every game of
     the same setup shares one, cached; the seed and the first player do not enter it."""
     sides = config.map if sides is None else tuple(sides)
     if sides is None:

@@ -246,7 +246,8 @@ class Ruleset:
     def fingerprint(self) -> str:
         """sha256 hex digest of the canonical JSON of :meth:`to_dict` without its provenance
         (``source``, ``sources``, ``note``, ``contracts_source``): the game's numbers only
-        (port tiles keyed in engine tile order, whatever their labels)."""
+        (port tiles keyed in engine tile order, whatever their labels), and the module sides
+        it carries (:attr:`maps`, without their notes) when it carries any."""
         return self._fingerprint
 
     def matches_fingerprint(self, fingerprint: str) -> bool:
@@ -255,6 +256,13 @@ class Ruleset:
         (``LEGACY_FINGERPRINTS``, from before provenance was left out)."""
         return fingerprint == self._fingerprint or \
             LEGACY_FINGERPRINTS.get(fingerprint) == self._fingerprint
+
+    @property
+    def maps(self) -> dict[str, Any]:
+        """The module sides this ruleset carries (side name -> side in its JSON form,
+        docs/map.md), played instead of the bundled sides of those names; ``{}`` for a
+        ruleset without (every bundled ruleset). Part of the fingerprint when present."""
+        return _thaw(self._raw.get("maps", {}))
 
     def provenance(self) -> list[tuple[str, str, Any, str]]:
         """``(table, path, value, source)`` for every value of every table (contracts:
@@ -325,6 +333,9 @@ def _fingerprint_form(t: dict[str, Any]) -> dict[str, Any]:
     form = strip_provenance(t)
     form["ports"] = {LEGACY_PORTS[PORTS.index(k)] if k in PORTS else k: v
                      for k, v in form["ports"].items()}
+    if form.get("maps"):            # carried module sides: their layout, not their notes
+        form["maps"] = {k: {f: v for f, v in side.items() if f != "notes"}
+                        for k, side in form["maps"].items()}
     return form
 
 

@@ -69,9 +69,46 @@ def _deep_merge(base: Any, over: Any) -> Any:
     return copy.deepcopy(over)
 
 
+#: the optional table of module sides a ruleset may carry (docs/map.md), in a JSON override
+#: (``"maps": {"A1": {side}, ...}``) or as ``maps.json`` in a ruleset folder
+MAPS_TABLE = "maps"
+MAPS_FILE = "maps.json"
+
+
+def check_maps(maps: Any, label: str) -> dict:
+    """The ``maps`` table: side name (one of the bundled A1..D2) -> side in its JSON form,
+    each valid (``parse_side``) on the bundled sides' grid. RulesetError naming the side and
+    hex otherwise."""
+    from caledonia_env.map.format import MODULE_SIDES, MapError, load_side, parse_side
+    if not isinstance(maps, dict):
+        raise RulesetError(f"{label}: table '{MAPS_TABLE}': expected an object of side name "
+                           f"-> side, got {show(maps)[:40]}")
+    for name, side in maps.items():
+        where = f"{label}: table '{MAPS_TABLE}': side {name}"
+        if name not in MODULE_SIDES:
+            raise RulesetError(f"{where}: a ruleset carries sides of the bundled names only "
+                               f"({', '.join(MODULE_SIDES)})")
+        try:
+            got = parse_side(side, source=where, expected_name=name)
+            bundled = load_side(name)
+        except MapError as ex:
+            raise RulesetError(str(ex)) from None
+        if (got.cols, got.rows) != (bundled.cols, bundled.rows):
+            raise RulesetError(f"{where}: grid {got.cols}x{got.rows} differs from the bundled "
+                               f"sides' {bundled.cols}x{bundled.rows}")
+    return maps
+
+
 def validate_and_build(tables: dict, labels: dict) -> Ruleset:
-    """Validate the tables (schema, contracts, checks across tables) and build the ruleset."""
+    """Validate the tables (schema, contracts, checks across tables, the module sides it
+    carries) and build the ruleset."""
     from caledonia_env.data.schema import validate_table      # here: pydantic's models load when validating
+    if MAPS_TABLE in tables:
+        if tables[MAPS_TABLE] == {}:            # no sides carried: the ruleset without the table
+            del tables[MAPS_TABLE]
+            labels.pop(MAPS_TABLE, None)
+        else:
+            check_maps(tables[MAPS_TABLE], labels.get(MAPS_TABLE, "<override>"))
     ctxs = {k: Ctx(labels[k], k) for k in TABLES}
     for k in JSON_TABLES:
         validate_table(k, tables[k], labels[k])
@@ -96,11 +133,14 @@ def load_ruleset(override: str | os.PathLike | Mapping[str, Any] | Ruleset | Non
     * a directory — each ``<table>.json`` / ``contracts.csv`` present there
       replaces the default file of that name; missing files fall back to the
       default; ``automa.json`` / ``automa_cards.csv`` replace the Automa's data
-      (validated here, docs/automa.md); other ``.json``/``.csv`` names are an error
+      (validated here, docs/automa.md); ``maps.json`` holds module sides the ruleset
+      carries (the ``maps`` table below); other ``.json``/``.csv`` names are an error
       (typo protection);
     * a ``.json`` file — ``{"<table>": {...}, ...}`` merged recursively into the
       default tables (objects merge key by key; numbers, strings and lists
-      replace); ``"contracts"`` may be given as a list of row objects;
+      replace); ``"contracts"`` may be given as a list of row objects; ``"maps"``
+      (side name -> side in its JSON form, docs/map.md) carries module sides that games
+      with this ruleset play instead of the bundled sides of those names;
     * a mapping with the same content as such a file (e.g. ``rs.to_dict()``).
 
     Raises :class:`RulesetError` naming the file, table and field at fault.
@@ -127,7 +167,7 @@ def load_ruleset(override: str | os.PathLike | Mapping[str, Any] | Ruleset | Non
     if path.is_symlink() and not path.exists():
         raise RulesetError(f"{path}: broken symbolic link or symbolic link loop")
     if path.is_dir():
-        known = (*_FILES.values(), *AUTOMA_FILES)
+        known = (*_FILES.values(), MAPS_FILE, *AUTOMA_FILES)
         for p in sorted(path.iterdir()):
             if p.suffix in (".json", ".csv") and p.name not in known:
                 raise RulesetError(f"{p}: unknown ruleset file '{p.name}' (known files: "
@@ -141,6 +181,11 @@ def load_ruleset(override: str | os.PathLike | Mapping[str, Any] | Ruleset | Non
             p = path / fname
             if p.is_symlink() or p.exists():     # a link loop or a folder: an error, not skipped
                 tables[table], labels[table] = _read_table(p, str(p), table), str(p)
+        p = path / MAPS_FILE
+        if p.is_symlink() or p.exists():
+            text = _read(p, str(p), MAPS_TABLE)
+            tables[MAPS_TABLE] = _parse_json(text, str(p), MAPS_TABLE)
+            labels[MAPS_TABLE] = str(p)
         return validate_and_build(tables, labels)
     if path.is_file() and path.suffix == ".json":
         data = _parse_json(_read(path, str(path), "*"), str(path), "*")
@@ -157,10 +202,15 @@ def load_ruleset(override: str | os.PathLike | Mapping[str, Any] | Ruleset | Non
 
 def _merge_override(tables: dict, labels: dict, data: dict, label: str) -> None:
     for table, value in data.items():
-        if table not in _FILES:
+        if table not in _FILES and table != MAPS_TABLE:
             raise RulesetError(f"{label}: unknown table '{table}' (known tables: "
-                               f"{', '.join(TABLES)})")
-        if table == "contracts":
+                               f"{', '.join(TABLES)}, and the optional {MAPS_TABLE})")
+        if table == MAPS_TABLE:               # whole sides replace sides of the same name
+            if not isinstance(value, dict):
+                raise RulesetError(f"{label}: table '{table}': expected an object of side "
+                                   f"name -> side, got {show(value)[:40]}")
+            tables[table] = {**tables.get(table, {}), **copy.deepcopy(value)}
+        elif table == "contracts":
             tables[table] = copy.deepcopy(value)
         else:
             if not isinstance(value, dict):

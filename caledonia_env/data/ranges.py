@@ -1,8 +1,9 @@
 """Plausible ranges of the ruleset's uncertain values (``estimate_ranges.json``) and the
 ruleset values a study varies: every estimate, and every sourced value of limited trust a
 range names in its ``covers`` (R-3.1 market tracks and start steps, source PHP). Entries
-for the map (``map``) and the rule readings (``config:interp_*``) are read here too; the
-tournament layer draws them (``caledonia_env.tournament.perturb``)."""
+for the map (``map``: its configuration; ``map:sides``: the counts on the module sides) and
+the rule readings (``config:interp_*``) are read here too; the tournament layer draws them
+(``caledonia_env.tournament.perturb``)."""
 from __future__ import annotations
 
 import json
@@ -12,15 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from caledonia_env.data.names import RulesetError
+from caledonia_env.map.perturb import COUNTS as SIDE_COUNTS
 
 DEFAULT_RANGES = Path(__file__).with_name("estimate_ranges.json")
 #: kinds of a ruleset value's range; 'fixed' (no range kind) marks a value no study can vary
 RULESET_KINDS = ("int", "spacing", "permutation", "track_mix", "start_step", "bracket")
-#: kinds of the entries that vary the game's setup, not the ruleset: ``map`` (the module
-#: sides, R-1.1) and ``config:<GameConfig field>`` (the rule readings)
-STUDY_KINDS = ("map_sides", "readings")
+#: kinds of the entries that vary the game's setup, not the ruleset's numbers: ``map`` (the
+#: configuration of the module sides, R-1.1), ``map:sides`` (the counts on the sides, which a
+#: drawn ruleset carries) and ``config:<GameConfig field>`` (the rule readings)
+STUDY_KINDS = ("map_sides", "side_counts", "readings")
 KINDS = RULESET_KINDS + STUDY_KINDS
 MAP_KEY = "map"
+SIDES_KEY = "map:sides"
 CONFIG_PREFIX = "config:"
 #: the one ``config:`` wildcard: its ``p_today`` applies to every ``interp_*`` switch
 INTERP_KEY = "config:interp_*"
@@ -45,7 +49,9 @@ class Dimension:
 class Range:
     """A plausible range. ``lo``..``hi``: values (int), spacings, start steps (start_step),
     the mix weight between today's track and ``to`` (track_mix: 0 = today, 1 = ``to``) or
-    the steps the solo bracket spans above the 1-2 start (bracket). ``covers``: the
+    the steps the solo bracket spans above the 1-2 start (bracket); None for side_counts,
+    whose ``counts`` hold ``(count, lo, hi)`` for each count of :data:`SIDE_COUNTS` it
+    moves (signed changes; ``terrain``: hexes changed). ``covers``: the
     provenance tag of the value ('estimate' or a ``sourced:`` tag of limited trust).
     ``p_today``: the chance a draw keeps today's value (None: uniform over the range).
     ``fixed``: the positions a permutation keeps; ``contains``: a run of prices every drawn
@@ -62,6 +68,11 @@ class Range:
     contains: tuple = ()
     price: int | None = None
     readings: tuple = ()
+    counts: tuple = ()
+
+    def count_bounds(self) -> dict:
+        """``{count: (lo, hi)}`` of a side_counts range."""
+        return {k: (lo, hi) for k, lo, hi in self.counts}
 
     def contains_value(self, dim: Dimension, market: dict | None = None) -> bool:
         """Whether today's value of ``dim`` lies in the range (``market``: the good's table,
@@ -163,9 +174,24 @@ def _entry(path, key: str, e) -> Range:
         raise bad(f"'to' {to!r} must be the other track: step prices, cheapest first")
     if kind == "track_mix" and not 0 <= lo <= hi <= 1:
         raise bad(f"lo {lo} and hi {hi} are mix weights within 0..1")
+    counts = e.get("counts", {})
+    if kind == "side_counts":
+        if not isinstance(counts, dict) or not counts or set(counts) - set(SIDE_COUNTS):
+            raise bad(f"'counts' {counts!r} must map some of {', '.join(SIDE_COUNTS)} to "
+                      f"[lo, hi]")
+        for k, b in counts.items():
+            if not (isinstance(b, list) and len(b) == 2 and all(map(_is_int, b))
+                    and b[0] <= b[1]):
+                raise bad(f"counts.{k} {b!r} must be [lo, hi], integers with lo <= hi")
+            if k == "terrain" and b[0] < 0:
+                raise bad(f"counts.terrain {b!r} is a number of hexes, >= 0")
+    elif "counts" in e:
+        raise bad("'counts' belongs to a side_counts range")
     return Range(kind, lo, hi, str(e["why"]), tuple(e.get("fixed", ())), covers, p,
                  tuple(to), tuple(e.get("contains", ())), e.get("price"),
-                 tuple(e.get("readings", ())))
+                 tuple(e.get("readings", ())),
+                 tuple((k, b[0], b[1]) for k, b in counts.items()) if kind == "side_counts"
+                 else ())
 
 
 def load_ranges(path: str | os.PathLike | None = None) -> dict[str, Range]:
@@ -183,16 +209,18 @@ def load_ranges(path: str | os.PathLike | None = None) -> dict[str, Range]:
                            f"'<table>:<path>' keys")
     out = {key: _entry(path, key, e) for key, e in entries.items()}
     for key, r in out.items():
-        study = key == MAP_KEY or key.startswith(CONFIG_PREFIX)
-        if study != (r.kind in STUDY_KINDS) or (key == MAP_KEY) != (r.kind == "map_sides"):
+        want = {MAP_KEY: ("map_sides",), SIDES_KEY: ("side_counts",)}.get(
+            key, ("readings",) if key.startswith(CONFIG_PREFIX) else RULESET_KINDS)
+        if r.kind not in want:
             raise RulesetError(f"{path}: range {key!r}: kind {r.kind!r} does not fit the key "
-                               f"('map': map_sides, 'config:<field>': readings, else a "
-                               f"ruleset value)")
+                               f"('map': map_sides, 'map:sides': side_counts, "
+                               f"'config:<field>': readings, else a ruleset value)")
     return out
 
 
 def ruleset_ranges(ranges: dict[str, Range]) -> dict[str, Range]:
-    """The entries of ``ranges`` that name ruleset values (not the map or the readings)."""
+    """The entries of ``ranges`` that name ruleset values (not the map, its sides' counts or
+    the readings)."""
     return {k: r for k, r in ranges.items() if r.kind in RULESET_KINDS}
 
 

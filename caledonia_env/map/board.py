@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
@@ -17,7 +18,7 @@ import numpy as np
 
 from caledonia_env.map.format import (MODULE_SIDES, MODULES, PORT_COUNTS, TERRAIN_FOREST, TERRAIN_LOCH,
                      TERRAIN_MOUNTAIN, TERRAIN_PASTURE, TERRAIN_PORT, MapError, Side, load_side,
-                     odd_r_neighbors)
+                     odd_r_neighbors, parse_side)
 from caledonia_env.map.reach import neighbor_lists, pad_lists, ship_requirements
 
 #: Fixed padding for node-indexed engine arrays and action ids (>= every configuration's n_nodes).
@@ -129,18 +130,25 @@ def parse_config(config) -> tuple:
     return tuple(out)
 
 
-def build_board(config="A1,B1,C1,D1", num_players: int = 4, maps_dir: str | None = None) -> Board:
+def build_board(config="A1,B1,C1,D1", num_players: int = 4, maps_dir: str | None = None,
+                sides: Mapping[str, dict] | None = None) -> Board:
     """Assemble the board for ``config`` (4 sides A,B,C,D) and ``num_players`` (1-4).
 
     ``config`` is "A1,B2,C1,D2" or a sequence of 4 side names; an entry may
     also be a path to a side JSON file (e.g. a typed-in printed side), and
-    ``maps_dir`` replaces the bundled directory for plain names.
+    ``maps_dir`` replaces the bundled directory for plain names. ``sides`` maps
+    side names to sides in their JSON form (a ruleset's ``maps`` table) that
+    replace the bundled sides of those names.
     """
-    sides = parse_config(config)
+    names = parse_config(config)
     if not isinstance(num_players, numbers.Integral) or isinstance(num_players, bool) \
             or not 1 <= int(num_players) <= 4:
         raise MapError(f"num_players must be 1, 2, 3 or 4, got {num_players!r}")
-    return _build_cached(sides, int(num_players), maps_dir)
+    if sides and any(n in sides for n in names):
+        loaded = [parse_side(sides[n], source=f"carried side {n}", expected_name=n)
+                  if n in sides else _load_cached(n, maps_dir) for n in names]
+        return assemble(loaded, int(num_players))
+    return _build_cached(names, int(num_players), maps_dir)
 
 
 @lru_cache(maxsize=256)

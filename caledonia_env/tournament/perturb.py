@@ -1,6 +1,7 @@
 """Rulesets with their uncertain values moved: one value at a time (±20% or the range's other
 end, for sensitivity studies) or all at once, drawn from their plausible ranges with the map
-configuration and the rule readings (``caledonia balance --perturb N``), and the balance
+configuration, the counts on the module sides (carried by the drawn ruleset) and the rule
+readings (``caledonia balance --perturb N``), and the balance
 study over such an ensemble (win share per clan across the draws, what the draws held
 fixed, its plot)."""
 from __future__ import annotations
@@ -20,10 +21,12 @@ import numpy as np
 from caledonia_env import config as config_module
 from caledonia_env.config import GameConfig
 from caledonia_env.data import RulesetError, load_ruleset
-from caledonia_env.data.ranges import (CONFIG_PREFIX, INTERP_KEY, MAP_KEY, Dimension, Range,
-                                       holds_run, ruleset_dimensions, ruleset_ranges,
+from caledonia_env.data.ranges import (CONFIG_PREFIX, INTERP_KEY, MAP_KEY, SIDES_KEY, Dimension,
+                                       Range, holds_run, ruleset_dimensions, ruleset_ranges,
                                        spacing_of)
 from caledonia_env.map.board import all_configs
+from caledonia_env.map.format import MAPS_DIR, MODULE_SIDES
+from caledonia_env.map.perturb import perturb_side
 from caledonia_env.tournament.output import write_text
 from caledonia_env.tournament.runner import run
 from caledonia_env.tournament.stats import group_stats
@@ -174,8 +177,11 @@ def draw_ruleset(base, ranges: dict[str, Range], seed: int, draw: int) -> tuple[
     estimates, and the sourced values a range covers), drawn from
     ``numpy.random.default_rng([seed, draw])``; a market good's track first, then its start
     steps and its solo bracket on that track. The value recorded for a track is its mix
-    weight (0 = today's track, 1 = the range's ``to``). Values without a range stay."""
+    weight (0 = today's track, 1 = the range's ``to``). Values without a range stay. With a
+    ``map:sides`` range the tables carry the drawn module sides (:func:`draw_sides`,
+    table ``maps``) and its value is the changes made per side (``"today"`` when kept)."""
     rng = np.random.default_rng([seed, draw])
+    sides_range = ranges.get(SIDES_KEY)
     ranges = ruleset_ranges(ranges)
     tables, drawn = base.to_dict(), {}
     for dim in ruleset_dimensions(base, ranges):
@@ -190,7 +196,31 @@ def draw_ruleset(base, ranges: dict[str, Range], seed: int, draw: int) -> tuple[
         else:
             value = drawn[dim.key] = draw_value(dim, span, rng, tables)
         apply(tables, dim, value)
+    if sides_range is not None:
+        maps, drawn[SIDES_KEY] = draw_sides(base, sides_range, seed, draw)
+        if maps:
+            tables["maps"] = maps
     return tables, drawn
+
+
+def draw_sides(base, span: Range, seed: int, draw: int) -> tuple[dict, object]:
+    """(sides, changes) of one draw of a ``map:sides`` range: all eight module sides (the
+    ones ``base`` carries, else the bundled) kept with ``p_today`` (``({}, "today")``), else
+    each perturbed (:func:`caledonia_env.map.perturb.perturb_side`) within the range's
+    ``counts``; changes ``{side: {count: change}}``. Drawn from
+    ``numpy.random.default_rng([seed, draw, 2])``, apart from the ruleset's values and the
+    setup's draws, so adding the range changes no other drawn value."""
+    rng = np.random.default_rng([seed, draw, 2])
+    if span.p_today is not None and rng.random() < span.p_today:
+        return {}, "today"
+    carried = base.maps
+    maps, changes = {}, {}
+    for name in MODULE_SIDES:
+        side = carried.get(name)
+        if side is None:
+            side = json.loads(pathlib.Path(MAPS_DIR, f"{name}.json").read_text(encoding="utf-8"))
+        maps[name], changes[name] = perturb_side(side, rng, span.count_bounds())
+    return maps, changes
 
 
 def write_ruleset(tables: dict, path: str) -> str:
@@ -296,6 +326,9 @@ def describe_drawn(base, ranges: dict[str, Range], setup: Setup) -> str:
              for src, ds in sorted(by.items())]
     if setup.draw_map:
         parts.append(f"the map (one of the {len(all_configs())} configurations per draw)")
+    if SIDES_KEY in ranges:
+        parts.append("the module sides (their lochs, deltas, £1 hexes and terrains, "
+                     "per draw)")
     if setup.readings:
         parts.append("the readings " + ", ".join(setup.readings))
     return "; ".join(parts) or "nothing"
@@ -304,8 +337,9 @@ def describe_drawn(base, ranges: dict[str, Range], setup: Setup) -> str:
 def held_fixed(base, ranges: dict[str, Range], template: GameConfig, setup: Setup,
                cls=GameConfig) -> list[str]:
     """What the draws of a study hold fixed, one item each: per ruleset table the sources
-    of its values without a range (``contracts (community)``), the module sides, the map
-    when the template names it, the readings not drawn."""
+    of its values without a range (``contracts (community)``), the module sides unless a
+    ``map:sides`` range draws them, the map when the template names it, the readings not
+    drawn."""
     varied = {d.key for d in ruleset_dimensions(base, ruleset_ranges(ranges))
               if d.key in ranges}
     tables: dict = {}
@@ -313,8 +347,12 @@ def held_fixed(base, ranges: dict[str, Range], template: GameConfig, setup: Setu
         if f"{t}:{p}" not in varied:
             tables.setdefault(t, set()).add(_source_family(s))
     out = [f"{t} ({', '.join(sorted(s))})" for t, s in tables.items()]
-    out.append("the module sides (the project's eight original sides: the printed map is "
-               "not in the data)")
+    if SIDES_KEY not in ranges and base.maps:
+        out.append(f"the module sides (the ruleset's own {', '.join(base.maps)}, the "
+                   f"project's original others)")
+    elif SIDES_KEY not in ranges:
+        out.append("the module sides (the project's eight original sides: the printed map "
+                   "is not in the data)")
     if template.map is not None:
         out.append(f"the map {','.join(template.map)} (--map)")
     elif not setup.draw_map:
@@ -351,7 +389,7 @@ def ensemble_balance(spec, n: int, ranges: dict[str, Range], folder: str, seed: 
     (``setup_draw_0000.json``: the GameConfig fields drawn); the same games (seeds, clans)
     in every draw. One row per (draw, clan): games, wins, win_rate, Wilson CI, rank (1 =
     best), the ruleset's fingerprint, each drawn value (``value <key>``; ``value map``,
-    ``value config:<field>``) and ``held_fixed`` (:func:`held_fixed`, joined by '; ').
+    ``value map:sides``, ``value config:<field>``) and ``held_fixed`` (:func:`held_fixed`, joined by '; ').
     ``on_draw(draw, rows)`` sees each draw's rows. ``play(spec, draw)`` returns the game
     rows of one draw's study (default: ``runner.run`` with ``workers`` and ``progress``;
     ``caledonia balance --perturb --out`` streams each draw to a resumable file instead).
@@ -382,7 +420,7 @@ def ensemble_balance(spec, n: int, ranges: dict[str, Range], folder: str, seed: 
                 for r in rows]
         stats = group_stats(rows, "clan")
         rank = _rank(stats)
-        values = {f"value {k}": json.dumps(v) if isinstance(v, list) else v
+        values = {f"value {k}": json.dumps(v) if isinstance(v, (list, dict)) else v
                   for k, v in drawn.items()}
         values.update({f"value {MAP_KEY}" if k == "map" else f"value {CONFIG_PREFIX}{k}":
                        ",".join(v) if k == "map" else json.dumps(v)

@@ -187,7 +187,7 @@ def test_draws_are_seeded_inside_the_ranges_and_playable(tmp_path):
     b, vb = pt.draw_ruleset(rs, ranges, seed=5, draw=1)
     _, vc = pt.draw_ruleset(rs, ranges, seed=5, draw=2)
     assert a == b and va == vb and va != vc
-    assert set(va) == {k for k, r in ranges.items() if r.kind in RULESET_KINDS}
+    assert set(va) == {k for k, r in ranges.items() if r.kind in RULESET_KINDS + ("side_counts",)}
     for key, r in ranges.items():
         if r.kind == "permutation":
             assert sorted(va[key]) == sorted(_dim(key).value) and va[key][0] == _dim(key).value[0]
@@ -278,14 +278,16 @@ def test_held_fixed_names_the_tables_the_map_and_the_readings_not_drawn():
     held = pt.held_fixed(rs, ranges, GameConfig(), setup)
     assert "contracts (community)" in held and "units (rulebook, sourced:PB)" in held
     assert not any(h.startswith(("market", "starting_tiles")) for h in held)   # all drawn
-    assert any(h.startswith("the module sides") for h in held)
+    assert not any("module sides" in h for h in held)                          # map:sides
     mine = GameConfig(map="A2,B1,C1,D2", interp_swap_bonuses="first-edition")
-    fewer = {k: r for k, r in ranges.items() if not k.startswith("market:wool.")}
+    fewer = {k: r for k, r in ranges.items() if not k.startswith("market:wool.")
+             and k != "map:sides"}
     setup = pt.study_setup(mine, fewer)
     held = pt.held_fixed(rs, fewer, mine, setup)
     assert not setup.draw_map and "interp_swap_bonuses" not in setup.readings
     assert "the map A2,B1,C1,D2 (--map)" in held and "interp_swap_bonuses='first-edition'" in held
     assert "market (estimate, sourced:PHP)" in held
+    assert any(h.startswith("the module sides (the project's eight") for h in held)
     assert "the map drawn per game" in "; ".join(pt.held_fixed(
         rs, {}, GameConfig(), pt.study_setup(GameConfig(), {})))
 
@@ -337,9 +339,32 @@ def test_balance_perturb_plays_each_draw_on_the_same_games(tmp_path, capsys):
     assert json.loads(rows[2]["value config:interp_swap_bonuses"]) == \
         setups[1]["interp_swap_bonuses"]
     held = rows[0]["held_fixed"]
-    assert "contracts (community)" in held and "the module sides" in held
+    assert "contracts (community)" in held and "module sides" not in held
     assert f"held fixed: {held}" in text and "the readings interp_" in text
     assert np.isfinite(float(rows[0]["ci_low"]))
+
+
+def test_balance_perturb_draws_the_module_sides(tmp_path, capsys):
+    """--perturb with the map:sides range: a draw that does not keep today's sides plays on
+    eight perturbed sides its ruleset file carries; the held-fixed text leaves the sides out."""
+    out = tmp_path / "sides.csv"
+    assert main(["balance", "--agent", "random", "--players", "2", "--clans",
+                 "stewart,campbell", "--games", "4", "--perturb", "2", "--seed", "1",
+                 "--out", str(out), "--plot", "", "-q"]) == 0
+    text = capsys.readouterr().out
+    assert "the module sides (their lochs, deltas" in text
+    with open(out, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["value map:sides"] for r in rows[::2]][0] == "today"
+    changes = json.loads(rows[2]["value map:sides"])
+    assert set(changes) == {"A1", "A2", "B1", "B2", "C1", "C2", "D1", "D2"}
+    draws = tmp_path / "sides.csv.draws"
+    kept = json.loads((draws / "ruleset_draw_0000.json").read_text())
+    moved = load_ruleset(str(draws / "ruleset_draw_0001.json"))
+    assert "maps" not in kept and set(moved.maps) == set(changes)
+    assert rows[2]["ruleset_fingerprint"] == moved.fingerprint()
+    held = rows[0]["held_fixed"]
+    assert "module sides" not in held and f"held fixed: {held}" in text
 
 
 def _ensemble(tmp_path, *extra):
