@@ -8,8 +8,8 @@ import argparse
 from caledonia_env import agents
 from caledonia_env.scale import add_backend_options
 from caledonia_env.tournament import VARIANTS, add_rules_options
-from caledonia_env.train.cli import (add_evaluate_parser, add_expert_parser, add_plot_parser,
-                         add_train_parser, add_tune_parser)
+from caledonia_env.train.cli import (add_evaluate_parser, add_expert_parser, add_ladder_parser,
+                         add_plot_parser, add_train_parser, add_tune_parser)
 from caledonia_env.web.cli import add_serve_parser
 from caledonia_env.cli.games import cmd_balance, cmd_play
 from caledonia_env.cli.pictures import cmd_demo, cmd_render, cmd_replay
@@ -24,6 +24,7 @@ EXAMPLES = """examples:
   caledonia expert --players 2 --sims 32 --minutes 15 --workers 2 --out runs/ei
   caledonia evaluate runs/x/best.zip --vs random,greedy --games 400
   caledonia play --players ppo:pretrained,greedy --games 100
+  caledonia ladder --players 2 --games 900 --seed 20261210 --workers 2 --plot ladder.png
   caledonia play --players greedy,random --clans none --variant no-ports,static-imports
   caledonia serve --port 8080                  # browser app (needs the web extra)
 run 'caledonia COMMAND --help' for every option of a command.
@@ -223,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_expert_parser(sub)
     add_evaluate_parser(sub)
     add_tune_parser(sub)
+    add_ladder_parser(sub)
     add_plot_parser(sub)
     add_serve_parser(sub)
     return parser

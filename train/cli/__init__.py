@@ -1,7 +1,8 @@
-"""Commands ``train``, ``expert``, ``evaluate``, ``tune-weights`` and ``plot`` of the
-``caledonia`` CLI, added to its parser by :func:`add_train_parser` (:mod:`.train`),
+"""Commands ``train``, ``expert``, ``evaluate``, ``tune-weights``, ``ladder`` and ``plot`` of
+the ``caledonia`` CLI, added to its parser by :func:`add_train_parser` (:mod:`.train`),
 :func:`add_expert_parser` (:mod:`.expert`), :func:`add_evaluate_parser` (:mod:`.evaluate`),
-:func:`add_tune_parser` (:mod:`.tune`) and :func:`add_plot_parser` (here); what they share
+:func:`add_tune_parser` (:mod:`.tune`), :func:`add_ladder_parser` (:mod:`.ladder`) and
+:func:`add_plot_parser` (here); what they share
 (the user error, integer options, the game options) is :mod:`.common`.
 
 Every command function returns an exit code and prints a one-line error (code 2) for
@@ -17,6 +18,7 @@ from caledonia_env import tournament as tn
 from caledonia_env.train.cli.common import CommandError  # noqa: F401  (re-exports)
 from caledonia_env.train.cli.evaluate import add_evaluate_parser, cmd_evaluate  # noqa: F401
 from caledonia_env.train.cli.expert import add_expert_parser, cmd_expert  # noqa: F401
+from caledonia_env.train.cli.ladder import add_ladder_parser, cmd_ladder  # noqa: F401
 from caledonia_env.train.cli.train import add_train_parser, cmd_train  # noqa: F401
 from caledonia_env.train.cli.tune import add_tune_parser, cmd_tune  # noqa: F401
 from caledonia_env.train.plot import plot_run
