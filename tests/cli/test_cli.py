@@ -225,11 +225,11 @@ def test_balance_plays_the_tuned_set_of_its_player_count_unless_told(tmp_path, c
     weights stay one flag away (--agent greedy)."""
     out = tmp_path / "b.csv"
     assert main(["balance", "--players", str(players), "--games", str(players), "-q",
-                 "--out", str(out)]) == 0
+                 "--out", str(out), "--plot", ""]) == 0
     assert f"every player greedy:{players}p" in capsys.readouterr().out
     assert {r["agent"] for r in csv.DictReader(out.open())} == {f"greedy:{players}p"}
     assert main(["balance", "--players", "2", "--games", "2", "-q", "--agent", "greedy",
-                 "--out", str(tmp_path / "g.csv")]) == 0
+                 "--out", str(tmp_path / "g.csv"), "--plot", ""]) == 0
     assert {r["agent"] for r in csv.DictReader((tmp_path / "g.csv").open())} == {"greedy"}
 
 
