@@ -89,8 +89,9 @@ def main(argv=None) -> int:
         meaning = ("The same `greedy` games of each player count under rulesets drawn "
                    "from the plausible ranges of `caledonia_env/data/estimate_ranges.json`: the "
                    "estimates, the market's track shapes (between the printed PHP tracks and the "
-                   "old £1 steps), start steps and solo brackets, the map configuration and "
-                   "every rule reading. A clan conclusion is safe where it holds in at least "
+                   "old £1 steps), start steps and solo brackets, the map configuration, the "
+                   "module sides themselves (perturbed counts of lochs, deltas, £1 hexes and "
+                   "terrains) and every rule reading. A clan conclusion is safe where it holds in at least "
                    "90% of the draws.")
         study = a.command.replace(f"--players {a.players}", "--players N")
         notes = " ".join(x for x in (f"Study: `{study}` (N: the row's players)." if study else "",
