@@ -28,10 +28,11 @@ from results_io import RESULTS, ROOT, read_results  # noqa: E402
 ORDER = ("fuzz", "fidelity", "compare_peers", "env_speed", "cold_start", "fresh_clone", "bots",
          "strength_tuned", "strength_policies", "strength_searches", "calibration",
          "sensitivity", "automa", "balance", "balance_seats", "balance_ensemble",
-         "evaluation_fit", "strength_estimates")
+         "evaluation_fit", "ladder", "strength_estimates")
 
-#: The README's headline rows: (block, table, (column, value) picking the row or None for the
-#: first, figure column, claim, note column or None). The claim may name the row's cells
+#: The README's headline rows: (block, table, (column, value) picking the row — or a tuple of
+#: such pairs, all of which must match — or None for the first, figure column, claim, note
+#: column or None). The claim may name the row's cells
 #: (``{games}``). A row that is missing from the newest file is an error.
 HEADLINES = (
     ("fuzzing", "fuzz", None, "failures", "failures in {games} random legal games, every "
@@ -53,6 +54,16 @@ HEADLINES = (
      "whole 4p games (Python API), vs Catanatron", None),
     ("speed", "compare_peers", ("what", "engine loop inside numba, 4p drafted clans (mask "
      "every step)"), "ratio", "engine loop inside numba, vs OpenSpiel C++ (maedn)", None),
+    ("ladder", "ladder", (("players", 2), ("rung", "mcts:8")), "elo",
+     "2p `mcts:8`, {cpu_s} CPU s a game", None),
+    ("ladder", "ladder", (("players", 2), ("rung", "greedy:2p")), "elo",
+     "2p `greedy:2p`, {cpu_s} CPU s a game", None),
+    ("ladder", "ladder", (("players", 2), ("rung", "greedy")), "elo",
+     "2p `greedy`, {cpu_s} CPU s a game", None),
+    ("ladder", "ladder", (("players", 2), ("rung", "automa:1")), "elo",
+     "2p `automa:1` (the Automa's easiest level)", None),
+    ("ladder", "ladder", (("players", 2), ("rung", "automa:3")), "elo",
+     "2p `automa:3`", None),
     ("strength", "strength_tuned", ("match", "2p `greedy:2p` vs `greedy`"), "win",
      "2p `greedy:2p` (tuned evaluation) vs `greedy`", "target"),
     ("strength", "strength_tuned", ("match", "3p `greedy:3p` vs `greedy` + `greedy`"), "win",
@@ -160,10 +171,11 @@ def headline_rows(tables: dict[str, dict]) -> dict[str, list[str]]:
         r = tables.get(table)
         if r is None:
             raise ValueError(f"headline {claim!r}: no result file of table {table!r}")
-        row = next((x for x in r["rows"] if pick is None or x.get(pick[0]) == pick[1]), None)
+        pairs = () if pick is None else (pick,) if isinstance(pick[0], str) else pick
+        row = next((x for x in r["rows"] if all(x.get(k) == v for k, v in pairs)), None)
         if row is None:
             raise ValueError(f"headline {claim!r}: {r['path'].name} has no row "
-                             f"{pick[0]}={pick[1]!r}")
+                             + ", ".join(f"{k}={v!r}" for k, v in pairs))
         col = {c["key"]: c for c in r["columns"]}
         claim = claim.format(**{k: cell(v, col[k]) for k, v in row.items() if k in col})
         text = cell(row[figure], col[figure])
