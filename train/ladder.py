@@ -48,6 +48,7 @@ import numpy as np
 from caledonia_env import agents
 from caledonia_env import tournament as tn
 from caledonia_env.config import GameConfig
+from caledonia_env.tournament.runner import map_jobs
 from caledonia_env.train.rating import ratings
 
 #: the default rungs per player count (expensive rungs such as mcts:32 stay optional)
@@ -153,21 +154,11 @@ def play(games: Sequence[tuple[int, tuple[str, ...]]], seed: int = 0, workers: i
             specs[players] = spec
     jobs = [(specs[p], b, first + i) for i, (b, p) in enumerate(games)]
     rows: list[dict] = []
-    pool = None
-    if workers <= 1:
-        it = map(_play, jobs)
-    else:
-        pool = tn.pool_context().Pool(workers)
-        it = pool.imap_unordered(_play, jobs, chunksize=max(1, min(8, len(jobs) // (workers * 8))))
-    try:
-        for res in it:
-            rows.extend(res)
-            if progress:
-                progress(1)
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+    chunk = max(1, min(8, len(jobs) // (max(workers, 1) * 8)))
+    for res in map_jobs(_play, jobs, workers, chunk):
+        rows.extend(res)
+        if progress:
+            progress(1)
     rows.sort(key=lambda r: (r["game"], r["player"]))
     return rows
 

@@ -35,6 +35,21 @@ def pool_context():
     return mp.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
+def map_jobs(fn, jobs: list, workers: int = 1, chunksize: int = 1):
+    """``fn`` of each job, in completion order: in this process (``workers`` <= 1) or in a
+    pool of ``workers`` processes (:func:`pool_context`), terminated when the caller stops
+    reading (an error, Ctrl+C) or when every job is done."""
+    if workers <= 1:
+        yield from map(fn, jobs)
+        return
+    pool = pool_context().Pool(workers)
+    try:
+        yield from pool.imap_unordered(fn, jobs, chunksize=chunksize)
+    finally:
+        pool.terminate()
+        pool.join()
+
+
 def _worker(args):
     spec, g = args
     return play_game(spec, g)
@@ -47,21 +62,10 @@ def run(spec: TournamentSpec, workers: int = 1,
     validate(spec)
     results = []
     jobs = [(spec, g) for g in range(spec.games)]
-    if workers <= 1:
-        it = map(_worker, jobs)
-        pool = None
-    else:
-        pool = pool_context().Pool(workers)
-        chunk = max(1, min(16, spec.games // (workers * 8)))
-        it = pool.imap_unordered(_worker, jobs, chunksize=chunk)
-    try:
-        for res in it:
-            results.extend(res["rows"])
-            if progress:
-                progress(1)
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+    chunk = max(1, min(16, spec.games // (max(workers, 1) * 8)))
+    for res in map_jobs(_worker, jobs, workers, chunk):
+        results.extend(res["rows"])
+        if progress:
+            progress(1)
     results.sort(key=lambda r: (r["game"], r["player"]))
     return results
