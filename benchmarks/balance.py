@@ -22,7 +22,7 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from caledonia_env.tournament.stats import wilson
+from caledonia_env.tournament.stats import clan_title, wilson
 
 
 def play(players: int, agent: str, games: int, seed: int, workers: int, ruleset: str | None,
@@ -58,11 +58,6 @@ def summarise(path: Path) -> tuple[int, str, dict, dict]:
             table[key][1] += float(r["win"])
             table[key][2] += float(r["total"])
     return players, ",".join(agents), dict(clans), dict(seats)
-
-
-def clan_title(clan: str) -> str:
-    """``mackenzie`` -> ``MacKenzie``, ``stewart`` -> ``Stewart``."""
-    return "Mac" + clan[3:].capitalize() if clan.startswith("mac") else clan.capitalize()
 
 
 def result_rows(players: int, agent: str, stats: dict, key: str, name) -> list[dict]:

@@ -67,6 +67,7 @@ def main(argv=None) -> int:
     try:
         with CompileProgress(sys.stderr) as progress:   # a first run says so, on a terminal
             args.compile_progress = progress
+            args.argv = argv                    # the exact command line, for reports
             check_seed_option(args)
             return args.func(args)
     except UsageError as e:

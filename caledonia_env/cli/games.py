@@ -2,11 +2,14 @@
 (clan against clan). Rows go to --out, and game records to ``play --record-dir``, through
 :mod:`caledonia_env.scale` (streamed as games finish, resumable); --out is locked for the
 command's whole life and checked to hold every game (and --record-dir every record) before
-'N rows written'."""
+'N rows written'. ``balance --report DIR`` writes the study's report folder
+(:mod:`caledonia_env.tournament.report`)."""
 from __future__ import annotations
 
 import contextlib
 import os
+import shlex
+import sys
 import tempfile
 import time
 
@@ -208,8 +211,32 @@ def cmd_balance(args) -> int:
     for path, what in ((args.out, "--out"), (args.plot, "--plot")):
         if path:
             check_output_path(path, what)
-    with locked_output(args.out):
+    if args.report:
+        check_output_path(args.report, "--report", folder=True)
+    with locked_output(args.out), locked_output(args.report, "--report", folder=True):
         return _balance(args, spec, automa, humans, players, drafted, schedule)
+
+
+def command_line(args) -> str:
+    """The command as typed (``caledonia`` and its arguments), for a report."""
+    return shlex.join(["caledonia"] + list(getattr(args, "argv", None) or sys.argv[1:]))
+
+
+def _study_metadata(args, spec, who: str, rules: str) -> dict:
+    """What a balance report says the study held: agent, players, seeds, map, ``rules``
+    (:func:`tournament.describe_rules`)."""
+    return {"agent": who, "players": str(args.players),
+            "seeds": f"tournament seed {args.seed}: game g is set up (map, tiles, agents' "
+                     f"seeds) from (seed, g), whatever the workers",
+            "map": ",".join(spec.template.map) if spec.template.map
+            else "drawn per game from its seed",
+            "rules": rules.removeprefix("rules: ")}
+
+
+def _write_report(args, summary) -> None:
+    """Write ``summary`` to --report and say so."""
+    tn.write_report(summary, args.report)
+    print(f"report written to {args.report} ({', '.join(tn.REPORT_FILES)})")
 
 
 def _balance(args, spec, automa, humans, players, drafted, schedule) -> int:
@@ -243,14 +270,24 @@ def _balance(args, spec, automa, humans, players, drafted, schedule) -> int:
     print(tn.describe_rules(rows))
     if args.out:
         print(f"{len(rows)} rows written to {args.out}")
+    title = (f"Clan balance: {spec.games} games, {args.players} players, "
+             f"{'all ' + args.agent if not automa else who}{', clans drafted' if drafted else ''}")
+    fig = (tn.balance_figure(stats, names, ahead, meet, args.players,
+                             f"{title}\n{tn.describe_rules(rows)}")
+           if args.plot or args.report else None)
     if args.plot:
-        fig = tn.balance_figure(stats, names, ahead, meet, args.players,
-                                f"Clan balance: {spec.games} games, {args.players} players, "
-                                f"{'all ' + args.agent if not automa else who}"
-                                f"{', clans drafted' if drafted else ''}\n"
-                                f"{tn.describe_rules(rows)}")
         tn.save_figure(fig, args.plot)
         print(f"plot written to {args.plot}")
+    if args.report:
+        design = ("clans drafted by the agents (R-1.7), first player drawn per game" if drafted
+                  else f"assigned: a balanced schedule of {len(schedule) // humans} clan "
+                       f"combinations x {humans} seat rotations, player 0 first")
+        meta = dict(_study_metadata(args, spec, who, tn.describe_rules(rows)), design=design)
+        _write_report(args, tn.balance_study(
+            table_rows, players=args.players, title=title, command=command_line(args),
+            metadata=meta, drafted=drafted,
+            figures=[("Win rate by clan with its 95% interval (par dashed) and the head-to-head "
+                      "matrix", tn.figure_png(fig))]))
     return 0
 
 
@@ -320,12 +357,27 @@ def _balance_ensemble(args, spec, who: str) -> int:
         write_ensemble_csv(rows, args.out)
         print(f"{len(rows)} rows (one per draw and clan) written to {args.out}; each "
               f"draw's ruleset and games in {draws}")
+    title = (f"Clan balance across {args.perturb} drawn rulesets: {spec.games} games each, "
+             f"{args.players} players, {who}")
+    fig = ensemble_figure(rows, args.players, title) if args.plot or args.report else None
     if args.plot:
-        fig = ensemble_figure(rows, args.players,
-                              f"Clan balance across {args.perturb} drawn rulesets: "
-                              f"{spec.games} games each, {args.players} players, {who}")
         tn.save_figure(fig, args.plot)
         print(f"plot written to {args.plot}")
+    if args.report:
+        rules = tn.describe_rules([tn.rule_fields(spec.game_config(0), base)])
+        meta = dict(_study_metadata(args, spec, who, rules),
+                    **({"map": "one of the 16 configurations per draw (the table of draws)"}
+                       if setup.draw_map else {}),
+                    **{"games per draw": str(spec.games),
+                       "base ruleset fingerprint": base.fingerprint(),
+                       "ranges": args.ranges or "the bundled caledonia_env/data/"
+                                                "estimate_ranges.json",
+                       "drawn": describe_drawn(base, ranges, setup).split("; "),
+                       "held fixed": rows[0]["held_fixed"].split("; ")})
+        _write_report(args, tn.ensemble_study(
+            rows, summary, players=args.players, title=title, command=command_line(args),
+            metadata=meta, figures=[("Each clan's win share in every draw (dots), its mean "
+                                     "and 5-95% range; par dashed", tn.figure_png(fig))]))
     return 0
 
 

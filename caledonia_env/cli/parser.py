@@ -56,6 +56,7 @@ BALANCE_EXAMPLES = """examples:
   caledonia balance --players 2 --automa 5 --games 800     # each clan against the Automa
   caledonia balance --agent ppo:pretrained --design drafted --games 2000 --workers 2
   caledonia balance --perturb 50 --games 700 --workers 2 --out ensemble.csv
+  caledonia balance --players 3 --games 3000 --report reports/balance_3p   # HTML report
 """
 
 REPLAY_EXAMPLES = """examples:
@@ -170,6 +171,12 @@ def build_parser() -> argparse.ArgumentParser:
     balance.add_argument("--plot", default="balance.png", metavar="FILE.png",
                          help="PNG with the win-rate bars and the head-to-head matrix "
                               "(default balance.png; '' to skip)")
+    balance.add_argument("--report", default=None, metavar="DIR",
+                         help="also write the study's report into DIR (created; its parent "
+                              "must exist): index.html (conclusions, command, seeds, ruleset "
+                              "fingerprint, plots and tables in one page), report.md, "
+                              "report.json; e.g. --report reports/balance_4p, listed by "
+                              "'caledonia serve'")
     balance.add_argument("-q", "--quiet", action="store_true", help="no progress bar on stderr")
     balance.add_argument("--perturb", type=int, default=0, metavar="N",
                          help="robustness study: play the same games under N rulesets whose "

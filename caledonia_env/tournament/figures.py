@@ -1,6 +1,7 @@
 """Figures of tournament results (matplotlib, an optional extra), saved atomically."""
 from __future__ import annotations
 
+import io
 import os
 
 import numpy as np
@@ -44,3 +45,10 @@ def save_figure(fig, path: str, dpi: int = 110) -> None:
     """Save a matplotlib figure atomically (temporary file, then rename)."""
     with atomic_path(path, os.path.splitext(path)[1] or ".png") as tmp:
         fig.savefig(tmp, dpi=dpi)
+
+
+def figure_png(fig, dpi: int = 110) -> bytes:
+    """A matplotlib figure as PNG bytes (for a report page, which embeds them)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()

@@ -23,6 +23,11 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def clan_title(clan: str) -> str:
+    """A clan's printed name: ``mackenzie`` -> ``MacKenzie``, ``stewart`` -> ``Stewart``."""
+    return "Mac" + clan[3:].capitalize() if clan.startswith("mac") else clan.capitalize()
+
+
 def group_stats(rows: list[dict], key: str) -> list[dict]:
     """Per value of ``key`` (agent, seat, clan...): games, wins, win rate, CI, mean VP breakdown."""
     groups: dict = {}

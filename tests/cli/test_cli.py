@@ -1,7 +1,9 @@
 """The ``caledonia`` command run in-process: play, replay, render, demo, help and bad input."""
 import csv
+import html
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -217,6 +219,39 @@ def test_balance_tables_csv_and_plot(tmp_path, capsys):
     assert pairs == {("stewart", "campbell"), ("campbell", "stewart"), ("stewart", "fergusson"),
                      ("fergusson", "stewart"), ("campbell", "fergusson"), ("fergusson", "campbell")}
     assert plot.read_bytes()[:8] == PNG_MAGIC
+
+
+def test_balance_report_writes_the_page_the_markdown_and_the_json(tmp_path, capsys):
+    """--report DIR: index.html (conclusions, command, seeds, fingerprint, the plot embedded),
+    report.md and report.json, whose sentences say what its clan table holds."""
+    folder = tmp_path / "rep"
+    argv = ["balance", "--players", "2", "--games", "40", "--agent", "greedy", "--plot", "",
+            "-q", "--report", str(folder)]
+    assert main(argv) == 0
+    assert f"report written to {folder}" in capsys.readouterr().out
+    assert sorted(os.listdir(folder)) == ["index.html", "report.json", "report.md"]
+    data = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    assert data["command"] == shlex.join(["caledonia", *argv])
+    meta = data["metadata"]
+    assert meta["agent"] == "every player greedy" and meta["games played"] == "40"
+    assert meta["seeds"].startswith("tournament seed 0") and len(meta["ruleset fingerprint"]) == 64
+    caption, header, rows = data["tables"][0]["caption"], data["tables"][0]["header"], \
+        data["tables"][0]["rows"]
+    assert "par 50%" in caption and sum(r[header.index("games")] for r in rows) == 80
+    for r in rows:
+        clan, rate, verdict = r[0], r[header.index("win %")], r[header.index("vs par")]
+        said = next(c for c in data["conclusions"] if c.startswith(f"{clan} wins "))
+        assert said.startswith(f"{clan} wins {rate:.1f}% (") and f", {verdict} (50%)" in said
+    page = (folder / "index.html").read_text(encoding="utf-8")
+    assert "<script" not in page and "data:image/png;base64,iVBORw0KGgo" in page
+    for sentence in data["conclusions"]:
+        assert f"<li>{html.escape(sentence)}</li>" in page
+    assert meta["ruleset fingerprint"] in page and "caledonia balance --players 2" in page
+    md = (folder / "report.md").read_text(encoding="utf-8")
+    assert "## Conclusions" in md and f"- {data['conclusions'][1]}" in md
+    assert main(["balance", "--players", "2", "--games", "2", "--plot", "", "-q", "--report",
+                 str(tmp_path / "no" / "rep")]) == 2
+    assert "--report" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -367,6 +367,35 @@ def test_balance_perturb_draws_the_module_sides(tmp_path, capsys):
     assert "module sides" not in held and f"held fixed: {held}" in text
 
 
+def test_balance_perturb_report_says_what_was_drawn_and_held(tmp_path, capsys):
+    """--perturb --report: the page and report.json hold the held-fixed and drawn lists, each
+    draw's ruleset fingerprint, and per clan the draws it was above and below par in."""
+    folder, out = tmp_path / "rep", tmp_path / "ens.csv"
+    assert main(["balance", "--agent", "random", "--players", "2", "--clans",
+                 "stewart,campbell", "--games", "4", "--perturb", "3", "--seed", "3",
+                 "--out", str(out), "--plot", "", "-q", "--report", str(folder)]) == 0
+    with open(out, newline="") as f:
+        rows = list(csv.DictReader(f))
+    data = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    meta = data["metadata"]
+    assert meta["held fixed"] == rows[0]["held_fixed"].split("; ")
+    assert "the map (one of the 16 configurations per draw)" in meta["drawn"]
+    assert meta["draws"] == "3" and meta["games played"] == "12"
+    assert meta["base ruleset fingerprint"] == load_ruleset().fingerprint()
+    per_draw = data["tables"][1]
+    assert [r[1] for r in per_draw["rows"]] == [r["ruleset_fingerprint"][:12]
+                                                for r in rows[::2]]
+    per_clan = data["tables"][0]
+    for r in per_clan["rows"]:
+        clan, above, below = r[0], r[-2], r[-1]
+        rates = [float(x["win_rate"]) for x in rows if x["clan"] == clan.lower()]
+        assert (above, below) == (sum(w > .5 for w in rates), sum(w < .5 for w in rates))
+        said = next(c for c in data["conclusions"] if c.startswith(f"{clan} is "))
+        assert (f"above par in {above} " in said or f"below par in {below} " in said)
+    page = (folder / "index.html").read_text(encoding="utf-8")
+    assert "held fixed" in page and "contracts (community)" in page and "<script" not in page
+
+
 def _ensemble(tmp_path, *extra):
     return main(["balance", "--agent", "random", "--players", "2", "--clans",
                  "stewart,campbell", "--games", "4", "--perturb", "3", "--seed", "3",
