@@ -1,4 +1,5 @@
-"""``caledonia serve``: watch bot games, replay records and play against the bots in a browser.
+"""``caledonia serve``: watch bot games, replay records and play against the bots in a browser;
+the study reports of a folder (``web.reports``).
 
 Needs the ``web`` extra (FastAPI, uvicorn), imported only when the app is made, so the
 ``caledonia`` command works without it. Endpoints: docs/web.md.

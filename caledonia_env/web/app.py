@@ -17,12 +17,14 @@ nesting are bounded (:class:`BodyGuard`) and only the allowed Host names are ans
 from __future__ import annotations
 
 import json
+import urllib.parse
 from pathlib import Path
 from typing import Optional, Union
 
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from fastapi.responses import (FileResponse, HTMLResponse, JSONResponse, PlainTextResponse,
+                               RedirectResponse)
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -33,6 +35,8 @@ from caledonia_env.game import IllegalActionError
 from caledonia_env.map import MODULE_SIDES
 from caledonia_env.web.capacity import BotSlots, Busy
 from caledonia_env.web.guards import BodyGuard, ShutdownGuard, allowed_hosts, shown
+from caledonia_env.web.reports import (CSP, REPORTS_DIR, SERVED, list_reports, listing_html,
+                                       report_file)
 from caledonia_env.web.seats import AgentMenu
 from caledonia_env.web.sessions import Store, new_session, replay_session
 from caledonia_env.web.view import board_json, position_json
@@ -81,7 +85,7 @@ class Act(Strict):
 
 def create_app(limit: int = 32, *, menu: AgentMenu | None = None, host: str | None = None,
                allowed: Optional[list] = None, rulesets=(), bot_slots: int | None = None,
-               body_seconds: float | None = None) -> FastAPI:
+               body_seconds: float | None = None, reports=REPORTS_DIR) -> FastAPI:
     """The app; ``limit`` games are kept in memory (:class:`Store`: each client keeps its
     share, the least recently used go first).
 
@@ -91,7 +95,8 @@ def create_app(limit: int = 32, *, menu: AgentMenu | None = None, host: str | No
     ``rulesets``: ruleset paths (as records write them) an uploaded record may name;
     ``bot_slots``: requests playing bot moves at once (default: the usable cores; each
     client its share, :class:`BotSlots`);
-    ``body_seconds``: a request body must arrive within this time (default: BodyGuard's).
+    ``body_seconds``: a request body must arrive within this time (default: BodyGuard's);
+    ``reports``: the folder of study reports /reports lists (:mod:`caledonia_env.web.reports`).
     ``app.state.slots.stopping`` set: bot play ends at the next decision (shutdown)."""
     app = FastAPI(title="caledonia serve", docs_url="/api/docs", redoc_url=None)
     store = Store(limit)
@@ -99,6 +104,7 @@ def create_app(limit: int = 32, *, menu: AgentMenu | None = None, host: str | No
     slots = BotSlots(bot_slots, budget=menu.limits.step_seconds)
     rulesets = frozenset(rulesets)
     app.state.store, app.state.menu, app.state.slots = store, menu, slots
+    app.state.reports = reports = Path(reports)
     guard = {} if body_seconds is None else {"body_seconds": body_seconds}
     app.add_middleware(BodyGuard, max_bytes=MAX_BODY_BYTES, **guard)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(host, allowed or ()),
@@ -229,6 +235,36 @@ def create_app(limit: int = 32, *, menu: AgentMenu | None = None, host: str | No
         session(gid)
         store.remove(gid)
         return {"deleted": gid}
+
+    page_headers = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff"}
+
+    def report_response(name: str, file: str):
+        try:
+            path = report_file(reports, name, file)
+        except LookupError:
+            raise HTTPException(404, f"no report {shown(name, ID_SHOWN + 1)} (GET /api/reports "
+                                     f"lists them)") from None
+        return FileResponse(path, media_type=SERVED[file], headers=page_headers)
+
+    @app.get("/api/reports")
+    def reports_list():
+        return {"reports": list_reports(reports)}
+
+    @app.get("/reports", include_in_schema=False)
+    def reports_page():
+        return HTMLResponse(listing_html(list_reports(reports)), headers=page_headers)
+
+    @app.get("/reports/{name}", include_in_schema=False)
+    def report_slash(name: str):
+        return RedirectResponse(f"/reports/{urllib.parse.quote(name, safe='')}/")
+
+    @app.get("/reports/{name}/", include_in_schema=False)
+    def report_page(name: str):
+        return report_response(name, "index.html")
+
+    @app.get("/reports/{name}/{file}", include_in_schema=False)
+    def report_download(name: str, file: str):
+        return report_response(name, file)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app

@@ -6,6 +6,7 @@ without the web extra; FastAPI and uvicorn are imported by :func:`cmd_serve`.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 
@@ -15,6 +16,7 @@ SERVE_EXAMPLES = """examples:
   caledonia serve                       # http://127.0.0.1:8000/
   caledonia serve --port 8080 --games 64
   caledonia serve --agent-dir runs/best # also offer ppo:NAME.zip, puct:64:NAME.zip, ...
+  caledonia serve --reports studies     # http://127.0.0.1:8000/reports: the study reports
   caledonia serve --host 0.0.0.0 --allowed-host mybox.lan   # other machines (no authentication!)
 """
 #: uvicorn's wait for running requests on Ctrl+C / SIGTERM (seconds); bot play ends at the
@@ -27,7 +29,8 @@ def add_serve_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "serve", help="browser app: watch bot games, replay records, play against the bots",
         description="Serve the web app: watch bot games, replay game records and play "
-                    "against the bots in a browser (needs the web extra: pip install "
+                    "against the bots in a browser, and show the study reports of "
+                    "--reports (needs the web extra: pip install "
                     "'caledonia-env[web]'). Security: docs/web.md.",
         epilog=SERVE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -43,6 +46,10 @@ def add_serve_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--ruleset", action="append", default=[], metavar="PATH",
                    help="uploaded records may name this ruleset (as the record writes it; "
                         "repeatable); by default only the bundled one")
+    p.add_argument("--reports", default="reports", metavar="DIR",
+                   help="the folder whose reports ('caledonia balance --report DIR/NAME') "
+                        "the page /reports lists and shows (default: reports, in the "
+                        "working folder)")
     p.add_argument("--max-rollouts", type=int, default=512, metavar="N",
                    help="largest mcts / nmcts rollouts per decision (default 512)")
     p.add_argument("--max-sims", type=int, default=256, metavar="N",
@@ -71,6 +78,8 @@ def cmd_serve(args) -> int:
         return _fail(f"--games must be >= 1, got {args.games}")
     if args.bot_slots is not None and args.bot_slots < 1:
         return _fail(f"--bot-slots must be >= 1, got {args.bot_slots}")
+    if os.path.exists(args.reports) and not os.path.isdir(args.reports):
+        return _fail(f"--reports {args.reports} is not a folder")
     try:
         import uvicorn          # the optional web extra (the app needs fastapi; the agents
                                 # it loads stay out of 'caledonia --help' this way)
@@ -86,7 +95,7 @@ def cmd_serve(args) -> int:
         checkpoints = scan_agent_dir(args.agent_dir) if args.agent_dir else {}
         app = create_app(limit=args.games, menu=AgentMenu(limits, checkpoints),
                          host=args.host, allowed=args.allowed_host, rulesets=args.ruleset,
-                         bot_slots=args.bot_slots)
+                         bot_slots=args.bot_slots, reports=args.reports)
     except ValueError as e:
         return _fail(str(e))
     # proxy_headers off: a client is the connection's address (the per-client share of the

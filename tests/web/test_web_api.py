@@ -21,6 +21,7 @@ if importlib.util.find_spec("fastapi") is None or \
 from fastapi.testclient import TestClient  # noqa: E402
 
 from caledonia_env import Game, GameConfig  # noqa: E402
+from caledonia_env import tournament as tn  # noqa: E402
 from caledonia_env.agents import make  # noqa: E402
 from caledonia_env.engine.compile.first_run import ESTIMATE_S  # noqa: E402
 from caledonia_env.web import app as web_app  # noqa: E402
@@ -287,6 +288,43 @@ def test_ppo_pretrained_seat_plays():
     assert_matches(v, GameConfig(num_players=2, seed=1))
 
 
+def a_report(folder, title="Clan balance <4p>", conclusion="Stewart wins 31.2% & more."):
+    """A report folder as ``caledonia balance --report`` writes it, without playing."""
+    return tn.write_report(tn.StudySummary(
+        title=title, command="caledonia balance --report x", metadata={"agent": "greedy"},
+        tables=[("win rate by clan", ["clan", "win %"], [["Stewart", 31.2]])],
+        conclusions=[conclusion, "Buchanan is below par."]), str(folder))
+
+
+def test_reports_are_listed_and_shown(tmp_path):
+    reports = tmp_path / "reports"
+    a_report(reports / "balance_4p")
+    a_report(reports / "b_2p", title="Two players")
+    (reports / "not_a_report").mkdir()                  # no index.html: not listed
+    (reports / "loose.txt").write_text("x")
+    c = local(create_app(limit=2, reports=reports))
+    listing = c.get("/api/reports").json()["reports"]
+    assert [(r["name"], r["title"]) for r in listing] == [("b_2p", "Two players"),
+                                                          ("balance_4p", "Clan balance <4p>")]
+    assert listing[1]["conclusion"] == "Stewart wins 31.2% & more." and listing[1]["written"]
+    page = c.get("/reports")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert '<a href="/reports/balance_4p/">Clan balance &lt;4p&gt;</a>' in page.text
+    assert "Stewart wins 31.2% &amp; more." in page.text and "<script" not in page.text
+    r = c.get("/reports/balance_4p/")
+    assert r.status_code == 200 and "<li>Stewart wins 31.2% &amp; more.</li>" in r.text
+    assert "script-src" not in r.headers["content-security-policy"]     # no script runs
+    assert r.headers["content-security-policy"].startswith("default-src 'none'")
+    assert c.get("/reports/balance_4p/report.json").json()["title"] == "Clan balance <4p>"
+    assert c.get("/reports/balance_4p/report.md").text.startswith("# Clan balance <4p>")
+    moved = c.get("/reports/balance_4p", follow_redirects=False)
+    assert moved.status_code in (302, 307) and moved.headers["location"] == "/reports/balance_4p/"
+    assert "/reports" in c.get("/").text                # the page links to them
+    empty = local(create_app(limit=2, reports=tmp_path / "missing"))
+    assert empty.get("/api/reports").json() == {"reports": []}
+    assert "No reports" in empty.get("/reports").text
+
+
 def test_serve_parser_and_bad_options():
     parser = argparse.ArgumentParser()
     add_serve_parser(parser.add_subparsers(dest="cmd"))
@@ -296,6 +334,7 @@ def test_serve_parser_and_bad_options():
     assert cmd_serve(parser.parse_args(["serve", "--port", "70000"])) == 2
     assert cmd_serve(parser.parse_args(["serve", "--games", "0"])) == 2
     assert (args.agent_dir, args.allowed_host, args.ruleset) == (None, [], [])
+    assert args.reports == "reports"
     assert (args.max_rollouts, args.max_sims, args.max_seconds, args.step_seconds) == \
         (512, 256, 5.0, 10.0)
 

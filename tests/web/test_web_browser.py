@@ -30,6 +30,7 @@ from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
 from caledonia_env import Game  # noqa: E402
 from caledonia_env.agents import make  # noqa: E402
+from caledonia_env.cli import main  # noqa: E402
 from caledonia_env.engine.market import market_price  # noqa: E402
 from caledonia_env.engine.compile.first_run import ESTIMATE_S  # noqa: E402
 from caledonia_env.web import app as web_app  # noqa: E402
@@ -43,8 +44,14 @@ TIMEOUT_MS = 20_000
 
 
 @pytest.fixture(scope="module")
-def server():
-    app = create_app()
+def reports(tmp_path_factory):
+    """The server's reports folder (empty until a test writes a report into it)."""
+    return tmp_path_factory.mktemp("reports")
+
+
+@pytest.fixture(scope="module")
+def server(reports):
+    app = create_app(reports=reports)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -216,3 +223,25 @@ def test_replay_a_record_file_and_reject_a_tampered_one(page, server, tmp_path):
     page.set_input_files("#replay-file", str(path))
     expect(page.locator("#error")).to_contain_text("invalid game record")
     expect(page.locator("#status")).to_contain_text("game over")     # the page kept its game
+
+
+def test_open_a_balance_report_from_the_page(page, reports):
+    """A report written by ``caledonia balance --report`` is listed under Reports and its page
+    shows the conclusions, the command and the plot, without JavaScript."""
+    folder = reports / "balance_2p"
+    argv = ["balance", "--players", "2", "--games", "40", "--agent", "greedy", "--plot", "",
+            "-q", "--report", str(folder)]
+    assert main(argv) == 0
+    data = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    page.click("#reports-link")
+    expect(page.locator("h1")).to_have_text("Study reports")
+    page.locator("#reports a", has_text=data["title"]).click()
+    expect(page.locator("h1")).to_have_text(data["title"])
+    assert page.url.endswith("/reports/balance_2p/")
+    shown = page.eval_on_selector_all("#conclusions li", "ls => ls.map(l => l.textContent)")
+    assert shown == data["conclusions"] and any("above par" in c or "level with par" in c
+                                                for c in shown)
+    expect(page.locator("#study pre")).to_have_text(data["command"])
+    assert page.evaluate("() => document.querySelector('#figures img').naturalWidth") > 0
+    assert page.locator("#tables table").count() == len(data["tables"])
+    page.screenshot(path=os.path.join(ARTIFACTS, "report.png"), full_page=True)

@@ -346,6 +346,39 @@ def test_automa_seats_the_rules_refuse_give_a_400(client, body, words):
     assert words in detail(client.post("/api/games", json=body))
 
 
+# ------------------------------------------------------------------ reports: no path reaches a file
+def test_a_report_request_cannot_reach_another_file(tmp_path):
+    """Names that climb out of the reports folder, absolute paths, hidden folders, links to
+    folders or files outside, and files of a report other than its three: one 404, naming
+    nothing on the server, serving nothing."""
+    from caledonia_env.tournament import StudySummary, write_report
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "index.html").write_text("top secret page")
+    (outside / "report.json").write_text('{"title": "top secret"}')
+    reports = tmp_path / "reports"
+    write_report(StudySummary("ok", "c", {}, []), str(reports / "good"))
+    (reports / "good" / "secret.txt").write_text("top secret")
+    (reports / ".hidden").mkdir()
+    (reports / ".hidden" / "index.html").write_text("top secret")
+    os.symlink(outside, reports / "linked")
+    write_report(StudySummary("ok", "c", {}, []), str(reports / "linkfile"))
+    os.unlink(reports / "linkfile" / "index.html")
+    os.symlink(outside / "index.html", reports / "linkfile" / "index.html")
+    c = TestClient(create_app(limit=2, reports=reports), base_url=LOCAL)
+    assert [r["name"] for r in c.get("/api/reports").json()["reports"]] == ["good"]
+    for path in ["/reports/../outside/", "/reports/..%2Foutside/", "/reports/%2E%2E/",
+                 "/reports/..%2F..%2Fetc%2Fpasswd/", f"/reports/{outside}/",
+                 f"/reports/{str(outside).replace('/', '%2F')}/", "/reports/.hidden/",
+                 "/reports/linked/", "/reports/linked/report.json", "/reports/linkfile/",
+                 "/reports/good/secret.txt", "/reports/good/..%2F..%2Foutside%2Findex.html",
+                 "/reports/good/%2E%2E", "/reports/missing/", "/reports/good%00/"]:
+        r = c.get(path, follow_redirects=True)
+        assert r.status_code == 404, (path, r.status_code, r.text)
+        assert "secret" not in r.text and str(tmp_path) not in r.text, path
+    assert c.get("/reports/good/").status_code == 200
+
+
 # ------------------------------------------------------------------ caledonia serve
 @pytest.mark.parametrize("argv, words", [
     (["--agent-dir", "/nonexistent/models"], "--agent-dir"),
@@ -353,6 +386,7 @@ def test_automa_seats_the_rules_refuse_give_a_400(client, body, words):
     (["--max-seconds", "inf"], "max_seconds"),
     (["--step-seconds", "-1"], "step_seconds"),
     (["--allowed-host", "http://evil/"], "allowed host"),
+    (["--reports", "/dev/null"], "--reports"),
 ])
 def test_serve_refuses_bad_security_options(argv, words, capsys):
     parser = argparse.ArgumentParser()
