@@ -6,10 +6,13 @@ player count and summarises its rows: per clan the games, the win share (ties sp
 100 / P %. With ``--save`` the two tables are written as result files (``balance``, one row
 per player count and clan; ``balance_seats``, one row per player count and seat), merged into
 today's files by player count and agent, so one run per player count and agent fills one
-file.
+file. ``--design drafted`` plays the standard game instead (the agents draft the clans,
+R-1.7) and makes one table, ``balance_draft``: per clan its pick rate (the share of the games
+it was drafted in) and its win share in those games.
 
     python benchmarks/balance.py --players 2 3 4 --games 4000 --save
     python benchmarks/balance.py --agent 'greedy:{players}p' --games 2000 --save  # tuned sets
+    python benchmarks/balance.py --design drafted --agent 'greedy:{players}p' --players 2 --save
     python benchmarks/balance.py --from-csv study.csv        # summarise rows already played
 """
 from __future__ import annotations
@@ -26,12 +29,13 @@ from caledonia_env.tournament.stats import clan_title, wilson
 
 
 def play(players: int, agent: str, games: int, seed: int, workers: int, ruleset: str | None,
-         folder: Path) -> Path:
+         folder: Path, design: str = "assigned") -> Path:
     """The rows of one balance study, played by the ``caledonia`` CLI into ``folder``."""
     out = folder / f"balance_{players}p.csv"
     cmd = [sys.executable, "-m", "caledonia_env", "balance", "--players", str(players),
            "--agent", agent, "--games", str(games), "--seed", str(seed), "--workers",
-           str(workers), "--out", str(out), "--plot", str(folder / f"balance_{players}p.png")]
+           str(workers), "--design", design, "--out", str(out),
+           "--plot", str(folder / f"balance_{players}p.png")]
     if ruleset:
         cmd += ["--ruleset", ruleset]
     print("+ " + " ".join(cmd[2:]), file=sys.stderr, flush=True)
@@ -72,6 +76,15 @@ def result_rows(players: int, agent: str, stats: dict, key: str, name) -> list[d
     return out
 
 
+def draft_rows(players: int, agent: str, clans: dict, games: int) -> list[dict]:
+    """One row per clan of a drafted study: its pick rate (games it was drafted in / games)
+    and, as :func:`result_rows`, its win share and mean VP in those games."""
+    rows = result_rows(players, agent, clans, "clan", clan_title)
+    for r in rows:
+        r["picked"] = round(100 * r["games"] / games, 1)
+    return rows
+
+
 def print_table(title: str, rows: list[dict], key: str) -> None:
     print(f"\n{title}")
     print(f"{'players':>7} {key:<11} {'games':>6} {'win %':>6} {'95% CI':>13} {'par':>5} {'VP':>6}")
@@ -89,6 +102,14 @@ TITLES = {
                 "project's original map with the bundled default (the printed market of source "
                 "PHP, the text readings of Buchanan, MacKenzie's cellar and import rarity; the "
                 "remaining estimates of docs/ruleset.md), not the printed game."),
+    "balance_draft": ("Drafted clans: pick rates and win rates (2, 3 and 4 players)",
+                      "The standard game (R-1.7: the agents draft the clans, the first player "
+                      "drawn per game) with the same agent in every seat: per clan the share "
+                      "of the games it was drafted in (its pick rate; the shares of a player "
+                      "count sum to the player count x 100%), and its win % (95% Wilson CI, "
+                      "ties split) and mean VP in those games; par is 100 / players %. A win "
+                      "rate here counts only the games the agent chose the clan, so it mixes "
+                      "the clan with the position that made the agent pick it."),
     "balance_seats": ("Seat balance (first-player advantage)",
                       "Win % (95% Wilson CI, ties split) and mean VP of each seat (seat 1 plays "
                       "first in round 1) in the same games as the clan balance table; par is "
@@ -107,6 +128,11 @@ COLUMNS = [{"key": "players", "label": "players"}, {"key": "agent", "label": "ag
            {"key": "vp", "label": "mean VP", "format": ".1f"}]
 
 
+DRAFT_COLUMNS = (COLUMNS[:2] + [{"key": "clan", "label": "clan"},
+                                 {"key": "picked", "label": "drafted in % of games",
+                                  "format": ".1f"}] + COLUMNS[3:])
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -120,6 +146,9 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--ruleset", default=None, help="a ruleset path or bundled name")
+    p.add_argument("--design", choices=("assigned", "drafted"), default="assigned",
+                   help="assigned (default): the clan and seat tables of the balanced design; "
+                        "drafted: the agents draft (R-1.7), the pick-rate table")
     p.add_argument("--from-csv", nargs="+", type=Path, default=None, metavar="CSV",
                    help="summarise the rows of earlier `caledonia balance --out` runs instead")
     p.add_argument("--save", action="store_true",
@@ -127,26 +156,42 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         paths = a.from_csv or [play(n, a.agent.replace("{players}", str(n)), a.games, a.seed,
-                                    a.workers, a.ruleset, Path(tmp)) for n in a.players]
-        clan_rows, seat_rows = [], []
+                                    a.workers, a.ruleset, Path(tmp), a.design)
+                               for n in a.players]
+        clan_rows, seat_rows, picked_rows = [], [], []
         for path in paths:
             players, agent, clans, seats = summarise(path)
             clan_rows += result_rows(players, agent, clans, "clan", clan_title)
             seat_rows += result_rows(players, agent, seats, "seat", lambda s: s + 1)
+            if a.design == "drafted":
+                picked_rows += draft_rows(players, agent, clans, seats[0][0])
+    if a.design == "drafted":
+        print("\npick rate by clan (games it was drafted in / games)")
+        for r in picked_rows:
+            print(f"{r['players']:>7} {r['clan']:<11} {r['picked']:>5.1f}%  win {r['win'][0]:.1f}% "
+                  f"({r['win'][1]:.1f}-{r['win'][2]:.1f})  VP {r['vp']:.1f}")
+        if a.save:
+            save([("balance_draft", picked_rows, DRAFT_COLUMNS)], a.ruleset)
+        return 0
     print_table("win share by clan (every seat the same agent)", clan_rows, "clan")
     print_table("win share by seat (seat 1 plays first in round 1)", seat_rows, "seat")
     if a.save:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        from results_io import write_result
-        ruleset = a.ruleset or "default"
-        for table, rows, key, label in (("balance", clan_rows, "clan", "clan"),
-                                        ("balance_seats", seat_rows, "seat", "seat")):
-            cols = [c if c else {"key": key, "label": label} for c in COLUMNS]
-            title, meaning = TITLES[table]
-            write_result(table, columns=cols, rows=rows, ruleset=ruleset,
-                         merge_key=("players", "agent"), title=title, meaning=meaning,
-                         notes=MERGED_NOTE)
+        save([(table, rows, [c if c else {"key": key, "label": key} for c in COLUMNS])
+              for table, rows, key in (("balance", clan_rows, "clan"),
+                                       ("balance_seats", seat_rows, "seat"))], a.ruleset)
     return 0
+
+
+def save(tables, ruleset: str | None) -> None:
+    """Write each ``(table, rows, columns)`` as a result file, merged by player count and
+    agent into today's file."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from results_io import write_result
+    for table, rows, cols in tables:
+        title, meaning = TITLES[table]
+        write_result(table, columns=cols, rows=rows, ruleset=ruleset or "default",
+                     merge_key=("players", "agent"), title=title, meaning=meaning,
+                     notes=MERGED_NOTE)
 
 
 if __name__ == "__main__":
