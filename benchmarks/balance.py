@@ -81,7 +81,7 @@ def draft_rows(players: int, agent: str, clans: dict, games: int) -> list[dict]:
     and, as :func:`result_rows`, its win share and mean VP in those games."""
     rows = result_rows(players, agent, clans, "clan", clan_title)
     for r in rows:
-        r["picked"] = round(100 * r["games"] / games, 1)
+        r.update(played=games, picked=round(100 * r["games"] / games, 1))
     return rows
 
 
@@ -129,8 +129,14 @@ COLUMNS = [{"key": "players", "label": "players"}, {"key": "agent", "label": "ag
 
 
 DRAFT_COLUMNS = (COLUMNS[:2] + [{"key": "clan", "label": "clan"},
+                                 {"key": "played", "label": "games played", "format": "d"},
                                  {"key": "picked", "label": "drafted in % of games",
-                                  "format": ".1f"}] + COLUMNS[3:])
+                                  "format": ".1f"},
+                                 {"key": "games", "label": "games drafted", "format": "d"}]
+                 + COLUMNS[4:])
+DRAFT_NOTE = ("One run per player count and agent, merged: the command above is the latest "
+              "run; the rows of another player count come from the same command with that "
+              "--players and its games played as --games.")
 
 
 def main(argv=None) -> int:
@@ -171,27 +177,27 @@ def main(argv=None) -> int:
             print(f"{r['players']:>7} {r['clan']:<11} {r['picked']:>5.1f}%  win {r['win'][0]:.1f}% "
                   f"({r['win'][1]:.1f}-{r['win'][2]:.1f})  VP {r['vp']:.1f}")
         if a.save:
-            save([("balance_draft", picked_rows, DRAFT_COLUMNS)], a.ruleset)
+            save([("balance_draft", picked_rows, DRAFT_COLUMNS, DRAFT_NOTE)], a.ruleset)
         return 0
     print_table("win share by clan (every seat the same agent)", clan_rows, "clan")
     print_table("win share by seat (seat 1 plays first in round 1)", seat_rows, "seat")
     if a.save:
-        save([(table, rows, [c if c else {"key": key, "label": key} for c in COLUMNS])
-              for table, rows, key in (("balance", clan_rows, "clan"),
+        save([(table, rows, [c if c else {"key": key, "label": key} for c in COLUMNS],
+               MERGED_NOTE) for table, rows, key in (("balance", clan_rows, "clan"),
                                        ("balance_seats", seat_rows, "seat"))], a.ruleset)
     return 0
 
 
 def save(tables, ruleset: str | None) -> None:
-    """Write each ``(table, rows, columns)`` as a result file, merged by player count and
-    agent into today's file."""
+    """Write each ``(table, rows, columns, notes)`` as a result file, merged by player count
+    and agent into today's file."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from results_io import write_result
-    for table, rows, cols in tables:
+    for table, rows, cols, notes in tables:
         title, meaning = TITLES[table]
         write_result(table, columns=cols, rows=rows, ruleset=ruleset or "default",
                      merge_key=("players", "agent"), title=title, meaning=meaning,
-                     notes=MERGED_NOTE)
+                     notes=notes)
 
 
 if __name__ == "__main__":

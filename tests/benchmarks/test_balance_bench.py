@@ -43,3 +43,21 @@ def test_from_csv_prints_both_tables(tmp_path, capsys):
     assert balance.main(["--from-csv", str(path)]) == 0
     out = capsys.readouterr().out
     assert "Campbell" in out and "Robertson" in out and "win share by seat" in out
+
+
+def test_drafted_pick_rates_are_the_share_of_the_games_a_clan_was_drafted_in(tmp_path, capsys):
+    path = tmp_path / "rows.csv"
+    write_rows(path, [[("mackenzie", 1.0, 120), ("stewart", 0.0, 100)],
+                      [("stewart", 1.0, 110), ("buchanan", 0.0, 80)],
+                      [("stewart", 0.0, 90), ("mackenzie", 1.0, 115)],
+                      [("campbell", 0.5, 100), ("mackenzie", 0.5, 100)]])
+    players, agent, clans, seats = balance.summarise(path)
+    rows = {r["clan"]: r for r in balance.draft_rows(players, agent, clans, seats[0][0])}
+    assert rows["MacKenzie"]["picked"] == 75.0 and rows["Buchanan"]["picked"] == 25.0
+    assert rows["MacKenzie"]["win"][0] == 83.3 and rows["Stewart"]["win"][0] == 33.3
+    assert {r["played"] for r in rows.values()} == {4}
+    assert sum(r["picked"] for r in rows.values()) == 200.0          # players x 100%
+    keys = {c["key"] for c in balance.DRAFT_COLUMNS}
+    assert set(rows["Stewart"]) == keys
+    assert balance.main(["--from-csv", str(path), "--design", "drafted"]) == 0
+    assert "MacKenzie    75.0%  win 83.3%" in capsys.readouterr().out
