@@ -4,7 +4,8 @@ Every table of docs/results.md is the newest result file of its ``table`` (by da
 benchmarks/results_io.py for the schema), printed with its command, date, commit, machine
 and what it means. The README's headline tables sit between marker comments
 (``<!-- results:begin BLOCK -->`` … ``<!-- results:end BLOCK -->``); their rows are the
-figures named in this script's ``HEADLINES``, taken from the same files. A re-measurement is a new
+figures named in this script's ``HEADLINES``, taken from the same files, and the clan balance
+of each player count (``balance_rows``). A re-measurement is a new
 result file and a re-render, never an edit of the rendered text.
 
     python benchmarks/report.py            # rewrite docs/results.md and the README blocks
@@ -27,7 +28,8 @@ from results_io import RESULTS, ROOT, read_results  # noqa: E402
 #: The order of the tables in docs/results.md; tables not named here follow, by name.
 ORDER = ("fuzz", "fidelity", "compare_peers", "env_speed", "cold_start", "fresh_clone", "bots",
          "strength_tuned", "strength_policies", "strength_searches", "calibration",
-         "sensitivity", "automa", "balance", "balance_seats", "balance_ensemble",
+         "sensitivity", "automa", "balance", "balance_seats", "balance_draft",
+         "balance_ensemble",
          "evaluation_fit", "ladder", "strength_estimates")
 
 #: The README's headline rows: (block, table, (column, value) picking the row — or a tuple of
@@ -164,8 +166,49 @@ def render_results(tables: dict[str, dict]) -> str:
     return "\n".join(out) + "\n"
 
 
+#: The agent of the README's clan balance rows: ``caledonia balance``'s default, the
+#: evaluation tuned for the player count (as the result files write agents).
+BALANCE_AGENT = "`greedy:{players}p`"
+BALANCE_TABLES = ("balance", "balance_seats", "balance_draft")
+
+
+def balance_rows(tables: dict[str, dict]) -> list[str]:
+    """The README's ``balance`` block: per player count (every one the balance table holds)
+    with :data:`BALANCE_AGENT`, the clans with the highest and the lowest win share, the
+    first player's, and the clan drafted most often (all of them on a tie); ValueError for a table or a player
+    count missing from one of :data:`BALANCE_TABLES`."""
+    missing = [t for t in BALANCE_TABLES if t not in tables]
+    if missing:
+        raise ValueError(f"balance headline: no result file of table {missing[0]!r}")
+    clans, seats, draft = (tables[t] for t in BALANCE_TABLES)
+    win = next(c for c in clans["columns"] if c["key"] == "win")
+    links = " · ".join(f"[{what}](docs/results.md#{slug(r['title'])})"
+                       for what, r in (("clans", clans), ("seats", seats), ("draft", draft)))
+    lines = ["| players | par | highest clan, win % (95% CI) | lowest clan | first player "
+             "(seat 1) | drafted most | |", "|---:|---:|---|---|---|---|---|"]
+    for n in sorted({r["players"] for r in clans["rows"]}):
+        agent = BALANCE_AGENT.format(players=n)
+        mine = {t["table"]: [r for r in t["rows"] if r["players"] == n and r["agent"] == agent]
+                for t in (clans, seats, draft)}
+        for t in BALANCE_TABLES:
+            if not mine[t]:
+                raise ValueError(f"balance headline: {tables[t]['path'].name} has no rows of "
+                                 f"{agent} for {n} players")
+        first = min(mine["balance_seats"], key=lambda r: r["seat"])     # seat 1 plays first
+        best = max(mine["balance"], key=lambda r: r["win"][0])
+        worst = min(mine["balance"], key=lambda r: r["win"][0])
+        top = max(r["picked"] for r in mine["balance_draft"])
+        most = " and ".join(f"{r['clan']} (wins {r['win'][0]:.1f}%)"
+                            for r in mine["balance_draft"] if r["picked"] == top)
+        lines.append(f"| {n} | {cell(best['par'], win)}% | {best['clan']} {cell(best['win'], win)}"
+                     f" | {worst['clan']} {cell(worst['win'], win)} | {cell(first['win'], win)} "
+                     f"| {most}, in {top:.0f}% of the games | {links} |")
+    return lines
+
+
 def headline_rows(tables: dict[str, dict]) -> dict[str, list[str]]:
-    """{block: its table's lines}, each row linking to its table in docs/results.md."""
+    """{block: its table's lines}, each row linking to its table in docs/results.md; the
+    ``balance`` block is :func:`balance_rows`."""
     blocks: dict[str, list[str]] = {}
     for block, table, pick, figure, claim, note_key in HEADLINES:
         r = tables.get(table)
@@ -183,6 +226,7 @@ def headline_rows(tables: dict[str, dict]) -> dict[str, list[str]]:
             text += f", target {cell(row[note_key], col[note_key])}"
         lines = blocks.setdefault(block, ["| claim | figure | |", "|---|---|---|"])
         lines.append(f"| {claim} | {text} | [table](docs/results.md#{slug(r['title'])}) |")
+    blocks["balance"] = balance_rows(tables)
     return blocks
 
 

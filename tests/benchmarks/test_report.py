@@ -51,7 +51,7 @@ def test_every_table_has_a_file_and_every_headline_a_row():
     tables = report.newest(results_io.read_results())
     assert set(report.ORDER) <= set(tables)
     blocks = report.headline_rows(tables)
-    assert set(blocks) == {"speed", "ladder", "strength", "fidelity", "fuzzing"}
+    assert set(blocks) == {"speed", "ladder", "strength", "fidelity", "fuzzing", "balance"}
 
 
 def test_a_changed_figure_fails_the_check(tmp_path):
@@ -66,6 +66,32 @@ def test_a_changed_figure_fails_the_check(tmp_path):
     assert run("--root", str(repo)).returncode == 0          # a re-render puts it in sync
     assert run("--check", "--root", str(repo)).returncode == 0
     assert "| 1 | [table]" in (repo / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_balance_block_has_every_player_count_and_follows_its_files(tmp_path):
+    """One row per player count (the tuned agent of the count): the highest and lowest clan,
+    the first player, the clan drafted most; a re-measured figure moves the row, a player
+    count missing from a table is an error naming the file."""
+    tables = report.newest(results_io.read_results())
+    rows = report.balance_rows(tables)[2:]
+    assert [r.split(" | ")[0] for r in rows] == ["| 2", "| 3", "| 4"]
+    for n, row in zip((2, 3, 4), rows):
+        clans = [r for r in tables["balance"]["rows"]
+                 if r["players"] == n and r["agent"] == f"`greedy:{n}p`"]
+        best = max(clans, key=lambda r: r["win"][0])
+        assert f"| {best['clan']} {best['win'][0]:.1f} (" in row
+        drafted = [r for r in tables["balance_draft"]["rows"] if r["players"] == n]
+        top = max(drafted, key=lambda r: r["picked"])
+        assert f"{top['clan']} (wins {top['win'][0]:.1f}%)" in row
+        assert f"in {top['picked']:.0f}% of the games" in row
+    repo = copy_repo(tmp_path)
+    path = repo / "benchmarks" / "results" / "balance_draft-2026-12-02.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["rows"] = [r for r in data["rows"] if r["players"] != 3]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    r = run("--check", "--root", str(repo))
+    assert r.returncode == 2 and "balance_draft-2026-12-02.json has no rows of `greedy:3p` " \
+        "for 3 players" in r.stderr
 
 
 def test_the_newest_file_of_a_table_wins(tmp_path):
