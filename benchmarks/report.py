@@ -175,8 +175,8 @@ BALANCE_TABLES = ("balance", "balance_seats", "balance_draft")
 def balance_rows(tables: dict[str, dict]) -> list[str]:
     """The README's ``balance`` block: per player count (every one the balance table holds)
     with :data:`BALANCE_AGENT`, the clans with the highest and the lowest win share, the
-    first player's, and the clan drafted most often (all of them on a tie); ValueError for a table or a player
-    count missing from one of :data:`BALANCE_TABLES`."""
+    first player's, and the clan drafted most often (all of them on a tie); ValueError for
+    a table or a player count missing from one of :data:`BALANCE_TABLES`."""
     missing = [t for t in BALANCE_TABLES if t not in tables]
     if missing:
         raise ValueError(f"balance headline: no result file of table {missing[0]!r}")

@@ -240,7 +240,7 @@ def _write_report(args, summary) -> None:
 
 
 def _balance(args, spec, automa, humans, players, drafted, schedule) -> int:
-    """``caledonia balance`` once its --out is locked."""
+    """``caledonia balance`` once its --out and --report are locked."""
     who = (f"every player {args.agent}" if not automa else
            f"{humans} x {args.agent} with a clan against {', '.join(players[humans:])}")
     if args.perturb or args.ranges:
@@ -365,15 +365,14 @@ def _balance_ensemble(args, spec, who: str) -> int:
         print(f"plot written to {args.plot}")
     if args.report:
         rules = tn.describe_rules([tn.rule_fields(spec.game_config(0), base)])
-        meta = dict(_study_metadata(args, spec, who, rules),
-                    **({"map": "one of the 16 configurations per draw (the table of draws)"}
-                       if setup.draw_map else {}),
-                    **{"games per draw": str(spec.games),
-                       "base ruleset fingerprint": base.fingerprint(),
-                       "ranges": args.ranges or "the bundled caledonia_env/data/"
-                                                "estimate_ranges.json",
-                       "drawn": describe_drawn(base, ranges, setup).split("; "),
-                       "held fixed": rows[0]["held_fixed"].split("; ")})
+        meta = _study_metadata(args, spec, who, rules)
+        if setup.draw_map:
+            meta["map"] = "one of the 16 configurations per draw (the table of draws)"
+        meta.update({"games per draw": str(spec.games),
+                     "base ruleset fingerprint": base.fingerprint(),
+                     "ranges": args.ranges or "the bundled caledonia_env/data/estimate_ranges.json",
+                     "drawn": describe_drawn(base, ranges, setup).split("; "),
+                     "held fixed": rows[0]["held_fixed"].split("; ")})
         _write_report(args, tn.ensemble_study(
             rows, summary, players=args.players, title=title, command=command_line(args),
             metadata=meta, figures=[("Each clan's win share in every draw (dots), its mean "

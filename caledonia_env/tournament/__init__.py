@@ -11,7 +11,8 @@ of the commands, read into one GameConfig), ``spec`` (TournamentSpec: a GameConf
 seeds, the balanced clan schedule), ``games``
 (one game and its CSV rows), ``runner`` (the process pool), ``output`` (output path
 checks, CSV writing), ``stats`` (win rates, tables, head to head), ``figures`` (plots), ``report`` (a study's
-report folder: HTML, Markdown, JSON).
+report folder: HTML, Markdown, JSON; the name ``tournament.report`` itself is stats' text
+report of a tournament, so import from ``caledonia_env.tournament.report``).
 """
 from caledonia_env.tournament.figures import balance_figure, figure_png, save_figure
 from caledonia_env.tournament.games import CSV_FIELDS, SCORE_FIELDS, play_game, result_rows, warm_agent

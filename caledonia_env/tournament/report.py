@@ -218,8 +218,8 @@ def balance_conclusions(stats: list[dict], seats: list[dict], par: float,
         out.append(f"The agents drafted {_name(shares[0]['clan'])} most often (in "
                    f"{100 * shares[0]['n'] / drafted_games:.0f}% of the games) and "
                    f"{_name(shares[-1]['clan'])} least often "
-                   f"({100 * shares[-1]['n'] / drafted_games:.0f}%); a drafted clan's win rate counts "
-                   f"only the games the agents chose it.")
+                   f"({100 * shares[-1]['n'] / drafted_games:.0f}%); a drafted clan's win "
+                   f"rate counts only the games the agents chose it.")
     return out
 
 

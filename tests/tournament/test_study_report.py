@@ -80,8 +80,8 @@ def test_ensemble_conclusions_count_the_draws_on_each_side_of_par():
 def summary(**kw):
     fields = dict(title="Study <b>&</b>", command="caledonia balance --clans 'a<b>'",
                   metadata={"agent": "greedy", "held fixed": ["contracts (community)", "x<y"]},
-                  tables=[("Caption <i>", ["clan", "win %"], [["Stewart|x", 31.2],
-                                                              ["<script>alert(1)</script>", None]])],
+                  tables=[("Caption <i>", ["clan", "win %"],
+                           [["Stewart|x", 31.2], ["<script>alert(1)</script>", None]])],
                   figures=[("a plot", PNG)], conclusions=["Stewart wins <more> & more."])
     fields.update(kw)
     return StudySummary(**fields)
