@@ -15,6 +15,7 @@ from caledonia_env.agents.policy import count_and_path
 from caledonia_env.agents.ppo import PPOAgent
 from caledonia_env.agents.puct import ROLLOUT_MIX, PUCTAgent
 from caledonia_env.agents.random_agent import RandomAgent
+from caledonia_env.agents.search_values import ValueRollouts
 from caledonia_env.agents.registry import Kind, register
 from caledonia_env.agents.weights import SHIPPED, load_weights, names_weights
 
@@ -86,6 +87,25 @@ def _mcts(param, seed, **kw):
     return MCTSAgent(seed=seed, **kw)
 
 
+def _vmcts(param, seed, **kw):
+    """``vmcts:N[hH][cK][:VALUE]``: the flat search with greedy rollouts of H rounds (default
+    1) valued by the learned afterstate value (:class:`agents.search_values.ValueRollouts`),
+    VALUE a value file (default: the shipped one of the game's player count)."""
+    budget, sep, value = (param or "").partition(":")
+    budget, options = split_suffixes("vmcts", budget.strip().lower())
+    try:
+        rollouts = int(budget) if budget else 16
+        if rollouts < 1:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"vmcts parameter must be a rollout count N >= 1 (vmcts:16), "
+                         f"optionally followed by a horizon hH in rounds (vmcts:16h2) and a "
+                         f"candidate count cK, then :VALUE a value file, got {param!r}") from None
+    evaluator = ValueRollouts(kw.pop("weights", None), options.pop("horizon", 1),
+                              value.strip() or None)
+    return MCTSAgent(seed=seed, rollouts=rollouts, evaluator=evaluator, **options, **kw)
+
+
 def _ppo(param, seed, **kw):
     return PPOAgent(param, seed=seed, **kw)
 
@@ -137,6 +157,13 @@ BUILTIN = (
          "searches the K best candidates (default 6); optionally :WEIGHTS, the greedy "
          "evaluation's", False,
          "mcts:200, mcts:0.5s, mcts:32h1, mcts:128c24, mcts:256c36:solo"),
+    Kind("vmcts", _vmcts,
+         "mcts whose greedy rollouts stop after H rounds (default 1) and are valued by a "
+         "learned afterstate value (agents/pretrained/value_Np.npz); the greedy bot plays "
+         "with the weights the value was trained with (greedy:Np).",
+         "N rollouts per decision (default 16; suffixes hH: rollouts of H rounds, cK: K "
+         "candidates), optionally :VALUE, a value file of train/fit_value.py", False,
+         "vmcts, vmcts:16, vmcts:32h2, vmcts:16:my_value.npz"),
     Kind("automa", make_automa,
          "seat played by the engine as the publisher's Automa (a marker; see docs/automa.md).",
          "difficulty 1-5", True, "automa:5"),

@@ -18,6 +18,8 @@ The implementations:
 - :class:`PolicyRollouts` (``nmcts``, ``nmctsg``): prior = the policy's logits; values = the
   final margins of a policy rollout (the greedy bot in the other seats with
   ``opponents="greedy"``);
+- :class:`ValueRollouts` (``vmcts``): as :class:`GreedyRollouts`, rollouts of whole rounds
+  valued by a learned afterstate value (:mod:`agents.afterstate_value`);
 - :class:`NetworkValues` (``puct``, ``puctr``): prior = the softmax of the policy head's
   legal logits; values = the value head (plus the shaping potential, plus a greedy rollout
   with ``rollout_mix``).
@@ -44,6 +46,7 @@ from caledonia_env.engine.playout import rollout
 from caledonia_env.envs.observation import OBS_SIZE, encode_obs
 from caledonia_env.envs.rewards import (REWARD_MODES, SCORE_DIFF_SCALE, projected_score_diff, reward_mode,
                            terminal_rewards)
+from caledonia_env.agents.afterstate_value import ValueNet, load_value, value_rollout_margins
 from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS
 from caledonia_env.agents.rollouts import (
     action_values,
@@ -174,6 +177,48 @@ class GreedyRollouts(RolloutEvaluator):
     def playouts(self, s, T, p, actions, seeds, out) -> None:
         ROLLOUT_POLICIES[self.rollout](s, T, self.weights, p, actions, seeds, self.horizon,
                                        self.buffer(s), out, automa_switch(T))
+
+
+class ValueRollouts(GreedyRollouts):
+    """``vmcts``'s evaluator: :class:`GreedyRollouts` whose rollouts of ``horizon`` rounds
+    (>= 1) are valued by a learned afterstate value (:mod:`agents.afterstate_value`) instead
+    of the hand-written evaluation's margin. ``value``: a value file, or None for the shipped
+    one of each game's player count; ``weights``: the greedy bot's for the prior, the moves
+    and the rollouts, None for those the value was trained with (the tuned set of its player
+    count)."""
+
+    def __init__(self, weights=None, horizon: int = 1, value=None):
+        if not (isinstance(horizon, (int, np.integer)) and horizon >= 1):
+            raise ValueError(f"vmcts values rollouts of whole rounds: horizon must be >= 1, "
+                             f"got {horizon!r}")
+        super().__init__(weights, "greedy", horizon)
+        self.own_weights = weights is not None
+        self.value = value
+        self._nets: dict = {}
+        self._net = None
+        if value is not None:
+            self._nets[None] = load_value(value)         # a clear error now
+
+    def net(self, num_players: int) -> ValueNet:
+        """The value network for games of ``num_players``."""
+        if self.value is not None:
+            net = self._nets[None]
+            if net.players != num_players:
+                raise ValueError(f"{self.value} values {net.players}-player games, not "
+                                 f"{num_players}-player ones")
+            return net
+        if num_players not in self._nets:
+            self._nets[num_players] = load_value(num_players)
+        return self._nets[num_players]
+
+    def prepare(self, game) -> None:
+        self._net = self.net(game.num_players)
+        if not self.own_weights:
+            self.weights = self._net.weights
+
+    def playouts(self, s, T, p, actions, seeds, out) -> None:
+        value_rollout_margins(s, T, self.weights, p, actions, seeds, self.horizon,
+                              self.buffer(s), out, automa_switch(T), *self._net.args())
 
 
 class NetworkSource:

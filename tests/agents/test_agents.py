@@ -84,8 +84,8 @@ def test_register_rejects_bad_kind_names():
 def test_builtin_kinds_are_the_one_table():
     """Every built-in kind is a row of agents.builtin.BUILTIN, registered as it stands."""
     names = {k.name for k in BUILTIN}
-    assert names == {"random", "greedy", "mcts", "automa", "ppo", "nmcts", "nmctsg", "puct",
-                     "puctr"}
+    assert names == {"random", "greedy", "mcts", "vmcts", "automa", "ppo", "nmcts", "nmctsg",
+                     "puct", "puctr"}
     assert names <= {k.name for k in agents.kinds()}
     for k in BUILTIN:
         assert registry._KINDS[k.name] == k
