@@ -271,3 +271,18 @@ def test_a_conclusion_that_differs_between_agents_is_marked_and_said(tmp_path):
     d = s.to_dict()
     assert d["games"] == 6 and d["games_played"] == 12 and d["tables"]["by_clan"]["random"]["A"]
     assert study_verdicts(arms, played.rows, Design(2, margin=0.3))[0]["games_needed"] is None
+
+
+def test_several_agents_with_compare_and_until_share_one_error_budget(tmp_path, capsys):
+    """--agent A,B --compare --until resolved: the verdicts of both agents on both clans
+    read one study-wide level (Bonferroni over 4), each agent's games paired, and a
+    conclusion every agent shares is marked 'no'."""
+    assert main(["balance", "--players", "2", "--agent", "greedy,random", "--clans",
+                 "cunningham,buchanan", "--compare", "clans.mackenzie.whisky_money=3",
+                 "--until", "resolved", "--margin", "20", "--batch", "20", "--max-games",
+                 "300", "--plot", "", "-q"]) == 0
+    text = capsys.readouterr().out
+    assert "Bonferroni over 4 verdicts" in text and "every verdict resolved after" in text
+    table = text.split("changes with agent")[1].split("\n\n")[0]
+    assert table.count("no change (±20 pp)") == 4 and table.split()[-1] == "no"
+    assert "no clan's conclusion changes with the agent." in text
