@@ -56,12 +56,12 @@ BALANCE_EXAMPLES = """examples:
   caledonia balance --players 2 --automa 5 --games 800     # each clan against the Automa
   caledonia balance --agent ppo:pretrained --design drafted --games 2000 --workers 2
   caledonia balance --perturb 50 --games 700 --workers 2 --out ensemble.csv
-  caledonia balance --players 2 --agent greedy --games 400 \
+  caledonia balance --players 2 --agent greedy --games 400 \\
       --compare clans.mackenzie.whisky_money=2 --out whisky.csv   # paired what-if
   caledonia balance --players 3 --compare static-imports --games 600
   caledonia balance --players 2 --compare estimates-2026-11 --design drafted --games 800
   caledonia balance --players 2 --until resolved --max-games 5000 --margin 2
-  caledonia balance --players 2 --compare clans.cunningham.milk_money=6 --until resolved \
+  caledonia balance --players 2 --compare clans.cunningham.milk_money=6 --until resolved \\
       --confidence 0.9 --batch 112 --max-games 4000
   caledonia balance --players 2 --agent greedy,greedy:2p --games 560   # does it hold?
 """

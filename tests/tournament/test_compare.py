@@ -286,3 +286,12 @@ def test_several_agents_with_compare_and_until_share_one_error_budget(tmp_path, 
     table = text.split("changes with agent")[1].split("\n\n")[0]
     assert table.count("no change (±20 pp)") == 4 and table.split()[-1] == "no"
     assert "no clan's conclusion changes with the agent." in text
+
+
+def test_help_gives_an_example_of_every_new_option(capsys):
+    assert main(["balance", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for example in ("--compare clans.mackenzie.whisky_money=4", "--compare static-imports",
+                    "--agent greedy,greedy:4p", "--until resolved --max-games 8000",
+                    "--confidence 0.9", "--max-games 5000", "--batch 112", "--margin 2"):
+        assert example in text, example
