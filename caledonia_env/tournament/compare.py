@@ -26,7 +26,6 @@ from caledonia_env.tournament.games import SCORE_FIELDS
 from caledonia_env.tournament.output import write_text
 from caledonia_env.tournament.variants import VARIANTS, variant_options
 
-SIDES = ("A", "B")
 COMPONENTS = SCORE_FIELDS[:-1]              # the VP components (without the total)
 _SEG = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 
