@@ -23,6 +23,11 @@ from caledonia_env.tournament.perturb import (OtherDraw, describe_drawn, ensembl
                                               ensemble_figure, ensemble_summary,
                                               format_ensemble, study_setup,
                                               write_ensemble_csv)
+from caledonia_env.tournament.arms import (ArmFiles, Design, Until, agents_figure,
+                                           format_summary, make_arms, run_arms, summarize,
+                                           write_rows)
+from caledonia_env.tournament.compare import (paired_figure, parse_change, ruleset_file,
+                                              same_rules, write_tables)
 from caledonia_env.tournament.spec import game_seeds
 from caledonia_env.cli.common import UsageError, check_output_path, game_config, locked_output
 
@@ -127,7 +132,7 @@ def cmd_play(args) -> int:
 def _play(args, spec) -> int:
     """``caledonia play`` once its --out is locked."""
     rows, wall = _play_games(args, spec)
-    print(tn.report(rows))
+    print(tn.format_results(rows))
     if spec.template.solo:
         print("\n" + tn.format_solo(tn.solo_summary(rows, spec.template.ruleset),
                                     rows[0]["agent"]))
@@ -165,10 +170,48 @@ def balance_agent(players: int) -> str:
     return f"greedy:{players}p"
 
 
-def cmd_balance(args) -> int:
-    """``caledonia balance``: clan against clan; table, head to head, plot, rows to --out."""
+def _balance_agents(args) -> list[str]:
+    """--agent NAME[,NAME...]: one or more different agent names."""
     if args.agent is None:                      # the default: the tuned set of the count
         args.agent = balance_agent(args.players)
+    names = [a.strip() for a in args.agent.split(",")]
+    if any(not a for a in names):
+        raise UsageError(f"--agent: empty agent name in {args.agent!r} (commas between "
+                         f"names, e.g. --agent greedy,greedy:4p)")
+    if len(set(names)) != len(names):
+        raise UsageError(f"--agent: each agent once, got {args.agent!r}")
+    return names
+
+
+def _until_options(args) -> None:
+    """--until and its options (--confidence, --max-games, --batch) go together; --games is
+    the fixed count of a study without --until (default 2000)."""
+    if args.until:
+        if args.games is not None:
+            raise UsageError("--until resolved plays until every verdict is resolved; its cap "
+                             "is --max-games N, not --games")
+        for opt, v in (("--max-games", args.max_games), ("--batch", args.batch)):
+            if v is not None and v < 1:
+                raise UsageError(f"{opt} must be a positive number of games, got {v}")
+        if args.confidence is not None and not 0 < args.confidence < 1:
+            raise UsageError(f"--confidence is a level between 0 and 1, e.g. 0.95; got "
+                             f"{args.confidence:g}")
+    else:
+        given = [o for o, v in (("--confidence", args.confidence), ("--max-games",
+                 args.max_games), ("--batch", args.batch)) if v is not None]
+        if given:
+            raise UsageError(f"{', '.join(given)} go with --until resolved (the fixed study "
+                             f"of --games reports 95% intervals)")
+        args.games = 2000 if args.games is None else args.games
+    if not 0 < args.margin < 100:
+        raise UsageError(f"--margin is in percentage points, between 0 and 100, got "
+                         f"{args.margin:g}")
+
+
+def cmd_balance(args) -> int:
+    """``caledonia balance``: clan against clan; table, head to head, plot, rows to --out."""
+    agents = _balance_agents(args)
+    _until_options(args)
     if args.workers < 1:
         raise UsageError(f"--workers must be >= 1, got {args.workers}")
     try:
@@ -188,10 +231,11 @@ def cmd_balance(args) -> int:
     if drafted and args.clans:
         raise UsageError("--design drafted plays the standard draft of the eight base clans "
                          "(R-1.7); --clans is for --design assigned")
-    players = (args.agent.strip(),) * humans + tuple(f"automa:{lv}" for lv in automa)
+    players = (agents[0],) * humans + tuple(f"automa:{lv}" for lv in automa)
+    games = _max_games(args) if args.until else args.games
     if drafted:                                 # R-1.7: the agents draft, R-1.6 first player
         schedule = None
-        spec = tn.TournamentSpec(players=players, games=args.games, seed=args.seed,
+        spec = tn.TournamentSpec(players=players, games=games, seed=args.seed,
                                  config=game_config(args, args.players, clans=False))
     else:
         try:
@@ -200,7 +244,7 @@ def cmd_balance(args) -> int:
             raise UsageError(str(e)) from None
         if automa:                              # A-1.3: Automa seats take no clan
             schedule = tuple(tuple(c) + (None,) * len(automa) for c in schedule)
-        spec = tn.TournamentSpec(players=players, games=args.games, seed=args.seed,
+        spec = tn.TournamentSpec(players=players, games=games, seed=args.seed,
                                  config=game_config(args, args.players, clans=False,
                                                     first_player=0),
                                  clan_schedule=schedule)
@@ -214,6 +258,8 @@ def cmd_balance(args) -> int:
     if args.report:
         check_output_path(args.report, "--report", folder=True)
     with locked_output(args.out), locked_output(args.report, "--report", folder=True):
+        if args.compare or len(agents) > 1 or args.until:
+            return _balance_arms(args, spec, agents, humans, automa, schedule)
         return _balance(args, spec, automa, humans, players, drafted, schedule)
 
 
@@ -288,6 +334,128 @@ def _balance(args, spec, automa, humans, players, drafted, schedule) -> int:
             metadata=meta, drafted=drafted,
             figures=[("Win rate by clan with its 95% interval (par dashed) and the head-to-head "
                       "matrix", tn.figure_png(fig))]))
+    return 0
+
+
+MAX_GAMES = 20000                # --until resolved: the default cap, games per arm
+DRAFTED_BATCH = 200              # --until resolved, --design drafted: the default batch
+
+
+def _max_games(args) -> int:
+    return MAX_GAMES if args.max_games is None else args.max_games
+
+
+def arms_folder(out: str) -> str:
+    """Where ``caledonia balance --out FILE.csv`` with --compare or several agents keeps
+    each arm's games (``0-greedy-A.csv``, ...; streamed, what --resume finishes from) and
+    B's ruleset (``ruleset_B.json``): the folder ``FILE.csv.arms`` beside it."""
+    return out + ".arms"
+
+
+def _balance_arms(args, spec, agents, humans, automa, schedule) -> int:
+    """``caledonia balance`` with --compare, several agents or --until resolved: the arms
+    (agent x ruleset side) of :mod:`caledonia_env.tournament.arms` on common games, each
+    streamed to its file (--out itself for one arm, else :func:`arms_folder`)."""
+    if args.perturb or args.ranges:
+        raise UsageError("--perturb and --ranges draw rulesets of their own: they do not "
+                         "combine with --compare, several --agent names or --until")
+    try:
+        change = parse_change(args.compare, spec.template.ruleset) if args.compare else None
+    except ValueError as e:
+        raise UsageError(f"--compare {e}") from None
+    until = None if not args.until else Until(
+        confidence=0.95 if args.confidence is None else args.confidence,
+        batch=args.batch or (len(schedule) if schedule else DRAFTED_BATCH),
+        max_games=_max_games(args))
+    out, single = args.out or None, change is None and len(agents) == 1
+    if (args.backend == "ray" or args.resume) and not out:
+        raise UsageError("--backend ray and --resume need --out FILE.csv (each arm's games "
+                         "are streamed beside it as they finish)")
+    if out and not single and not out.endswith(".csv"):
+        raise UsageError(f"--out {out}: --compare and several agents write one CSV with "
+                         f"every arm's rows: give FILE.csv")
+    folder = arms_folder(out) if out and not single else None
+    if folder:
+        check_output_path(folder, "--out's arms folder", folder=True)
+        os.makedirs(folder, exist_ok=True)
+    design = Design(args.players, drafted=schedule is None, margin=args.margin / 100)
+    t0 = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        work = folder or (None if single and out else stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="caledonia-arms-")))
+        b_config = None if change is None else change.config(
+            spec.template, None if change.tables is None
+            else write_tables(change.tables, ruleset_file(work)))
+        arms = make_arms(spec, agents, humans, b_config)
+        for arm in arms[::2 if change else 1]:
+            try:
+                tn.validate(arm.spec)
+            except ValueError as e:
+                raise UsageError(str(e)) from None
+            if args.backend != "ray":
+                warm_up(arm.spec, getattr(args, "compile_progress", None))
+        paths = [out] if single and out else [os.path.join(work, a.file_name(k))
+                                                for k, a in enumerate(arms)]
+        total = (until.max_games if until else spec.games) * len(arms)
+        try:
+            with tn.progress_bar(total, quiet=args.quiet) as bar, \
+                    ArmFiles(paths, args.backend, args.workers, args.address,
+                             args.connect_timeout, args.resume, bar.update) as files:
+                played = run_arms(arms, files, design, None if until else spec.games, until)
+        except (ValueError, ImportError) as e:     # ClusterUnreachable is a ValueError
+            raise UsageError(str(e)) from None
+        same = change is not None and same_rules(spec.template, b_config)
+        gone = work if work != folder else None      # a temporary folder, deleted below
+    who = ("every player {agent}" if not automa else
+           f"{humans} x {{agent}} with a clan against {', '.join(spec.players[humans:])}")
+    summary = summarize(arms, played, design, change.describe() if change else None, until)
+    print(format_summary(summary, who))
+    if same:
+        print("note: B plays the same rules as A (the same ruleset numbers and variants): "
+              "every paired difference is 0, a check of the common random numbers")
+    def rules(rows):                               # B's ruleset file may be gone
+        text = tn.describe_rules(rows)
+        return text if not gone else text.replace(ruleset_file(gone), "A's, changed by --compare")
+    for arm, rows in zip(arms, played.rows):
+        if arm.agent == agents[0]:
+            print(("A " if arm.side == "A" else "B " if arm.side else "") + rules(rows))
+    print(f"wall time {time.perf_counter() - t0:.1f} s for {summary.games_played} games "
+          f"({len(arms)} arm{'s' * (len(arms) > 1)} x {played.games})")
+    if args.resume:
+        print(f"--resume: {files.kept} games already in {folder or out}, "
+              f"{summary.games_played - files.kept} played now")
+    if out and not single:
+        n = write_rows(arms, played.rows, out)
+        print(f"{n} rows (one per player, game and arm{', column side = A or B' * bool(change)}) "
+              f"written to {out}; each arm's games in {folder}")
+    elif out:
+        print(f"{len(played.rows[0])} rows written to {out}")
+    if args.plot or args.report:
+        title = (f"{', '.join(agents)}: {args.players} players, {played.games} games per arm"
+                 + (f"\nB = {summary.compare}" if change else ""))
+        fig = (paired_figure(summary.tables["paired"], design.margin, title) if change
+               else agents_figure(summary, title))
+        if args.plot:
+            tn.save_figure(fig, args.plot)
+            print(f"plot written to {args.plot}")
+        if args.report:
+            design_text = ("clans drafted by the agents (R-1.7), first player drawn per game"
+                           if schedule is None else
+                           f"assigned: a balanced schedule of {len(schedule) // humans} clan "
+                           f"combinations x {humans} seat rotations, player 0 first")
+            meta = dict(_study_metadata(args, spec, who.format(agent=", ".join(agents)),
+                                        rules(played.rows[0])), design=design_text)
+            if change:
+                meta["B's rules"] = rules(played.rows[1]).removeprefix("rules: ")
+                meta["held fixed"] = ("each game's seed, map, clans, seats and agents' "
+                                      "randomness are the same under A and B (common random "
+                                      "numbers); only the rules differ")
+            caption = ("Each clan's win share B - A with its paired 95% interval and the "
+                       "indifference margin" if change else
+                       "Win rate by clan with its 95% interval, one colour per agent (par dashed)")
+            _write_report(args, tn.arms_study(
+                summary, title=title.replace("\n", "; "), command=command_line(args),
+                metadata=meta, figures=[(caption, tn.figure_png(fig))]))
     return 0
 
 

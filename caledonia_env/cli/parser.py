@@ -58,6 +58,14 @@ BALANCE_EXAMPLES = """examples:
   caledonia balance --agent ppo:pretrained --design drafted --games 2000 --workers 2
   caledonia balance --perturb 50 --games 700 --workers 2 --out ensemble.csv
   caledonia balance --players 3 --games 3000 --report reports/balance_3p   # HTML report
+  caledonia balance --players 2 --agent greedy --games 400 \\
+      --compare clans.mackenzie.whisky_money=2 --out whisky.csv   # paired what-if
+  caledonia balance --players 3 --compare static-imports --games 600
+  caledonia balance --players 2 --compare estimates-2026-11 --design drafted --games 800
+  caledonia balance --players 2 --until resolved --max-games 5000 --margin 2
+  caledonia balance --players 2 --compare clans.cunningham.milk_money=6 --until resolved \\
+      --confidence 0.9 --batch 112 --max-games 4000
+  caledonia balance --players 2 --agent greedy,greedy:2p --games 560   # does it hold?
 """
 
 REPLAY_EXAMPLES = """examples:
@@ -140,15 +148,18 @@ def build_parser() -> argparse.ArgumentParser:
                     "clan with its 95% Wilson interval, mean VP by component and a head-to-head "
                     "table, and draw them to a PNG.",
         formatter_class=fmt, epilog=BALANCE_EXAMPLES)
-    balance.add_argument("--agent", default=None,
+    balance.add_argument("--agent", default=None, metavar="NAME[,NAME...]",
                          help="the bot playing every seat (default greedy:Np, the greedy "
                               "evaluation tuned for the player count: greedy:2p, greedy:3p or "
                               "greedy:4p), e.g. --agent greedy (the default weights), "
-                              "--agent mcts:16")
+                              "--agent mcts:16; several names play the same games under "
+                              "each and mark the clan conclusions that change with the "
+                              "agent, e.g. --agent greedy,greedy:4p")
     balance.add_argument("--players", type=int, default=4,
                          help="players per game, 2-4 (default 4), e.g. --players 2")
-    balance.add_argument("--games", type=int, default=2000,
-                         help="number of games (default 2000), e.g. --games 20000")
+    balance.add_argument("--games", type=int, default=None,
+                         help="number of games (default 2000; with --until resolved use "
+                              "--max-games), e.g. --games 20000")
     balance.add_argument("--clans", default=None, metavar="C1,C2,...",
                          help="clans to compare (default the eight base clans; add brewer by "
                               "naming it), e.g. --clans stewart,campbell,mackenzie")
@@ -189,6 +200,39 @@ def build_parser() -> argparse.ArgumentParser:
     balance.add_argument("--ranges", default=None, metavar="FILE.json",
                          help="plausible ranges for --perturb (default: the bundled "
                               "caledonia_env/data/estimate_ranges.json)")
+    what_if = balance.add_argument_group(
+        "what if and stopping when the answer is known (docs/cli.md)")
+    what_if.add_argument("--compare", nargs="+", default=None, metavar="B",
+                         help="play every game twice, under the rules of --ruleset/--variant "
+                              "(A) and under B (same seeds, map, clans, seats and agent "
+                              "streams), and report per clan the paired difference of its "
+                              "win share B - A with its interval, the VP components that "
+                              "moved, rank changes and the games an independent comparison "
+                              "would need. B: a ruleset (path or bundled name), a variant "
+                              "name and/or TABLE.PATH=VALUE overrides of the ruleset tables "
+                              "(JSON values), e.g. --compare clans.mackenzie.whisky_money=4 "
+                              "or --compare static-imports; --out then gets a 'side' column")
+    what_if.add_argument("--until", choices=("resolved",), default=None,
+                         help="play in batches until every clan's verdict (above / at / "
+                              "below par; with --compare: B raises / no change / B lowers) "
+                              "is resolved by an anytime-valid confidence sequence, or "
+                              "--max-games is reached, e.g. --until resolved --max-games 8000")
+    what_if.add_argument("--confidence", type=float, default=None, metavar="LEVEL",
+                         help="with --until: the chance that every verdict is right, "
+                              "Bonferroni over clans and agents (default 0.95), e.g. "
+                              "--confidence 0.9")
+    what_if.add_argument("--max-games", type=int, default=None, metavar="N",
+                         help="with --until: the most games per arm (agent and ruleset "
+                              "side; default 20000), e.g. --max-games 5000")
+    what_if.add_argument("--batch", type=int, default=None, metavar="N",
+                         help="with --until: games per arm between two looks (default one "
+                              "cycle of the balanced schedule, 56 / 168 / 280 games with the "
+                              "eight clans for 2 / 3 / 4 players; 200 drafted), e.g. "
+                              "--batch 112")
+    what_if.add_argument("--margin", type=float, default=1.0, metavar="PP",
+                         help="the indifference margin in percentage points: 'at par' / 'no "
+                              "change' when the interval lies within par ± PP / 0 ± PP "
+                              "(default 1), e.g. --margin 2")
     add_rules_options(balance, clans=False, auction=False, solo=False)
     add_backend_options(balance)
     balance.set_defaults(func=cmd_balance)

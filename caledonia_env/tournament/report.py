@@ -14,6 +14,7 @@ import dataclasses
 import datetime
 import html
 import json
+import math
 import os
 
 from caledonia_env.tournament.games import SCORE_FIELDS
@@ -340,3 +341,64 @@ def ensemble_study(rows: list[dict], summary: list[dict], *, players: int, title
                              "games played": str(sum(r["games"] for r in rows) // players)})
     return StudySummary(title, command, meta, tables, list(figures),
                         ensemble_conclusions(rows, par))
+
+
+# ---------------------------------------------------------------- --compare, --agent A,B, --until
+def _pp(x: float) -> float:
+    return round(100 * x, 1)
+
+
+def arms_study(summary, *, title: str, command: str, metadata: dict, figures=()) -> StudySummary:
+    """The :class:`StudySummary` of a study on arms (``balance --compare``, several
+    ``--agent`` names, ``--until resolved``): the
+    :class:`~caledonia_env.tournament.arms.BalanceSummary` ``summary``'s verdicts (with the
+    games each needed), per agent the paired table B - A (a comparison) or the win rate by
+    clan, and its conclusions as sentences; ``metadata`` gets the interval, the margin, the
+    games and why the study stopped."""
+    s = summary
+    par = 1 / s.players
+    unit = "pp B - A" if s.compare else "%"
+    several = len(s.agents) > 1
+    head = (["clan"] + (["agent"] if several else []) + ["verdict", f"estimate {unit}",
+            f"low {unit}", f"high {unit}", "games"] + (["games needed"] if s.stopped != "fixed"
+                                                        else []))
+    verdicts = [[_name(v["clan"])] + ([v["agent"]] if several else [])
+                + [v["text"], _pp(v["estimate"]), _pp(v["low"]), _pp(v["high"]), v["n"]]
+                + ([v["games_needed"]] if s.stopped != "fixed" else []) for v in s.verdicts]
+    tables = [(f"Verdicts ({s.interval}; margin ±{100 * s.margin:g} pp)", head, verdicts)]
+    if several:
+        tables.append(("Does the conclusion change with the agent? (open: some verdict is "
+                       "unresolved)", ["clan", "changes with agent"],
+                       [[_name(c), x] for c, x in s.changes_with_agent.items()]))
+    for agent in s.agents:
+        if s.compare:
+            rows = [[_name(p["clan"]), p["n"], _pp(p["win_a"]), _pp(p["win_b"]), _pp(p["diff"]),
+                     _pp(p["ci_low"]), _pp(p["ci_high"]),
+                     round(p["ratio"], 1) if math.isfinite(p["ratio"]) else None,
+                     round(p["delta"]["total"], 1),
+                     ", ".join(f"{f} {p['delta'][f]:+.1f}" for f in p["moved"]),
+                     "" if p["rank_a"] is None else f"{p['rank_a']} -> {p['rank_b']}"]
+                    for p in s.tables["paired"][agent]]
+            tables.append((f"B - A by clan with {agent} (B = {s.compare}; paired normal 95% "
+                           f"interval; 'independent x': games two independent studies need "
+                           f"per game of this one)",
+                           ["clan", "games", "A win %", "B win %", "B - A pp", "95% CI low pp",
+                            "95% CI high pp", "independent x", "VP B - A", "VP moved most",
+                            "rank A -> B"], rows))
+        else:
+            stat_head = ["clan", "games", "wins", "win %", "95% CI low %", "95% CI high %",
+                         "vs par", "mean VP"] + [f"VP {f}" for f in _COMPONENTS]
+            tables.append((f"Win rate by clan with {agent} (par {_pct(par)}; ties split)",
+                           stat_head, _stat_table(s.tables["by_clan"][agent]["A"], "clan", par,
+                                                  _name)))
+    meta = dict(metadata, **{
+        "interval": s.interval, "margin": f"±{100 * s.margin:g} percentage points",
+        "games per arm": str(s.games), "games played": str(s.games_played),
+        "stopped": {"fixed": "after the fixed --games",
+                    "resolved": "every verdict resolved",
+                    "cap": f"at the cap of {s.max_games} games per arm"}.get(s.stopped,
+                                                                             s.stopped)})
+    if s.compare:
+        meta["B"] = s.compare
+    conclusions = [c[:1].upper() + c[1:] for c in s.conclusions]
+    return StudySummary(title, command, meta, tables, list(figures), conclusions)

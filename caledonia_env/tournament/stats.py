@@ -73,7 +73,7 @@ def describe_rules(rows: list[dict]) -> str:
     return "rules: " + " | ".join(parts)
 
 
-def report(rows: list[dict], by_clan: bool = False) -> str:
+def format_results(rows: list[dict], by_clan: bool = False) -> str:
     """Results tables by agent and by seat (round-1 turn order); ``by_clan`` adds a table by
     clan. It is off by default: in a tournament the clans are drafted or fixed per player,
     so a clan's numbers mix the clan with the agents that played it; clan against clan is

@@ -116,7 +116,7 @@ def _play_study(study, args, on_rows) -> tuple[list[dict], dict]:
 
 def _print_match(c: str, b: str, rows: list[dict], wall: float | None) -> None:
     st = summarize(rows, role=0)
-    print(tn.report(rows))
+    print(tn.format_results(rows))
     print(f"\n{c} vs {b}: win rate {100 * st['win_rate']:.1f}% "
           f"(95% CI {100 * st['ci_low']:.1f}-{100 * st['ci_high']:.1f}%) over "
           f"{st['games']} games; mean VP {st['vp']:.1f} vs {st['opp_vp']:.1f}"
