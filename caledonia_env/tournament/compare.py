@@ -247,7 +247,8 @@ def paired_stats(rows_a: list[dict], rows_b: list[dict], drafted: bool = False,
     """Per label (clans, then Automa seats), over the games of :func:`paired_streams`:
     ``n``, win share under A (``win_a``) and B (``win_b``), ``diff`` = mean of the per-game
     differences B - A of its win share with the paired normal ``confidence`` interval
-    (``ci_low``, ``ci_high``; mean ± z·sd/√n), their variances and covariance, ``ratio``
+    (``ci_low``, ``ci_high``; mean ± z·sd/√n, or ± z²/(n + z²) when B - A never varies,
+    the Wilson bound on the share of games B changes), their variances and covariance, ``ratio``
     = games an independent two-study comparison needs per ruleset for the same interval
     width, per game of this one ((var A + var B) / var(B - A); inf when B - A never
     varies), the mean change of each VP component and of the total over the games the
@@ -261,7 +262,10 @@ def paired_stats(rows_a: list[dict], rows_b: list[dict], drafted: bool = False,
         var_a, var_b = (float(np.var(x, ddof=1)) if n > 1 else 0.0 for x in (a, b))
         var_d = float(np.var(d, ddof=1)) if n > 1 else 0.0
         cov = (var_a + var_b - var_d) / 2
-        half = z * math.sqrt(var_d / n) if n > 1 else math.inf
+        # B - A never varied: the normal interval would be [mean, mean]; instead the Wilson
+        # bound on the share of its games in which B would differ, none seen in n
+        half = (z * math.sqrt(var_d / n) if var_d > 0 else z * z / (n + z * z)) if n > 1 \
+            else math.inf
         both = [g for g in gs if c in A[g] and c in B[g]]
         delta = {f: float(np.mean([np.mean([r[f] for r in B[g][c]])
                                    - np.mean([r[f] for r in A[g][c]]) for g in both]))

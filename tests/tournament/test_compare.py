@@ -102,8 +102,12 @@ def test_identical_rules_give_identical_rows(tmp_path, drafted, players):
     a_rows, b_rows = played.rows
     assert same_rules(spec.template, b) and b.ruleset != spec.template.ruleset
     assert untimed(a_rows) == untimed(b_rows) and len(a_rows) == 4 * players
+    z = 1.959964
     for s in paired_stats(a_rows, b_rows, drafted):
         assert s["diff"] == 0 and s["var_diff"] == 0 and math.isinf(s["ratio"])
+        # no difference seen in n games: the Wilson bound on the share B changes, not [0, 0]
+        bound = z * z / (s["n"] + z * z)
+        assert (s["ci_low"], s["ci_high"]) == pytest.approx((-bound, bound))
     assert saving(paired_stats(a_rows, b_rows, drafted), 4)["independent_games"] == math.inf
     (tmp_path / "x").mkdir()
     _, other, b2 = _play(tmp_path / "x", spec, ["clans.mackenzie.whisky_money=12"], 4)
