@@ -89,6 +89,9 @@ HEADLINES = (
      "2p `vmcts:8` (cheap search, ~0.6 s a game) vs `nmctsg:64h2` (2.4 s)", None),
     ("strength", "strength_value", ("match", "2p `vmcts:16` vs `mcts:16h1:2p`"), "win",
      "2p learned leaf `vmcts:16` vs the hand-written leaf `mcts:16h1:2p`", None),
+    ("strength", "strength_qpolicy", ("match", "2p `qpolicy` vs `greedy:2p`"), "win",
+     "2p `qpolicy` (learned policy over the tuned evaluation, 0.15 ms a decision) vs `greedy:2p`",
+     "target"),
     ("strength", "automa", ("agent", "`mcts:32:solo` (the weights tuned for the solo game)"),
      "automa_3", "2p `mcts:32:solo` vs `automa:3`, VP agent:Automa (every agent loses to "
      "levels 3–5)", None),
