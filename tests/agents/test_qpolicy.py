@@ -156,6 +156,10 @@ def test_fit_qpolicy_command_end_to_end(tmp_path, capsys):
     pol = qp.load_qpolicy(out)
     assert pol.meta["command"].startswith("caledonia fit-qpolicy") and pol.meta["games"] == 2
     assert (tmp_path / "rec" / "iter0.npz").exists()
+    again = str(tmp_path / "q2.npz")                # a rerun reads the records, refits
+    assert main(args[:2] + [again] + args[3:-1]) == 0
+    assert "decisions read from" in capsys.readouterr().out
+    np.testing.assert_array_equal(qp.load_qpolicy(again).arrays["w2"], pol.arrays["w2"])
     assert main(args[:2] + ["bad.txt"] + args[3:]) == 2
     assert "--out" in capsys.readouterr().err
 
