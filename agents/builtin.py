@@ -14,6 +14,7 @@ from caledonia_env.agents.nmcts import NetMCTSAgent
 from caledonia_env.agents.policy import count_and_path
 from caledonia_env.agents.ppo import PPOAgent
 from caledonia_env.agents.puct import ROLLOUT_MIX, PUCTAgent
+from caledonia_env.agents.qpolicy import QPolicyAgent
 from caledonia_env.agents.random_agent import RandomAgent
 from caledonia_env.agents.search_values import ValueRollouts
 from caledonia_env.agents.registry import Kind, register
@@ -106,6 +107,11 @@ def _vmcts(param, seed, **kw):
     return MCTSAgent(seed=seed, rollouts=rollouts, evaluator=evaluator, **options, **kw)
 
 
+def _qpolicy(param, seed, **kw):
+    """``qpolicy`` (the shipped ``pretrained/qpolicy_2p.npz``) or ``qpolicy:FILE``."""
+    return QPolicyAgent(param.strip() if param else None, seed=seed, **kw)
+
+
 def _ppo(param, seed, **kw):
     return PPOAgent(param, seed=seed, **kw)
 
@@ -164,6 +170,12 @@ BUILTIN = (
          "N rollouts per decision (default 16; suffixes hH: rollouts of H rounds, cK: K "
          "candidates), optionally :VALUE, a value file of train/fit_value.py", False,
          "vmcts, vmcts:16, vmcts:32h2, vmcts:16:my_value.npz"),
+    Kind("qpolicy", _qpolicy,
+         "a learned policy over the tuned greedy evaluation's one-step values (2 players, "
+         "numba, well under 1 ms a decision): distilled from mcts:16h1:2p by DAgger "
+         "(caledonia fit-qpolicy; agents/pretrained/qpolicy_2p.md).",
+         "optionally FILE, a policy file of 'caledonia fit-qpolicy' (default: "
+         "agents/pretrained/qpolicy_2p.npz)", False, "qpolicy, qpolicy:my_qpolicy.npz"),
     Kind("automa", make_automa,
          "seat played by the engine as the publisher's Automa (a marker; see docs/automa.md).",
          "difficulty 1-5", True, "automa:5"),

@@ -28,6 +28,7 @@ from results_io import RESULTS, ROOT, read_results  # noqa: E402
 #: The order of the tables in docs/results.md; tables not named here follow, by name.
 ORDER = ("fuzz", "fidelity", "compare_peers", "env_speed", "cold_start", "fresh_clone", "bots",
          "strength_tuned", "strength_policies", "strength_searches", "strength_value",
+         "strength_qpolicy",
          "calibration", "sensitivity", "automa", "balance", "balance_seats", "balance_draft",
          "balance_ensemble",
          "evaluation_fit", "ladder", "strength_estimates")
@@ -88,6 +89,9 @@ HEADLINES = (
      "2p `vmcts:8` (cheap search, ~0.6 s a game) vs `nmctsg:64h2` (2.4 s)", None),
     ("strength", "strength_value", ("match", "2p `vmcts:16` vs `mcts:16h1:2p`"), "win",
      "2p learned leaf `vmcts:16` vs the hand-written leaf `mcts:16h1:2p`", None),
+    ("strength", "strength_qpolicy", ("match", "2p `qpolicy` vs `greedy:2p`"), "win",
+     "2p `qpolicy` (learned policy over the tuned evaluation, 0.15 ms a decision) vs `greedy:2p`",
+     "target"),
     ("strength", "automa", ("agent", "`mcts:32:solo` (the weights tuned for the solo game)"),
      "automa_3", "2p `mcts:32:solo` vs `automa:3`, VP agent:Automa (every agent loses to "
      "levels 3–5)", None),

@@ -8,7 +8,8 @@ import argparse
 from caledonia_env import agents
 from caledonia_env.scale import add_backend_options
 from caledonia_env.tournament import VARIANTS, add_rules_options
-from caledonia_env.train.cli import (add_evaluate_parser, add_expert_parser, add_fit_value_parser,
+from caledonia_env.train.cli import (add_evaluate_parser, add_expert_parser, add_fit_qpolicy_parser,
+                                     add_fit_value_parser,
                                      add_ladder_parser, add_plot_parser, add_train_parser,
                                      add_tune_parser)
 from caledonia_env.web.cli import add_serve_parser
@@ -277,6 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_evaluate_parser(sub)
     add_tune_parser(sub)
     add_fit_value_parser(sub)
+    add_fit_qpolicy_parser(sub)
     add_ladder_parser(sub)
     add_plot_parser(sub)
     add_serve_parser(sub)

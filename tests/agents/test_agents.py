@@ -85,7 +85,7 @@ def test_builtin_kinds_are_the_one_table():
     """Every built-in kind is a row of agents.builtin.BUILTIN, registered as it stands."""
     names = {k.name for k in BUILTIN}
     assert names == {"random", "greedy", "mcts", "vmcts", "automa", "ppo", "nmcts", "nmctsg",
-                     "puct", "puctr"}
+                     "puct", "puctr", "qpolicy"}
     assert names <= {k.name for k in agents.kinds()}
     for k in BUILTIN:
         assert registry._KINDS[k.name] == k

@@ -132,7 +132,7 @@ def test_failed_run_keeps_the_finished_games_and_leaves_nothing_half_written(tmp
 
 # -------------------------------------------------------------- bad input
 @pytest.mark.parametrize("args, needle", [
-    (["--players", "greedy,alphazero"], "available: greedy, mcts, random"),
+    (["--players", "greedy,alphazero"], "available: greedy, mcts, qpolicy, random"),
     (["--players", "greedy"], "2 to 4"),
     (["--players", "random,random,random,random,random"], "2 to 4"),
     (["--players", "random,,random"], "empty agent name"),

@@ -1,7 +1,8 @@
-"""Commands ``train``, ``expert``, ``evaluate``, ``tune-weights``, ``fit-value``, ``ladder`` and ``plot`` of
+"""Commands ``train``, ``expert``, ``evaluate``, ``tune-weights``, ``fit-value``, ``fit-qpolicy``, ``ladder`` and ``plot`` of
 the ``caledonia`` CLI, added to its parser by :func:`add_train_parser` (:mod:`.train`),
 :func:`add_expert_parser` (:mod:`.expert`), :func:`add_evaluate_parser` (:mod:`.evaluate`),
 :func:`add_tune_parser` (:mod:`.tune`), :func:`add_fit_value_parser` (:mod:`.fit_value`),
+:func:`add_fit_qpolicy_parser` (:mod:`.fit_qpolicy`),
 :func:`add_ladder_parser` (:mod:`.ladder`) and
 :func:`add_plot_parser` (here); what they share
 (the user error, integer options, the game options) is :mod:`.common`.
@@ -19,6 +20,7 @@ from caledonia_env import tournament as tn
 from caledonia_env.train.cli.common import CommandError  # noqa: F401  (re-exports)
 from caledonia_env.train.cli.evaluate import add_evaluate_parser, cmd_evaluate  # noqa: F401
 from caledonia_env.train.cli.fit_value import add_fit_value_parser, cmd_fit_value  # noqa: F401
+from caledonia_env.train.cli.fit_qpolicy import add_fit_qpolicy_parser, cmd_fit_qpolicy  # noqa: F401
 from caledonia_env.train.cli.expert import add_expert_parser, cmd_expert  # noqa: F401
 from caledonia_env.train.cli.ladder import add_ladder_parser, cmd_ladder  # noqa: F401
 from caledonia_env.train.cli.train import add_train_parser, cmd_train  # noqa: F401
