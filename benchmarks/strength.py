@@ -74,10 +74,27 @@ def matches_from_argv(argv) -> list[tuple[list[str], int | None, float | None]]:
     return [tuple(m) for m in out]
 
 
+def play_automa(agents: list[str], games: int, seed: int, workers: int):
+    """A match with ``automa:LEVEL`` seats (played by the engine, A-0): the tournament of
+    ``caledonia play --players A,automa:L`` (fixed seats, the first player drawn per game)."""
+    from caledonia_env import tournament as tn
+    if len(set(agents)) != len(agents):
+        raise SystemExit(f"--match {' '.join(agents)}: with an Automa seat each name once")
+    spec = tn.TournamentSpec(players=tuple(agents), games=games, seed=seed)
+    t0 = time.perf_counter()
+    with tn.progress_bar(games, label=" ".join(agents)) as bar:
+        rows = tn.run(spec, workers=workers, progress=bar.update)
+    for r in rows:
+        r["role"] = 0 if r["agent"] == agents[0] else 1
+    return rows, time.perf_counter() - t0
+
+
 def play(agents: list[str], games: int, seed: int, workers: int) -> tuple[list[dict], float]:
     from caledonia_env import scale
     from caledonia_env.tournament import progress_bar
     from caledonia_env.train.batched_play import EvalStudy, checkpoint_sha256
+    if any(a.startswith("automa:") for a in agents):
+        return play_automa(agents, games, seed, workers)
     n = len(agents)
     sha = {a: checkpoint_sha256(a, n) for a in set(agents) if a.startswith("ppo:")}
     study = EvalStudy(matches=(tuple(agents),), per_match=games, seed=seed, sha256=sha)

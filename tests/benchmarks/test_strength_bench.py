@@ -68,3 +68,14 @@ def test_each_match_counts_its_games_on_a_progress_bar(monkeypatch):
                    "random random random", "--games", "2", "--workers", "1"])
     assert [(b.total, b.n, b.desc) for b in bars] == [
         (3, 3, "random random"), (2, 2, "random random random")]
+
+
+def test_a_match_with_an_automa_seat_is_played_by_the_engine():
+    """``automa:L`` in a match is an Automa seat of the game (A-0), not an agent to call:
+    two games give the measured agent's two rows and the Automa's two."""
+    rows, _ = strength.play(["greedy", "automa:2"], 2, 5, 1)
+    assert sorted((r["agent"], r["role"]) for r in rows) == [
+        ("automa:2", 1), ("automa:2", 1), ("greedy", 0), ("greedy", 0)]
+    s = strength.summary(["greedy", "automa:2"], rows, None)
+    share = sum(r["win"] for r in rows if r["agent"] == "greedy") / 2
+    assert s["games"] == 2 and s["win"][0] == 100 * share and s["par"] == 50
