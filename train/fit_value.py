@@ -449,18 +449,27 @@ def fit_listwise(labels: dict, groups: dict, hidden: int = 64, epochs: int = 30,
     n_groups = len(gs) - 1
     cand_deep = groups["cand_deep"] / tau
     kmax = int(np.diff(gs).max()) if n_groups else 1
+    n_cands = len(cs) - 1
+    row_cand = np.repeat(np.arange(n_cands), np.diff(cs))
+    cand_group = groups["cand_group"]
+    cand_slot = np.arange(n_cands) - gs[cand_group]
+
+    def ranges(starts, ends):
+        """The concatenation of arange(starts[i], ends[i])."""
+        lens = ends - starts
+        return np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(lens.sum())
+
     for epoch in range(epochs):
         perm = gen.permutation(n_groups)
         tot_l = tot_m = 0.0
         for i in range(0, n_groups, batch):
             bg = np.sort(perm[i:i + batch])
-            cands = np.concatenate([np.arange(gs[g], gs[g + 1]) for g in bg])
-            brow = np.concatenate([np.arange(cs[c], cs[c + 1]) for c in cands])
-            cand_local = np.repeat(np.arange(len(cands)), cs[cands + 1] - cs[cands])
+            cands = ranges(gs[bg], gs[bg + 1])
+            brow = ranges(cs[gs[bg]], cs[gs[bg + 1]])
+            cand_local = np.searchsorted(cands, row_cand[brow])
             n_b = len(bg)
-            sizes = gs[bg + 1] - gs[bg]
-            slot = np.concatenate([np.arange(k) for k in sizes])
-            gl = np.repeat(np.arange(n_b), sizes)
+            slot = cand_slot[cands]
+            gl = np.searchsorted(bg, cand_group[cands])
             ridx = torch.tensor(brow)
             out = net(xt[ridx]).squeeze(1)
             d = done_t[ridx]
