@@ -172,7 +172,7 @@ def recording_agent(name: str, feature_weights):
 
 def _label_game(spec, g: int, bots, group0: int) -> tuple[dict, list[int]]:
     """Game g of ``spec`` played by the recording ``bots``: its label rows and history."""
-    from caledonia_env import Game
+    from caledonia_env.game import Game
     from caledonia_env.tournament.spec import game_seeds
 
     n = len(spec.players)
@@ -251,8 +251,8 @@ def search_labels(players: int, games: int, seed: int, agent: str, feature_weigh
     game's final margin of that seat (``outcome``); ``hist``/``hist_start``: each game's
     actions (a decision replays from ``(seed, game)`` and ``hist[:ply]``). With ``path``, the
     records are saved every ``save_every`` games and a file of the same labelling resumes."""
-    from caledonia_env import GameConfig
-    from caledonia_env.tournament import TournamentSpec
+    from caledonia_env.config import GameConfig
+    from caledonia_env.tournament.spec import TournamentSpec
 
     meta = {"players": players, "seed": seed, "agent": agent, "ruleset": ruleset,
             "feature_weights": np.asarray(feature_weights, float).round(12).tolist()}
