@@ -36,7 +36,8 @@ from caledonia_env.engine.layout import (P_BOX, P_CELLAR, P_CLAN, P_GLORY, P_GOO
                                          S_ORDER, S_PRICE_STEP, S_ROUND, game_over)
 from caledonia_env.agents.checkpoint import PRETRAINED_DIR
 from caledonia_env.agents.greedy_value import N_WEIGHTS, evaluate
-from caledonia_env.agents.rollouts import (final_margin, greedy_rollout_to, reached, start_rollout)
+from caledonia_env.agents.rollouts import (NO_HORIZON, final_margin, greedy_rollout_to, reached,
+                                           rollout_value, start_rollout)
 
 N_ROUND_SLOTS = 6                               # rounds 1..5, one-hot (a ruleset of <= 6)
 SEAT_FEATURES = 18 + N_GOODS + N_CLANS + 1      # one seat's block (clan one-hot + no clan)
@@ -175,6 +176,26 @@ def value_rollout_margins(s, T, w, p, actions, seeds, horizon, buf, out, automa,
             out[i] = -1e9
         else:
             out[i] = value_margin(buf, T, p, fw, w1, b1, w2, b2, w3, b3)
+
+
+@njit(cache=True, nogil=True)
+def recorded_rollout_margins(s, T, w, p, actions, seeds, horizon, buf, out, automa, fw,
+                             feats, done, deep):
+    """:func:`agents.rollouts.rollout_margins` (``out``: the same hand-written leaf margins),
+    recording each rollout's leaf: p's :func:`value_features` there (feature weights ``fw``)
+    into ``feats[i]``, whether the game is over there into ``done[i]``, and p's final margin
+    once that rollout is played on to the end of the game into ``deep[i]`` (-1e9 if failed)."""
+    for i in range(actions.shape[0]):
+        stop = start_rollout(buf, s, T, actions[i], seeds[i], horizon, automa)
+        steps = greedy_rollout_to(buf, T, w, stop, 100000, automa)
+        out[i] = rollout_value(buf, T, p, w, steps, stop)
+        value_features(buf, T, p, fw, feats[i])
+        done[i] = game_over(buf)
+        deep[i] = -1e9
+        if out[i] > -1e9:
+            steps = greedy_rollout_to(buf, T, w, NO_HORIZON, 100000, automa)
+            if steps >= 0 and game_over(buf):
+                deep[i] = final_margin(buf, T, p)
 
 
 class ValueNet:

@@ -20,6 +20,9 @@ The implementations:
   ``opponents="greedy"``);
 - :class:`ValueRollouts` (``vmcts``): as :class:`GreedyRollouts`, rollouts of whole rounds
   valued by a learned afterstate value (:mod:`agents.afterstate_value`);
+- :class:`RecordingRollouts`: :class:`GreedyRollouts` with a horizon that also keeps every
+  rollout's leaf (its value features, and the margin once it is played on to the end), the
+  labels of the value's listwise fit (``train/fit_value.py``);
 - :class:`NetworkValues` (``puct``, ``puctr``): prior = the softmax of the policy head's
   legal logits; values = the value head (plus the shaping potential, plus a greedy rollout
   with ``rollout_mix``).
@@ -46,7 +49,8 @@ from caledonia_env.engine.playout import rollout
 from caledonia_env.envs.observation import OBS_SIZE, encode_obs
 from caledonia_env.envs.rewards import (REWARD_MODES, SCORE_DIFF_SCALE, projected_score_diff, reward_mode,
                            terminal_rewards)
-from caledonia_env.agents.afterstate_value import ValueNet, load_value, value_rollout_margins
+from caledonia_env.agents.afterstate_value import (N_FEATURES, ValueNet, load_value,
+                                                  recorded_rollout_margins, value_rollout_margins)
 from caledonia_env.agents.greedy_value import DEFAULT_WEIGHTS
 from caledonia_env.agents.rollouts import (
     action_values,
@@ -177,6 +181,37 @@ class GreedyRollouts(RolloutEvaluator):
     def playouts(self, s, T, p, actions, seeds, out) -> None:
         ROLLOUT_POLICIES[self.rollout](s, T, self.weights, p, actions, seeds, self.horizon,
                                        self.buffer(s), out, automa_switch(T))
+
+
+class RecordingRollouts(GreedyRollouts):
+    """:class:`GreedyRollouts` (greedy rollouts of ``horizon`` >= 1 rounds, the same margins,
+    so the search plays the same moves) that records every ``playouts`` call, one group of
+    siblings sharing determinizations: ``calls`` gets ``(p, actions, seeds, margins,
+    features, done, deep)`` with each rollout leaf's :func:`agents.afterstate_value.value_features`
+    for p (``feature_weights``, default the rollouts' weights) and ``deep``, p's final margin
+    once that rollout is played on to the end of the game
+    (:func:`agents.afterstate_value.recorded_rollout_margins`). Whoever reads ``calls``
+    empties it."""
+
+    def __init__(self, weights=None, horizon: int = 1, feature_weights=None):
+        if not (isinstance(horizon, (int, np.integer)) and horizon >= 1):
+            raise ValueError(f"recorded rollouts stop at a round: horizon must be >= 1, "
+                             f"got {horizon!r}")
+        super().__init__(weights, "greedy", horizon)
+        self.feature_weights = (self.weights if feature_weights is None
+                                else greedy_weights(feature_weights))
+        self.calls: list = []
+
+    def playouts(self, s, T, p, actions, seeds, out) -> None:
+        n = len(actions)
+        feats = np.empty((n, N_FEATURES))
+        done = np.zeros(n, np.bool_)
+        deep = np.empty(n)
+        recorded_rollout_margins(s, T, self.weights, p, actions, seeds, self.horizon,
+                                 self.buffer(s), out, automa_switch(T), self.feature_weights,
+                                 feats, done, deep)
+        self.calls.append((int(p), np.array(actions, np.int64), np.array(seeds, np.int64),
+                           out.copy(), feats.astype(np.float32), done, deep))
 
 
 class ValueRollouts(GreedyRollouts):

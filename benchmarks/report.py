@@ -28,8 +28,9 @@ from results_io import RESULTS, ROOT, read_results  # noqa: E402
 #: The order of the tables in docs/results.md; tables not named here follow, by name.
 ORDER = ("fuzz", "fidelity", "compare_peers", "env_speed", "cold_start", "fresh_clone", "bots",
          "strength_tuned", "strength_policies", "strength_searches", "strength_value",
+         "strength_value_listwise",
          "strength_qpolicy",
-         "calibration", "sensitivity", "automa", "balance", "balance_seats", "balance_draft",
+         "calibration", "sensitivity", "automa", "automa_tuned", "balance", "balance_seats", "balance_draft",
          "balance_ensemble",
          "evaluation_fit", "ladder", "strength_estimates")
 

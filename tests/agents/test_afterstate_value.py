@@ -87,7 +87,7 @@ def test_value_files_round_trip_and_bad_files_say_why(tmp_path):
         av.ValueNet({**a, "w1": a["w1"][:10]}, W2, 2, {})
 
 
-@pytest.mark.parametrize("players", [2, 3])
+@pytest.mark.parametrize("players", [2, 3, 4])
 def test_the_shipped_values_are_fitted_on_their_tuned_weights(players):
     net = av.load_value(players)
     assert net.players == players
