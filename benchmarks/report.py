@@ -58,6 +58,10 @@ HEADLINES = (
      "whole 4p games (Python API), vs Catanatron", None),
     ("speed", "compare_peers", ("what", "engine loop inside numba, 4p drafted clans (mask "
      "every step)"), "ratio", "engine loop inside numba, vs OpenSpiel C++ (maedn)", None),
+    ("ladder", "ladder", (("players", 2), ("rung", "vmcts:8")), "elo",
+     "2p `vmcts:8` (short rollouts on the learned value), {cpu_s} CPU s a game", None),
+    ("ladder", "ladder", (("players", 2), ("rung", "qpolicy")), "elo",
+     "2p `qpolicy` (learned policy over the tuned evaluation), {cpu_s} CPU s a game", None),
     ("ladder", "ladder", (("players", 2), ("rung", "mcts:8")), "elo",
      "2p `mcts:8`, {cpu_s} CPU s a game", None),
     ("ladder", "ladder", (("players", 2), ("rung", "greedy:2p")), "elo",

@@ -158,13 +158,13 @@ def play_games(players: list, games: int | None, num_players: int | None = None,
             if getattr(c, "batched", False):
                 groups.setdefault(id(c), [c, []])[1].append(g)
             else:
-                t0 = time.perf_counter()
+                t0 = time.process_time()
                 a = c.act(game)
-                st["think"][p] += time.perf_counter() - t0
+                st["think"][p] += time.process_time() - t0
                 st["dec"][p] += 1
                 game.step(a)
         for c, gs in groups.values():
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             k = len(gs)
             for j, g in enumerate(gs):
                 game = active[g]["game"]
@@ -172,7 +172,7 @@ def play_games(players: list, games: int | None, num_players: int | None = None,
                 legal_mask(game.state, game.tables, mask_buf[j])
             rngs = [active[g]["rng"][active[g]["game"].current_player] for g in gs]
             acts = c.act_batch(obs_buf[:k], mask_buf[:k], rngs=rngs)
-            dt = (time.perf_counter() - t0) / k
+            dt = (time.process_time() - t0) / k
             for j, g in enumerate(gs):
                 st = active[g]
                 p = st["game"].current_player

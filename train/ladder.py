@@ -17,9 +17,8 @@ the clans are drafted by the players (the standard game, R-1.7). Use a seed that
 used to choose or tune any rung. ``automa:LEVEL`` rungs (the publisher's Automa, played by
 the engine, A-0) are 2-player only; a table of two Automa rungs is skipped.
 
-Cost. ``think_seconds`` of the tournament rows: the wall time of the agent's own decisions
-in its worker process (about its CPU time with one worker per free core), warm-up and the
-engine's steps excluded. An Automa seat is played inside the engine's steps: its cost is
+Cost. ``think_seconds`` of the tournament rows: the CPU time (process time) of the agent's own
+decisions in its worker process, warm-up and the engine's steps excluded. An Automa seat is played inside the engine's steps: its cost is
 recorded as 0.
 
 SPRT (:func:`sprt_test`, :func:`sprt`). A new agent is accepted over the one it replaces by

@@ -45,9 +45,9 @@ def play_game(spec: TournamentSpec, g: int, record: bool = False) -> dict:
     decisions = [0] * n
     while not game.is_terminal:
         p = game.current_player
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         a = bots[p].act(game)
-        think[p] += time.perf_counter() - t0
+        think[p] += time.process_time() - t0
         decisions[p] += 1
         game.step(a)
     rows = result_rows(game, g, game_seed, order, list(spec.players), decisions, think)

@@ -85,7 +85,7 @@ def format_results(rows: list[dict], by_clan: bool = False) -> str:
                                   "by clan (mixes each clan with the agents that played it)"))
     games = len({r["game"] for r in rows})
     parts.append(f"{games} games; win = share of the win (ties split); CI = Wilson 95%; "
-                 f"s/game = the agent's thinking time per game"
+                 f"s/game = the agent's CPU seconds thinking per game"
                  + (f"\n{describe_rules(rows)}" if all(f in rows[0] for f in RULE_FIELDS) else ""))
     return "\n\n".join(parts)
 
