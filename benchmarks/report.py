@@ -28,7 +28,7 @@ from results_io import RESULTS, ROOT, read_results  # noqa: E402
 #: The order of the tables in docs/results.md; tables not named here follow, by name.
 ORDER = ("fuzz", "fidelity", "compare_peers", "env_speed", "cold_start", "fresh_clone", "bots",
          "strength_tuned", "strength_policies", "strength_searches", "strength_value",
-         "strength_qpolicy", "strength_qpolicy_3p",
+         "strength_qpolicy", "strength_qpolicy_3p", "strength_qpolicy_4p",
          "calibration", "sensitivity", "automa", "balance", "balance_seats", "balance_draft",
          "balance_ensemble",
          "evaluation_fit", "ladder", "strength_estimates")
