@@ -227,6 +227,8 @@ class QPolicyAgent(Agent):
         """The :class:`Decision` of a ``players``-player game (a shipped file is loaded on first
         use); ValueError if the policy given is of another player count."""
         dec = self._decisions.get(players)
+        if dec is None and not 2 <= players <= 4:
+            raise ValueError(f"qpolicy plays 2-4-player games, not {players}-player ones")
         if dec is None and self.shipped:
             dec = self._decisions[players] = Decision(load_qpolicy(players=players))
         if dec is None:

@@ -153,6 +153,8 @@ def test_shipped_qpolicy_by_player_count_and_a_clear_error_when_missing(tmp_path
     with pytest.raises(ValueError, match=r"no shipped qpolicy for 4-player games: .*"
                                          r"qpolicy_4p.npz is missing .*fit-qpolicy --players 4"):
         bot.act(Game(GameConfig(num_players=4, seed=5)))
+    with pytest.raises(ValueError, match="2-4-player games, not 1-player"):
+        bot.act(Game(GameConfig(num_players=1, solo=True, seed=5)))
 
 
 def test_records_round_trip_and_targets(tmp_path):
