@@ -108,7 +108,8 @@ def _vmcts(param, seed, **kw):
 
 
 def _qpolicy(param, seed, **kw):
-    """``qpolicy`` (the shipped ``pretrained/qpolicy_2p.npz``) or ``qpolicy:FILE``."""
+    """``qpolicy`` (the shipped ``pretrained/qpolicy_{N}p.npz`` of the game's player count N)
+    or ``qpolicy:FILE``."""
     return QPolicyAgent(param.strip() if param else None, seed=seed, **kw)
 
 
@@ -171,11 +172,12 @@ BUILTIN = (
          "candidates), optionally :VALUE, a value file of train/fit_value.py", False,
          "vmcts, vmcts:16, vmcts:32h2, vmcts:16:my_value.npz"),
     Kind("qpolicy", _qpolicy,
-         "a learned policy over the tuned greedy evaluation's one-step values (2 players, "
-         "numba, well under 1 ms a decision): distilled from mcts:16h1:2p by DAgger "
-         "(caledonia fit-qpolicy; agents/pretrained/qpolicy_2p.md).",
+         "a learned policy over the tuned greedy evaluation's one-step values (numba, well "
+         "under 1 ms a decision): distilled from mcts:16h1:Np by DAgger (caledonia "
+         "fit-qpolicy; agents/pretrained/qpolicy_<N>p.md).",
          "optionally FILE, a policy file of 'caledonia fit-qpolicy' (default: "
-         "agents/pretrained/qpolicy_2p.npz)", False, "qpolicy, qpolicy:my_qpolicy.npz"),
+         "agents/pretrained/qpolicy_<N>p.npz of the game's player count N)", False,
+         "qpolicy, qpolicy:my_qpolicy.npz"),
     Kind("automa", make_automa,
          "seat played by the engine as the publisher's Automa (a marker; see docs/automa.md).",
          "difficulty 1-5", True, "automa:5"),

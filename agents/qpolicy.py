@@ -19,7 +19,8 @@ come from); elsewhere the policy plays the greedy move. The agent plays the argm
 A policy file (``.npz``, :func:`save_qpolicy` / :func:`load_qpolicy`) holds ``w1 b1 w2 b2``
 (ReLU hidden layer, input standardisation folded into ``w1 b1``), ``beta``, ``tau``, the greedy
 weights (``weights``) and the provenance (``meta``, JSON). ``train/fit_qpolicy.py`` trains them
-(``caledonia fit-qpolicy``); ``pretrained/qpolicy_2p.npz`` ships (model card beside it).
+(``caledonia fit-qpolicy --players N``); ``pretrained/qpolicy_{N}p.npz`` ship (model cards
+beside them); the agent ``qpolicy`` plays the one of the game's player count.
 """
 from __future__ import annotations
 
@@ -202,23 +203,48 @@ class Decision:
 
 class QPolicyAgent(Agent):
     """Plays the argmax of a :class:`QPolicy` (``policy``: a file, a ``QPolicy``, or None for
-    the shipped ``pretrained/qpolicy_2p.npz``)."""
+    the shipped ``pretrained/qpolicy_{N}p.npz`` of the game's player count N)."""
 
     name = "qpolicy"
 
     def __init__(self, policy=None, seed: int = 0, name: str | None = None):
-        self.policy = policy if isinstance(policy, QPolicy) else load_qpolicy(policy)
-        self.decision = Decision(self.policy)
+        self.shipped = policy is None
+        self.spec = policy if isinstance(policy, str) else None
+        self._decisions: dict[int, Decision] = {}
+        if not self.shipped:
+            pol = policy if isinstance(policy, QPolicy) else load_qpolicy(policy)
+            self._decisions[pol.players] = Decision(pol)
         super().__init__(seed, name)
+
+    @property
+    def policy(self) -> QPolicy:
+        """The policy given, or the shipped one loaded last (2p's if none was)."""
+        if not self._decisions:
+            self.decision(2)
+        return next(reversed(self._decisions.values())).policy
+
+    def decision(self, players: int) -> Decision:
+        """The :class:`Decision` of a ``players``-player game (a shipped file is loaded on first
+        use); ValueError if the policy given is of another player count."""
+        dec = self._decisions.get(players)
+        if dec is None and not 2 <= players <= 4:
+            raise ValueError(f"qpolicy plays 2-4-player games, not {players}-player ones")
+        if dec is None and self.shipped:
+            dec = self._decisions[players] = Decision(load_qpolicy(players=players))
+        if dec is None:
+            have = next(iter(self._decisions.values())).policy.players
+            where = f" {self.spec}" if self.spec else ""
+            raise ValueError(f"the qpolicy{where} was trained for {have}-player games, not "
+                             f"{players}-player ones (fit one with caledonia fit-qpolicy "
+                             f"--players {players})")
+        return dec
 
     def act(self, game) -> int:
         if game.is_terminal:
             raise ValueError(f"no legal action: the game is over ({game!r})")
-        if game.num_players != self.policy.players:
-            raise ValueError(f"this qpolicy was trained for {self.policy.players}-player games, "
-                             f"not {game.num_players}-player ones")
+        dec = self.decision(game.num_players)
         seed_numba(self._numba_seed())
-        return self.decision.run(game.state, game.tables, game.static.automa_switch)
+        return dec.run(game.state, game.tables, game.static.automa_switch)
 
 
 def qpolicy_path(players: int = 2) -> str:
@@ -234,11 +260,16 @@ def save_qpolicy(path: str, policy: QPolicy, **meta) -> str:
     return path
 
 
-def load_qpolicy(spec=None) -> QPolicy:
-    """The policy of a file, or the shipped one (None)."""
-    path = qpolicy_path() if spec is None else str(spec)
+def load_qpolicy(spec=None, players: int = 2) -> QPolicy:
+    """The policy of a file, or (None) the shipped one of ``players``."""
+    path = qpolicy_path(players) if spec is None else str(spec)
     if not os.path.exists(path):
-        raise ValueError(f"no qpolicy file at {path} (train one with caledonia fit-qpolicy)")
+        if spec is None:
+            raise ValueError(f"no shipped qpolicy for {players}-player games: {path} is missing "
+                             f"(fit one with caledonia fit-qpolicy --players {players} --out "
+                             f"{path} --records runs/qpolicy_{players}p, or play "
+                             f"qpolicy:FILE)")
+        raise ValueError(f"no qpolicy file at {path} (fit one with caledonia fit-qpolicy)")
     try:
         with np.load(path, allow_pickle=False) as f:
             return QPolicy({k: f[k] for k in ARRAYS}, float(f["beta"]), float(f["tau"]),

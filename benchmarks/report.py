@@ -29,7 +29,7 @@ from results_io import RESULTS, ROOT, read_results  # noqa: E402
 ORDER = ("fuzz", "fidelity", "compare_peers", "env_speed", "cold_start", "fresh_clone", "bots",
          "strength_tuned", "strength_policies", "strength_searches", "strength_value",
          "strength_value_listwise",
-         "strength_qpolicy",
+         "strength_qpolicy", "strength_qpolicy_3p", "strength_qpolicy_4p",
          "calibration", "sensitivity", "automa", "automa_tuned", "balance", "balance_seats", "balance_draft",
          "balance_ensemble",
          "evaluation_fit", "ladder", "strength_estimates")
@@ -79,13 +79,7 @@ HEADLINES = (
     ("strength", "strength_tuned", ("match", "4p `greedy:4p` vs `greedy` + `greedy` + "
      "`greedy`"), "win", "4p `greedy:4p` vs 3 × `greedy`", "target"),
     ("strength", "strength_policies", ("match", "2p `ppo:pretrained` vs `greedy`"), "win",
-     "2p `ppo:pretrained` vs `greedy`", "target"),
-    ("strength", "strength_policies", ("match", "3p `ppo:pretrained` vs `greedy` + `greedy`"),
-     "win",
-     "3p `ppo:pretrained` vs 2 × `greedy`", "target"),
-    ("strength", "strength_policies", ("match", "4p `ppo:pretrained` vs `greedy` + `greedy` + "
-     "`greedy`"), "win",
-     "4p `ppo:pretrained` vs 3 × `greedy`", "target"),
+     "2p `ppo:pretrained` (the PPO route; 3p, 4p in the table) vs `greedy`", "target"),
     ("strength", "strength_searches", ("match", "2p `mcts:32:solo` vs `mcts:32`"), "win",
      "2p `mcts:32:solo` vs `mcts:32`", "target"),
     ("strength", "strength_searches", ("match", "4p `nmctsg:64h2:solo` vs 3 × `mcts:32`"),
@@ -97,6 +91,14 @@ HEADLINES = (
     ("strength", "strength_qpolicy", ("match", "2p `qpolicy` vs `greedy:2p`"), "win",
      "2p `qpolicy` (learned policy over the tuned evaluation, 0.15 ms a decision) vs `greedy:2p`",
      "target"),
+    ("strength", "strength_qpolicy_3p", ("match", "3p `qpolicy` vs `greedy` + `greedy`"), "win",
+     "3p `qpolicy` vs 2 × `greedy`", "target"),
+    ("strength", "strength_qpolicy_3p", ("match", "3p `qpolicy` vs `greedy:3p` + `greedy:3p`"),
+     "win", "3p `qpolicy` vs 2 × `greedy:3p` (par 33%)", None),
+    ("strength", "strength_qpolicy_4p", ("match", "4p `qpolicy` vs `greedy` + `greedy` + "
+     "`greedy`"), "win", "4p `qpolicy` vs 3 × `greedy`", "target"),
+    ("strength", "strength_qpolicy_4p", ("match", "4p `qpolicy` vs `greedy:4p` + `greedy:4p` + "
+     "`greedy:4p`"), "win", "4p `qpolicy` vs 3 × `greedy:4p` (par 25%)", "target"),
     ("strength", "automa", ("agent", "`mcts:32:solo` (the weights tuned for the solo game)"),
      "automa_3", "2p `mcts:32:solo` vs `automa:3`, VP agent:Automa (every agent loses to "
      "levels 3–5)", None),

@@ -1,12 +1,12 @@
 """``qpolicy`` (:mod:`agents.qpolicy`) distilled from the flat search by DAgger.
 
-:func:`label_games` lets the current policy play 2-player games (:func:`train.tune_weights.
-game_starts`: clans drafted, the ruleset's map; every seat is the policy) and, at each of
-its searched decisions (every seat's), labels the position the way Gumbel MuZero does
+:func:`label_games` lets the current policy play games of its player count (2-4;
+:func:`train.tune_weights.game_starts`: clans drafted, the ruleset's map; every seat is the
+policy) and, at each of its searched decisions (every seat's), labels the position the way Gumbel MuZero does
 (Danihelka et al. 2022, "Policy improvement by planning with Gumbel"): ``k`` candidates drawn
 without replacement by Gumbel-top-k on the policy's logits, each scored by ``rollouts``
 greedy rollouts of ``horizon`` rounds on common determinizations (the teacher
-``mcts:16h1:2p``'s evaluator: :func:`agents.rollouts.rollout_margins`, the tuned weights,
+``mcts:16h1:Np``'s evaluator: :func:`agents.rollouts.rollout_margins`, the tuned weights,
 each ending on the hand-written margin over the best opponent). The records keep the
 features, the legal actions with their Q and label-time logits, the candidates' mean
 margins, and each seat's final margin (the outcome).
@@ -40,8 +40,8 @@ RECORD_KEYS = ("x", "n_legal", "seat", "game", "round", "outcome", "act", "q", "
 def label_games(policy: QPolicy, games: int, seed: int, candidates: int = 8,
                 rollouts: int = 4, horizon: int = 1, ruleset: str | None = None,
                 progress=None) -> dict:
-    """Records of the searched decisions of ``games`` 2-player games of ``seed`` played by
-    ``policy`` in every seat, each labelled by Gumbel-top-k candidates and their rollouts
+    """Records of the searched decisions of ``games`` games of ``seed`` (``policy.players``
+    seats) played by ``policy`` in every seat, each labelled by Gumbel-top-k candidates and their rollouts
     (see the module). Arrays per decision: ``x`` (features), ``n_legal``, ``seat``, ``game``,
     ``round``, ``outcome`` (the seat's final margin); per legal action (decision after
     decision): ``act``, ``q``, ``prior`` (label-time logit), ``qhat`` (the candidate's mean
@@ -122,6 +122,13 @@ def load_records(path: str) -> dict:
         if missing:
             raise ValueError(f"{path}: not a qpolicy record file (missing {missing})")
         return {k: f[k] for k in RECORD_KEYS}
+
+
+def records_players(path: str) -> int:
+    """The player count of a record file (its meta's ``players``; 2 if it has none)."""
+    import json
+    with np.load(path, allow_pickle=False) as f:
+        return int(json.loads(str(f["meta"])).get("players", 2)) if "meta" in f else 2
 
 
 def targets(records: dict, q_temp: float = 1.0) -> tuple[np.ndarray, np.ndarray]:

@@ -19,9 +19,9 @@ from caledonia_env.engine.step import apply_action
 W2 = load_weights("2p")
 
 
-def _positions(seed=3, moves=120):
-    """Positions of a 2-player greedy:2p game (clans drafted): (state, tables) each."""
-    game = Game(GameConfig(num_players=2, seed=seed, clans="draft"))
+def _positions(seed=3, moves=120, players=2, w=W2):
+    """Positions of a greedy game (clans drafted, weights ``w``): states, tables, switch."""
+    game = Game(GameConfig(num_players=players, seed=seed, clans="draft"))
     s, T = game.state.copy(), game.tables
     sw = automa_switch(T)
     mask, buf = np.zeros(N_ACTIONS, np.int8), np.empty_like(s)
@@ -31,7 +31,7 @@ def _positions(seed=3, moves=120):
             break
         out.append(s.copy())
         seed_numba(i)
-        apply_action(s, T, greedy_action(s, T, W2, mask, buf, sw), sw)
+        apply_action(s, T, greedy_action(s, T, w, mask, buf, sw), sw)
     return out, T, sw
 
 
@@ -49,13 +49,15 @@ def test_action_types_cover_every_action():
     assert qp.TYPE_NAMES[qp.ACTION_TYPES[0]] == "pass"
 
 
-def test_zero_head_plays_exactly_the_tuned_greedy_move():
-    states, T, sw = _positions()
-    dec = qp.Decision(qp.QPolicy.zero(W2))
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_zero_head_plays_exactly_the_tuned_greedy_move(players):
+    w = load_weights(f"{players}p")
+    states, T, sw = _positions(players=players, w=w, moves=120 if players == 2 else 80)
+    dec = qp.Decision(qp.QPolicy.zero(w, players=players))
     mask, buf = np.zeros(N_ACTIONS, np.int8), np.empty_like(states[0])
     for i, s in enumerate(states):
         seed_numba(1000 + i)
-        want = greedy_action(s, T, W2, mask, buf, sw)
+        want = greedy_action(s, T, w, mask, buf, sw)
         seed_numba(1000 + i)
         assert dec.run(s, T, sw) == want
 
@@ -127,6 +129,34 @@ def test_policy_file_round_trip_and_agent_plays(tmp_path):
         agents.make(f"qpolicy:{tmp_path}/none.npz")
 
 
+def test_a_policy_file_refuses_games_of_another_player_count(tmp_path):
+    path = qp.save_qpolicy(str(tmp_path / "p2.npz"), _random_policy())
+    bot = agents.make(f"qpolicy:{path}", seed=1)
+    with pytest.raises(ValueError, match=r"p2.npz was trained for 2-player games, not "
+                                         r"3-player ones.*fit-qpolicy --players 3"):
+        bot.act(Game(GameConfig(num_players=3, seed=1)))
+    bot.act(Game(GameConfig(num_players=2, seed=1)))       # its own count still plays
+
+
+def test_shipped_qpolicy_by_player_count_and_a_clear_error_when_missing(tmp_path, monkeypatch):
+    bot = agents.make("qpolicy", seed=2)
+    game = Game(GameConfig(num_players=2, seed=5))
+    game.step(bot.act(game))
+    assert bot.decision(2).policy.players == 2
+    monkeypatch.setattr(qp, "PRETRAINED_DIR", str(tmp_path))
+    qp.save_qpolicy(str(tmp_path / "qpolicy_3p.npz"), qp.QPolicy.zero(load_weights("3p"),
+                                                                     players=3))
+    bot = agents.make("qpolicy", seed=2)
+    game3 = Game(GameConfig(num_players=3, seed=5))
+    assert bot.act(game3) in game3.legal_actions()
+    assert bot.decision(3).policy.players == 3
+    with pytest.raises(ValueError, match=r"no shipped qpolicy for 4-player games: .*"
+                                         r"qpolicy_4p.npz is missing .*fit-qpolicy --players 4"):
+        bot.act(Game(GameConfig(num_players=4, seed=5)))
+    with pytest.raises(ValueError, match="2-4-player games, not 1-player"):
+        bot.act(Game(GameConfig(num_players=1, solo=True, seed=5)))
+
+
 def test_records_round_trip_and_targets(tmp_path):
     pytest.importorskip("torch")
     from caledonia_env.train import fit_qpolicy as fq
@@ -162,6 +192,30 @@ def test_fit_qpolicy_command_end_to_end(tmp_path, capsys):
     np.testing.assert_array_equal(qp.load_qpolicy(again).arrays["w2"], pol.arrays["w2"])
     assert main(args[:2] + ["bad.txt"] + args[3:]) == 2
     assert "--out" in capsys.readouterr().err
+
+
+def test_fit_qpolicy_three_players_end_to_end(tmp_path, capsys):
+    pytest.importorskip("torch")
+    from caledonia_env.train import fit_qpolicy as fq
+    out, rec = str(tmp_path / "q3.npz"), str(tmp_path / "rec")
+    args = ["fit-qpolicy", "--players", "3", "--out", out, "--records", rec, "--iterations", "1",
+            "--games", "1", "--candidates", "2", "--rollouts", "1", "--epochs", "2",
+            "--hidden", "8", "-q"]
+    assert main(args) == 0
+    pol = qp.load_qpolicy(out)
+    assert pol.players == 3 and pol.meta["players"] == 3
+    assert "--players 3" in pol.meta["command"] and "--weights 3p" in pol.meta["command"]
+    np.testing.assert_array_equal(pol.weights, load_weights("3p"))
+    records = fq.load_records(str(tmp_path / "rec" / "iter0.npz"))
+    assert set(records["seat"].tolist()) == {0, 1, 2}
+    bot = agents.make(f"qpolicy:{out}", seed=3)
+    game = Game(GameConfig(num_players=3, seed=4))
+    for _ in range(20):
+        game.step(bot.act(game))
+    capsys.readouterr()
+    assert main(["fit-qpolicy", "--out", str(tmp_path / "q2.npz"), "--records", rec,
+                 "--iterations", "1", "-q"]) == 2            # 3-player records, 2-player run
+    assert "3-player games, not 2-player" in capsys.readouterr().err
 
 
 def test_fit_qpolicy_help(capsys):
