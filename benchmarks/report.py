@@ -29,7 +29,7 @@ from results_io import RESULTS, ROOT, read_results  # noqa: E402
 ORDER = ("fuzz", "fidelity", "compare_peers", "env_speed", "cold_start", "fresh_clone", "bots",
          "strength_tuned", "strength_policies", "strength_searches", "strength_value",
          "strength_value_listwise",
-         "strength_qpolicy", "strength_qpolicy_3p", "strength_qpolicy_4p",
+         "strength_qpolicy", "strength_qpolicy_3p", "strength_qpolicy_4p", "strength_cheap_4p",
          "calibration", "sensitivity", "automa", "automa_tuned", "balance", "balance_seats", "balance_draft",
          "balance_ensemble",
          "evaluation_fit", "ladder", "strength_estimates")
@@ -99,6 +99,9 @@ HEADLINES = (
      "`greedy`"), "win", "4p `qpolicy` vs 3 × `greedy`", "target"),
     ("strength", "strength_qpolicy_4p", ("match", "4p `qpolicy` vs `greedy:4p` + `greedy:4p` + "
      "`greedy:4p`"), "win", "4p `qpolicy` vs 3 × `greedy:4p` (par 25%)", "target"),
+    ("strength", "strength_cheap_4p", ("match", "4p `qpolicy` vs `nmctsg:64h2` + `nmctsg:64h2` + "
+     "`nmctsg:64h2`"), "win", "4p `qpolicy` (0.008 CPU s a game) vs 3 × `nmctsg:64h2` (~3.6 s; "
+     "its network trained on the earlier economy)", "target"),
     ("strength", "automa", ("agent", "`mcts:32:solo` (the weights tuned for the solo game)"),
      "automa_3", "2p `mcts:32:solo` vs `automa:3`, VP agent:Automa (every agent loses to "
      "levels 3–5)", None),
