@@ -88,9 +88,7 @@ def fit(samples: dict, train_mask, hidden: int = 64, epochs: int = 40, batch: in
     sd[sd < 1e-6] = 1.0
     xt = torch.tensor((x - mu) / sd, dtype=torch.float32)
     yt = torch.tensor(y, dtype=torch.float32)
-    net = torch.nn.Sequential(torch.nn.Linear(N_FEATURES, hidden), torch.nn.ReLU(),
-                              torch.nn.Linear(hidden, hidden), torch.nn.ReLU(),
-                              torch.nn.Linear(hidden, 1))
+    net = _torch_net(hidden, None, mu, sd)
     opt = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=weight_decay)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
     gen = torch.Generator().manual_seed(seed)
@@ -107,13 +105,7 @@ def fit(samples: dict, train_mask, hidden: int = 64, epochs: int = 40, batch: in
         sched.step()
         if log is not None:
             log(epoch + 1, epochs, total / len(xt) * SCALE ** 2)
-    l1, l2, l3 = (m.state_dict() for m in (net[0], net[2], net[4]))
-    w1 = l1["weight"].double().numpy().T / sd[:, None]
-    b1 = l1["bias"].double().numpy() - (mu / sd) @ l1["weight"].double().numpy().T
-    return dict(zip(ARRAYS, (w1, b1, l2["weight"].double().numpy().T,
-                             l2["bias"].double().numpy(),
-                             l3["weight"].double().numpy()[0] * SCALE,
-                             l3["bias"].double().numpy() * SCALE)))
+    return _arrays_of(net, mu, sd)
 
 
 def predict(arrays: dict, x: np.ndarray) -> np.ndarray:
