@@ -13,7 +13,8 @@ from caledonia_env.train.cli import (add_evaluate_parser, add_expert_parser, add
                                      add_ladder_parser, add_plot_parser, add_train_parser,
                                      add_tune_parser)
 from caledonia_env.web.cli import add_serve_parser
-from caledonia_env.cli.games import cmd_balance, cmd_play
+from caledonia_env.cli.balance import cmd_balance
+from caledonia_env.cli.games import cmd_play
 from caledonia_env.cli.pictures import cmd_demo, cmd_render, cmd_replay
 
 EXAMPLES = """examples:
