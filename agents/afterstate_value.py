@@ -127,7 +127,7 @@ def value_features(s, T, p, w, out):
 
 
 @njit(cache=True, inline="always")
-def _dense_relu(x, w, b):
+def dense_relu(x, w, b):
     """ReLU(x @ w + b), as loops (no BLAS inside numba)."""
     h = b.copy()
     for i in range(x.shape[0]):
@@ -144,8 +144,8 @@ def _dense_relu(x, w, b):
 @njit(cache=True, inline="always")
 def mlp(x, w1, b1, w2, b2, w3, b3):
     """The network's output for inputs ``x``: two ReLU layers, one linear output."""
-    h1 = _dense_relu(x, w1, b1)
-    h2 = _dense_relu(h1, w2, b2)
+    h1 = dense_relu(x, w1, b1)
+    h2 = dense_relu(h1, w2, b2)
     v = b3[0]
     for j in range(h2.shape[0]):
         v += h2[j] * w3[j]

@@ -36,7 +36,7 @@ from caledonia_env.engine.compile.scratch import scratch
 from caledonia_env.engine.constants import CONTEXT_NAMES, MAX_NODES, N_GOODS, N_UNITS
 from caledonia_env.engine.layout import S_CTX, S_PLAYER
 from caledonia_env.engine.mask import count_legal, legal_mask
-from caledonia_env.agents.afterstate_value import N_FEATURES, value_features
+from caledonia_env.agents.afterstate_value import N_FEATURES, dense_relu, value_features
 from caledonia_env.agents.base import Agent
 from caledonia_env.agents.checkpoint import PRETRAINED_DIR
 from caledonia_env.agents.greedy_value import MEMO_LEN, N_WEIGHTS, W_NOISE
@@ -81,12 +81,7 @@ HEAD_CONTEXTS = np.array([name in SEARCHED_CONTEXTS for name in CONTEXT_NAMES], 
 @njit(cache=True, inline="always")
 def _head(x, w1, b1, w2, b2, out):
     """``out = ReLU(x @ w1 + b1) @ w2 + b2`` (loops: no BLAS in numba)."""
-    h = b1.copy()
-    for i in range(x.shape[0]):
-        xi = x[i]
-        if xi != 0.0:
-            for j in range(h.shape[0]):
-                h[j] += xi * w1[i, j]
+    h = dense_relu(x, w1, b1)
     for j in range(out.shape[0]):
         out[j] = b2[j]
     for i in range(h.shape[0]):
