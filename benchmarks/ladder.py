@@ -21,7 +21,12 @@ COLUMNS = [{"key": "players", "label": "players", "format": "d"},
            {"key": "rung", "label": "rung"},
            {"key": "elo", "label": "Elo (95% CI)", "format": ".0f"},
            {"key": "games", "label": "games", "format": ",d"},
-           {"key": "cpu_s", "label": "CPU s a game", "format": ".4f"}]
+           {"key": "cpu_s", "label": "CPU s a game", "format": ".4f"},
+           {"key": "seed", "label": "seed of its ladder"}]
+NOTES = ("One run per player count, merged: the command above is the latest run; the rows of "
+         "another player count come from the same command with that --players, its rows' "
+         "rungs as --rungs and its seed; the games of a run are the table's games column "
+         "summed over its rungs, divided by the player count.")
 TITLE = "Rating ladder: strength against cost"
 MEANING = ("Bradley-Terry ratings on the Elo scale (random = 0, 95% CI) from mixed tables of "
            "different rungs, seats rotated, clans drafted, on a seed never used for selection; "
@@ -46,11 +51,12 @@ def parse(argv=None):
     return p, p.parse_args(argv)
 
 
-def result_rows(players: int, table: list[dict]) -> list[dict]:
-    """The result file's rows of one ladder, best first."""
+def result_rows(players: int, table: list[dict], seed: int) -> list[dict]:
+    """The result file's rows of one ladder (played on ``seed``), best first."""
     return [{"players": players, "rung": r["agent"],
              "elo": [round(r["elo"], 1), round(r["lo"], 1), round(r["hi"], 1)],
-             "games": int(r["games"]), "cpu_s": round(r["cpu_s"], 5)} for r in table]
+             "games": int(r["games"]), "cpu_s": round(r["cpu_s"], 5), "seed": seed}
+            for r in table]
 
 
 def main(argv=None):
@@ -77,10 +83,9 @@ def main(argv=None):
     if a.save:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from results_io import write_result
-        write_result("ladder", columns=COLUMNS, rows=result_rows(a.players, table),
-                     title=TITLE, meaning=MEANING, merge_key=("players", "rung"),
-                     notes=f"The last run merged in: {a.players} players, {len(games)} games, "
-                           f"seed {a.seed}.")
+        write_result("ladder", columns=COLUMNS, rows=result_rows(a.players, table, a.seed),
+                     title=TITLE, meaning=MEANING, merge_key="players",
+                     notes=NOTES)
 
 
 if __name__ == "__main__":

@@ -15,9 +15,9 @@ spec.loader.exec_module(bench)
 def test_result_rows_carry_the_interval_games_and_cost():
     table = [{"agent": "greedy", "elo": 412.34, "lo": 300.0, "hi": 524.68, "games": 20,
               "cpu_s": 0.004567}]
-    assert bench.result_rows(2, table) == [{"players": 2, "rung": "greedy",
-                                            "elo": [412.3, 300.0, 524.7], "games": 20,
-                                            "cpu_s": 0.00457}]
+    assert bench.result_rows(2, table, 7) == [{"players": 2, "rung": "greedy",
+                                               "elo": [412.3, 300.0, 524.7], "games": 20,
+                                               "cpu_s": 0.00457, "seed": 7}]
 
 
 def test_a_tiny_run_prints_the_ladder(capsys):
@@ -40,9 +40,9 @@ def test_the_ladder_table_renders(tmp_path):
     finally:
         sys.path.pop(0)
     rows = bench.result_rows(2, [{"agent": "greedy", "elo": 400.0, "lo": 350.0, "hi": 450.0,
-                                  "games": 20, "cpu_s": 0.005}])
+                                  "games": 20, "cpu_s": 0.005}], 9)
     write_result("ladder", columns=bench.COLUMNS, rows=rows, title=bench.TITLE,
                  meaning=bench.MEANING, path=tmp_path / "ladder-2026-12-10.json")
     [result] = report.read_results(tmp_path)
-    assert report.render_table(result)[2] == "| 2 | greedy | 400 (350–450) | 20 | 0.0050 |"
+    assert report.render_table(result)[2] == "| 2 | greedy | 400 (350–450) | 20 | 0.0050 | 9 |"
     assert result["title"] == bench.TITLE and result["table"] == "ladder"
