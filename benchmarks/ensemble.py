@@ -6,10 +6,10 @@ of draws in which the clan is first, last and above par. The study's ``held_fixe
 goes into the result's notes, so the table says what the draws did not vary.
 
     caledonia balance --players 4 --perturb 24 --games 400 --seed 0 --out ensemble.csv
-    python benchmarks/ensemble.py ensemble.csv --players 4 --save
+    python benchmarks/ensemble.py ensemble.csv --players 4 --agent qpolicy --save
 
-One result file holds every player count: a run replaces the rows of its --players and
-keeps the others of the same day's file.
+One result file holds every player count and agent: a run replaces the rows of its --players
+and --agent and keeps the others of the same day's file.
 """
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from balance import clan_title  # noqa: E402
+
+from caledonia_env.cli.balance import DEFAULT_AGENT  # noqa: E402
 
 
 def summarise(path: Path) -> tuple[int, list[dict], str]:
@@ -59,6 +61,9 @@ def main(argv=None) -> int:
                                 epilog="\n\n".join(__doc__.split("\n\n")[1:]))
     p.add_argument("csv", type=Path, help="the --out rows of `caledonia balance --perturb N`")
     p.add_argument("--players", type=int, default=4, help="the study's player count (par)")
+    p.add_argument("--agent", default=DEFAULT_AGENT,
+                   help=f"the study's agent, as its --agent (default {DEFAULT_AGENT}, the "
+                        f"default of caledonia balance)")
     p.add_argument("--command", default="", help="the study's command, kept in the result file's notes")
     p.add_argument("--save", action="store_true",
                    help="write the table as a result file (benchmarks/results/)")
@@ -77,8 +82,9 @@ def main(argv=None) -> int:
     if a.save:
         from results_io import write_result
         for r in rows:
-            r.update(players=a.players, draws=draws)
+            r.update(players=a.players, agent=f"`{a.agent}`", draws=draws)
         cols = [{"key": "players", "label": "players", "format": "d"},
+                {"key": "agent", "label": "agent"},
                 {"key": "draws", "label": "draws", "format": "d"},
                 {"key": "clan", "label": "clan"},
                 {"key": "mean", "label": "mean win % over the draws", "format": ".1f"},
@@ -86,17 +92,20 @@ def main(argv=None) -> int:
                 {"key": "first", "label": "first in", "format": "d", "unit": "%"},
                 {"key": "last", "label": "last in", "format": "d", "unit": "%"},
                 {"key": "above_par", "label": "above par in", "format": "d", "unit": "%"}]
-        meaning = ("The same `greedy` games of each player count under rulesets drawn "
+        meaning = ("The same games of each player count, with the same agent in every seat, "
+                   "under rulesets drawn "
                    "from the plausible ranges of `caledonia_env/data/estimate_ranges.json`: the "
                    "estimates, the market's track shapes (between the printed PHP tracks and the "
                    "old £1 steps), start steps and solo brackets, the map configuration, the "
                    "module sides themselves (perturbed counts of lochs, deltas, £1 hexes and "
                    "terrains) and every rule reading. A clan conclusion is safe where it holds in at least "
                    "90% of the draws.")
-        study = a.command.replace(f"--players {a.players}", "--players N")
-        notes = " ".join(x for x in (f"Study: `{study}` (N: the row's players)." if study else "",
+        study = (a.command.replace(f"--players {a.players}", "--players N")
+                 .replace(f"--agent {a.agent}", "--agent A"))
+        notes = " ".join(x for x in (f"Study: `{study}` (N: the row's players, A: its agent)."
+                                      if study else "",
                                       f"Held fixed: {held}" if held else "") if x)
-        write_result("balance_ensemble", columns=cols, rows=rows, merge_key="players",
+        write_result("balance_ensemble", columns=cols, rows=rows, merge_key=("players", "agent"),
                      title="Clan balance under uncertainty (drawn rulesets, 2, 3 and 4 players)",
                      meaning=meaning, notes=notes)
     return 0

@@ -25,6 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from results_io import RESULTS, ROOT, read_results  # noqa: E402
 
+from caledonia_env.cli.balance import DEFAULT_AGENT  # noqa: E402
+from caledonia_env.tournament.arms import changes_with_agent  # noqa: E402
+from caledonia_env.tournament.sequential import ABOVE, AT, BELOW, verdicts  # noqa: E402
+
 #: The order of the tables in docs/results.md; tables not named here follow, by name.
 ORDER = ("fuzz", "fidelity", "compare_peers", "env_speed", "cold_start", "fresh_clone", "bots",
          "strength_tuned", "strength_policies", "strength_searches", "strength_value",
@@ -68,6 +72,12 @@ HEADLINES = (
      "2p `greedy:2p`, {cpu_s} CPU s a game", None),
     ("ladder", "ladder", (("players", 2), ("rung", "greedy")), "elo",
      "2p `greedy`, {cpu_s} CPU s a game", None),
+    ("ladder", "ladder", (("players", 4), ("rung", "vmcts:2")), "elo",
+     "4p `vmcts:2`, {cpu_s} CPU s a game", None),
+    ("ladder", "ladder", (("players", 4), ("rung", "qpolicy")), "elo",
+     "4p `qpolicy` (the balance study's default), {cpu_s} CPU s a game", None),
+    ("ladder", "ladder", (("players", 4), ("rung", "greedy:4p")), "elo",
+     "4p `greedy:4p`, {cpu_s} CPU s a game", None),
     ("ladder", "ladder", (("players", 2), ("rung", "automa:1")), "elo",
      "2p `automa:1` (the Automa's easiest level)", None),
     ("ladder", "ladder", (("players", 2), ("rung", "automa:3")), "elo",
@@ -175,13 +185,65 @@ def render_results(tables: dict[str, dict]) -> str:
         out += [""] + render_table(r)
         if r.get("notes"):
             out += ["", r["notes"]]
+        if t == "balance":
+            out += ["", "### Clan verdicts by agent", "",
+                    f"Each clan's verdict in the table above: above or below par (its whole "
+                    f"95% interval on one side), at par (within par ± {PAR_MARGIN:g} points) or "
+                    f"par in CI (unresolved); agents from the weakest to the strongest (rating "
+                    f"ladder). Changes with the agent: yes where two agents reach opposite "
+                    f"verdicts, open where the resolved ones agree but another agent leaves par "
+                    f"inside its interval, no where every agent says the same."] + balance_verdicts(r)
     return "\n".join(out) + "\n"
 
 
-#: The agent of the README's clan balance rows: ``caledonia balance``'s default, the
-#: evaluation tuned for the player count (as the result files write agents).
-BALANCE_AGENT = "`greedy:{players}p`"
+#: The agent of the README's clan balance rows: ``caledonia balance``'s default (as the
+#: result files write agents).
+BALANCE_AGENT = f"`{DEFAULT_AGENT}`"
 BALANCE_TABLES = ("balance", "balance_seats", "balance_draft")
+#: The balance table's agents from the weakest to the strongest (the rating ladder's order);
+#: agents not named here follow, by name.
+BALANCE_STRENGTH = ("`greedy`", "`greedy:{players}p`", "`qpolicy`")
+#: A clan is at par when its whole 95% interval lies within par ± this many points
+#: (``caledonia balance``'s default ``--margin``).
+PAR_MARGIN = 1.0
+
+
+def verdict(win: list, par: float) -> str:
+    """The :func:`verdicts` code of a win share [value, low, high] (percent): ABOVE, BELOW
+    (its whole 95% interval on one side of par), AT (within par ± :data:`PAR_MARGIN`) or ''
+    (par inside the interval, unresolved)."""
+    return str(verdicts(win[1], win[2], par, PAR_MARGIN)[()])
+
+
+VERDICT_WORDS = {ABOVE: "above", BELOW: "below", AT: "at par", "": "par in CI"}
+
+
+def balance_verdicts(table: dict) -> list[str]:
+    """docs/results.md's clan verdicts by agent: per player count and clan the verdict of each
+    agent of the balance table (:func:`verdict`), agents from the weakest to the strongest,
+    and whether it changes with the agent (``tournament.arms.changes_with_agent``: yes when
+    two agents reach different verdicts, open when the resolved ones agree but some are
+    unresolved)."""
+    out = []
+    for n in sorted({r["players"] for r in table["rows"]}):
+        rows = [r for r in table["rows"] if r["players"] == n]
+        known = [a.format(players=n) for a in BALANCE_STRENGTH]
+        agents = sorted({r["agent"] for r in rows},
+                        key=lambda a: (known.index(a) if a in known else len(known), a))
+        by = {(r["clan"], r["agent"]): r for r in rows}
+        said = [{"clan": c, "agent": a, "verdict": verdict(r["win"], r["par"]), "win": r["win"]}
+                for (c, a), r in by.items()]
+        changes = changes_with_agent(said)
+        cells = {(v["clan"], v["agent"]): f"{VERDICT_WORDS[v['verdict']]} ({v['win'][0]:.1f}%)"
+                 for v in said}
+        out += ["", f"{n} players (par {100 / n:.1f}%):", "",
+                "| clan | " + " | ".join(agents) + " | changes with the agent |",
+                "|---|" + "---|" * len(agents) + "---|"]
+        for clan in sorted(changes):
+            flag = "**yes**" if changes[clan] == "yes" else changes[clan]
+            out.append(f"| {clan} | " + " | ".join(cells.get((clan, a), "") for a in agents)
+                       + f" | {flag} |")
+    return out
 
 
 def balance_rows(tables: dict[str, dict]) -> list[str]:

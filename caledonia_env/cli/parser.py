@@ -19,7 +19,7 @@ from caledonia_env.cli.pictures import cmd_demo, cmd_render, cmd_replay
 
 EXAMPLES = """examples:
   caledonia play --players greedy,random,random,random --games 100 --workers 2
-  caledonia balance --agent greedy --games 20000 --workers 2
+  caledonia balance --agent greedy:4p --games 20000 --workers 2   # the tuned evaluation alone
   caledonia replay game.json --all
   caledonia render --seed 3 --moves 40 -o board.png
   caledonia demo --players 2 --seed 7 --map A1,B2,C1,D2 -o board.png
@@ -52,7 +52,7 @@ agent names (KIND or KIND:PARAM):
 """
 
 BALANCE_EXAMPLES = """examples:
-  caledonia balance --agent greedy --games 20000 --workers 2
+  caledonia balance --agent greedy:4p --games 20000 --workers 2   # the tuned evaluation alone
   caledonia balance --players 2 --games 2800 --plot balance_2p.png --out balance_2p.csv
   caledonia balance --clans stewart,campbell,mackenzie,fergusson --games 400
   caledonia balance --players 3 --variant static-imports --ruleset my_rules/ --games 600
@@ -67,7 +67,7 @@ BALANCE_EXAMPLES = """examples:
   caledonia balance --players 2 --until resolved --max-games 5000 --margin 2
   caledonia balance --players 2 --compare clans.cunningham.milk_money=6 --until resolved \\
       --confidence 0.9 --batch 112 --max-games 4000
-  caledonia balance --players 2 --agent greedy,greedy:2p --games 560   # does it hold?
+  caledonia balance --players 2 --agent greedy:2p,qpolicy --games 560   # does it hold?
 """
 
 REPLAY_EXAMPLES = """examples:
@@ -151,12 +151,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "table, and draw them to a PNG.",
         formatter_class=fmt, epilog=BALANCE_EXAMPLES)
     balance.add_argument("--agent", default=None, metavar="NAME[,NAME...]",
-                         help="the bot playing every seat (default greedy:Np, the greedy "
-                              "evaluation tuned for the player count: greedy:2p, greedy:3p or "
-                              "greedy:4p), e.g. --agent greedy (the default weights), "
+                         help="the bot playing every seat (default qpolicy, the learned policy "
+                              "over the evaluation tuned for the player count; "
+                              "agents/pretrained/qpolicy_Np.md), e.g. --agent greedy:4p (the "
+                              "tuned evaluation alone), --agent greedy (the default weights), "
                               "--agent mcts:16; several names play the same games under "
                               "each and mark the clan conclusions that change with the "
-                              "agent, e.g. --agent greedy,greedy:4p")
+                              "agent, e.g. --agent greedy:4p,qpolicy")
     balance.add_argument("--players", type=int, default=4,
                          help="players per game, 2-4 (default 4), e.g. --players 2")
     balance.add_argument("--games", type=int, default=None,

@@ -69,7 +69,7 @@ def test_a_changed_figure_fails_the_check(tmp_path):
 
 
 def test_the_balance_block_has_every_player_count_and_follows_its_files(tmp_path):
-    """One row per player count (the tuned agent of the count): the highest and lowest clan,
+    """One row per player count (caledonia balance's default agent): the highest and lowest clan,
     the first player, the clan drafted most; a re-measured figure moves the row, a player
     count missing from a table is an error naming the file."""
     tables = report.newest(results_io.read_results())
@@ -77,10 +77,11 @@ def test_the_balance_block_has_every_player_count_and_follows_its_files(tmp_path
     assert [r.split(" | ")[0] for r in rows] == ["| 2", "| 3", "| 4"]
     for n, row in zip((2, 3, 4), rows):
         clans = [r for r in tables["balance"]["rows"]
-                 if r["players"] == n and r["agent"] == f"`greedy:{n}p`"]
+                 if r["players"] == n and r["agent"] == report.BALANCE_AGENT]
         best = max(clans, key=lambda r: r["win"][0])
         assert f"| {best['clan']} {best['win'][0]:.1f} (" in row
-        drafted = [r for r in tables["balance_draft"]["rows"] if r["players"] == n]
+        drafted = [r for r in tables["balance_draft"]["rows"]
+                   if r["players"] == n and r["agent"] == report.BALANCE_AGENT]
         top = max(drafted, key=lambda r: r["picked"])
         assert f"{top['clan']} (wins {top['win'][0]:.1f}%)" in row
         assert f"in {top['picked']:.0f}% of the games" in row
@@ -90,8 +91,29 @@ def test_the_balance_block_has_every_player_count_and_follows_its_files(tmp_path
     data["rows"] = [r for r in data["rows"] if r["players"] != 3]
     path.write_text(json.dumps(data), encoding="utf-8")
     r = run("--check", "--root", str(repo))
-    assert r.returncode == 2 and "balance_draft-2026-12-02.json has no rows of `greedy:3p` " \
+    assert r.returncode == 2 and "balance_draft-2026-12-02.json has no rows of `qpolicy` " \
         "for 3 players" in r.stderr
+
+
+def test_the_clan_verdicts_name_each_agents_verdict_and_whether_it_changes():
+    """Per player count, agents from the weakest to the strongest; a clan above par with one
+    agent and below with another changes (yes), one that another agent leaves unresolved is
+    open, one every agent places the same is not."""
+    def row(agent, clan, win):
+        return {"players": 2, "agent": agent, "clan": clan, "par": 50.0, "win": win}
+    table = {"rows": [row("`qpolicy`", "Stewart", [40.0, 36.0, 44.0]),
+                      row("`greedy`", "Stewart", [60.0, 56.0, 64.0]),
+                      row("`qpolicy`", "Campbell", [52.0, 48.0, 56.0]),
+                      row("`greedy`", "Campbell", [58.0, 54.0, 62.0]),
+                      row("`qpolicy`", "Buchanan", [25.0, 21.0, 29.0]),
+                      row("`greedy`", "Buchanan", [30.0, 26.0, 34.0])]}
+    lines = report.balance_verdicts(table)
+    assert lines[3] == "| clan | `greedy` | `qpolicy` | changes with the agent |"
+    rows = {line.split(" | ")[0].strip("| "): line for line in lines[5:]}
+    assert rows["Stewart"] == "| Stewart | above (60.0%) | below (40.0%) | **yes** |"
+    assert rows["Campbell"] == "| Campbell | above (58.0%) | par in CI (52.0%) | open |"
+    assert rows["Buchanan"] == "| Buchanan | below (30.0%) | below (25.0%) | no |"
+    assert report.verdict([50.0, 49.5, 50.5], 50.0) == "at"
 
 
 def test_the_newest_file_of_a_table_wins(tmp_path):

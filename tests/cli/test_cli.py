@@ -255,17 +255,18 @@ def test_balance_report_writes_the_page_the_markdown_and_the_json(tmp_path, caps
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_balance_plays_the_tuned_set_of_its_player_count_unless_told(tmp_path, capsys, players):
-    """The default agent is the evaluation tuned for the player count (greedy:Np); the default
-    weights stay one flag away (--agent greedy)."""
+def test_balance_plays_qpolicy_of_its_player_count_unless_told(tmp_path, capsys, players):
+    """The default agent is qpolicy (the policy file of the game's player count); the tuned
+    evaluation and the default weights stay one flag away (--agent greedy:Np, greedy)."""
     out = tmp_path / "b.csv"
     assert main(["balance", "--players", str(players), "--games", str(players), "-q",
                  "--out", str(out), "--plot", ""]) == 0
-    assert f"every player greedy:{players}p" in capsys.readouterr().out
-    assert {r["agent"] for r in csv.DictReader(out.open())} == {f"greedy:{players}p"}
-    assert main(["balance", "--players", "2", "--games", "2", "-q", "--agent", "greedy",
-                 "--out", str(tmp_path / "g.csv"), "--plot", ""]) == 0
-    assert {r["agent"] for r in csv.DictReader((tmp_path / "g.csv").open())} == {"greedy"}
+    assert "every player qpolicy" in capsys.readouterr().out
+    assert {r["agent"] for r in csv.DictReader(out.open())} == {"qpolicy"}
+    for agent in (f"greedy:{players}p", "greedy"):
+        assert main(["balance", "--players", str(players), "--games", "2", "-q", "--agent",
+                     agent, "--out", str(tmp_path / "g.csv"), "--plot", ""]) == 0
+        assert {r["agent"] for r in csv.DictReader((tmp_path / "g.csv").open())} == {agent}
 
 
 def test_balance_against_the_automa_compares_clans_on_the_other_seats(tmp_path, capsys):

@@ -297,7 +297,7 @@ def test_help_gives_an_example_of_every_new_option(capsys):
     assert main(["balance", "--help"]) == 0
     text = " ".join(capsys.readouterr().out.split())
     for example in ("--compare clans.mackenzie.whisky_money=4", "--compare static-imports",
-                    "--agent greedy,greedy:4p", "--until resolved --max-games 8000",
+                    "--agent greedy:4p,qpolicy", "--until resolved --max-games 8000",
                     "--confidence 0.9", "--max-games 5000", "--batch 112", "--margin 2"):
         assert example in text, example
 
