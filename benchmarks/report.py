@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from results_io import RESULTS, ROOT, read_results  # noqa: E402
 
 from caledonia_env.cli.balance import DEFAULT_AGENT  # noqa: E402
-from caledonia_env.tournament.arms import changes_with_agent  # noqa: E402
+from caledonia_env.tournament.arms import Design, changes_with_agent  # noqa: E402
 from caledonia_env.tournament.sequential import ABOVE, AT, BELOW, verdicts  # noqa: E402
 
 #: The order of the tables in docs/results.md; tables not named here follow, by name.
@@ -200,8 +200,8 @@ BALANCE_TABLES = ("balance", "balance_seats", "balance_draft")
 #: agents not named here follow, by name.
 BALANCE_STRENGTH = ("`greedy`", "`greedy:{players}p`", "`qpolicy`")
 #: A clan is at par when its whole 95% interval lies within par ± this many points
-#: (``caledonia balance``'s default ``--margin``).
-PAR_MARGIN = 1.0
+#: (the balance study's default margin, ``tournament.arms.Design.margin``, in points).
+PAR_MARGIN = 100 * Design.margin
 
 
 def verdict(win: list, par: float) -> str:
